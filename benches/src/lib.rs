@@ -1,0 +1,1 @@
+//! Shared helpers of the criterion benchmarks: key generation and peer adapters.

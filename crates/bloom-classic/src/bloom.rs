@@ -1,0 +1,687 @@
+//! The plain (single-writer) classic Bloom filter.
+
+use std::hash::Hash;
+
+use bloom_core::bits::{BitStore, prefetch, set_bit, test_bit};
+use bloom_core::hash::{Probes, hash_key, random_seed};
+use bloom_core::{Error, Filter, math};
+
+use crate::AtomicBloomFilter;
+use crate::params::Params;
+
+/// Keys hashed and prefetched together by the batch query: enough to keep a dozen or more
+/// cache misses in flight, few enough that their lines are still cached when tested.
+pub(crate) const BATCH: usize = 16;
+
+/// The false-positive rate [`FromIterator`] sizes for.
+pub const DEFAULT_FPR: f64 = 0.01;
+
+/// A classic Bloom filter: `num_bits` bits, each key setting `num_hashes` of them anywhere in
+/// the array.
+///
+/// It answers "definitely not present" or "possibly present", never forgets a key, and is
+/// as accurate per bit as a Bloom filter can be (every probe may land anywhere, unlike a
+/// blocked filter). The cost is up to k cache misses per query on large filters; the batch
+/// query [`contains_batch`](BloomFilter::contains_batch) overlaps them.
+///
+/// For a filter shared between threads, see [`AtomicBloomFilter`]; the two convert into
+/// each other.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_classic::BloomFilter;
+///
+/// let mut filter = BloomFilter::new(10_000, 0.01)?;
+/// for i in 0..10_000u64 {
+///     filter.insert(&i);
+/// }
+/// // No false negatives...
+/// assert!((0..10_000u64).all(|i| filter.contains(&i)));
+/// // ...and about 1% false positives.
+/// let fp = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BloomFilter {
+    bits: BitStore,
+    params: Params,
+}
+
+impl BloomFilter {
+    /// A filter sized for `expected_items` keys at false-positive rate `fpr`, with the
+    /// optimal size and probe count (`m = -n ln p / (ln 2)^2`, `k = (m/n) ln 2`) and the
+    /// [default seed](bloom_core::hash::DEFAULT_SEED).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `expected_items = 0` or `fpr` not in (0, 1) (NaN and
+    /// infinities included); [`Error::TooLarge`] when the size exceeds
+    /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS) or the address space.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::new(100_000, 0.01)?;
+    /// assert_eq!((filter.num_bits(), filter.num_hashes()), (958_506, 7));
+    /// assert!(BloomFilter::new(0, 0.01).is_err());
+    /// assert!(BloomFilter::new(100, f64::NAN).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    }
+
+    /// A filter of `num_bits` bits and `num_hashes` probes, for callers who size it themselves.
+    /// Sizes below 64 bits are raised to 64 (one word: the memory is the same).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for 0 bits or `num_hashes` outside 1..=64;
+    /// [`Error::TooLarge`] beyond [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::with_params(1 << 20, 5)?;
+    /// assert_eq!(filter.memory_usage() / 1024, 128);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+        Self::from_params(Params::with_bits(num_bits, num_hashes)?)
+    }
+
+    fn from_params(params: Params) -> Result<Self, Error> {
+        Ok(BloomFilter {
+            bits: BitStore::new(params.num_bits)?,
+            params,
+        })
+    }
+
+    /// Returns this filter emptied and re-keyed with `seed`.
+    ///
+    /// Filters can only be merged with filters of the same seed. Use the default seed when
+    /// filters built in different places must be merged; use a secret seed (for example
+    /// [`with_random_seed`](BloomFilter::with_random_seed)) when keys may come from an
+    /// adversary, who could otherwise craft keys that share bits and inflate the
+    /// false-positive rate.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::new(1000, 0.01)?.with_seed(42);
+    /// assert_eq!(filter.seed(), 42);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.params.seed = seed;
+        self.clear();
+        self
+    }
+
+    /// Returns this filter emptied and re-keyed with a seed from the operating system's
+    /// randomness ([`random_seed`]).
+    pub fn with_random_seed(self) -> Self {
+        self.with_seed(random_seed())
+    }
+
+    /// The number of bits.
+    #[inline]
+    pub fn num_bits(&self) -> u64 {
+        self.params.num_bits
+    }
+
+    /// The number of probes (bits set) per key.
+    #[inline]
+    pub fn num_hashes(&self) -> u32 {
+        self.params.num_hashes
+    }
+
+    /// The hash seed.
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.params.seed
+    }
+
+    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by
+    /// [`insert_hash`](BloomFilter::insert_hash) and [`contains_hash`](BloomFilter::contains_hash).
+    #[inline]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        hash_key(key, self.params.seed)
+    }
+
+    #[inline(always)]
+    fn probes(&self, hash: u128) -> Probes {
+        Probes::new(hash, self.params.num_hashes, self.params.num_bits)
+    }
+
+    /// Adds a key. Returns `true` if it was possibly present already (all its bits were
+    /// set): a "seen before?" check and an insert in one call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut seen = BloomFilter::new(1000, 0.001)?;
+    /// assert!(!seen.insert("https://example.com/"));
+    /// assert!(seen.insert("https://example.com/"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Adds a key by its pre-computed 128-bit hash (any well-mixed 128-bit hash works, but
+    /// only hashes computed the same way can be found again). Returns whether it was possibly
+    /// present before.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u128) -> bool {
+        let probes = self.probes(hash);
+        let words = self.bits.as_words_mut();
+        let mut was_present = true;
+        for pos in probes {
+            was_present &= set_bit(words, pos);
+        }
+        was_present
+    }
+
+    /// Whether `key` may be present: `false` means it was certainly never inserted.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Whether a pre-computed hash may be present.
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> bool {
+        let words = self.bits.as_words();
+        self.probes(hash).all(|pos| test_bit(words, pos))
+    }
+
+    /// Adds every key of `keys`.
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+
+    /// Answers [`contains`](BloomFilter::contains) for every key, in order, faster than a
+    /// loop on large filters: keys are hashed in groups and the cache lines of all their
+    /// probes are prefetched before any is tested, so the cache misses overlap.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter: BloomFilter = (0..100u32).collect();
+    /// let answers = filter.contains_batch(&[1u32, 50, 99]);
+    /// assert_eq!(answers, vec![true, true, true]);
+    /// ```
+    pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.contains_batch_into(keys, &mut out);
+        out
+    }
+
+    /// [`contains_batch`](BloomFilter::contains_batch) writing into a caller's buffer: `out`
+    /// is cleared and receives one answer per key, so a reused buffer costs no allocation.
+    pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(keys.len());
+        let words = self.bits.as_words();
+        let mut hashes = [0u128; BATCH];
+        for group in keys.chunks(BATCH) {
+            for (h, key) in hashes.iter_mut().zip(group) {
+                *h = self.hash(key);
+                for pos in self.probes(*h) {
+                    prefetch(&words[(pos >> 6) as usize]);
+                }
+            }
+            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
+        }
+    }
+
+    /// The number of bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The fraction of bits set (0.5 at the optimal load).
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.fill_ratio()
+    }
+
+    /// The number of distinct keys inserted, estimated from the fill:
+    /// `-(m/k) ln(1 - X/m)` with X bits set. Infinite when every bit is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut filter = BloomFilter::new(10_000, 0.01)?;
+    /// filter.insert_all(0..5_000u32);
+    /// assert!((filter.estimated_len() - 5_000.0).abs() < 150.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_len(&self) -> f64 {
+        math::estimate_cardinality(self.num_bits(), self.num_hashes(), self.count_ones())
+    }
+
+    /// The false-positive rate at the current fill: `fill_ratio^k`.
+    pub fn estimated_fpr(&self) -> f64 {
+        math::fpr_from_fill(self.fill_ratio(), self.num_hashes())
+    }
+
+    /// Bytes held by the filter (the bit array plus the struct itself).
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<Self>() + self.bits.heap_bytes()
+    }
+
+    /// Removes every key.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+    }
+
+    /// Adds every key of `other`: afterwards `self` answers "possibly present" for every key
+    /// either filter held. The result is exactly the filter built from both key sets.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut a = BloomFilter::new(1000, 0.01)?;
+    /// let mut b = BloomFilter::new(1000, 0.01)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// assert!(a.union(&BloomFilter::new(2000, 0.01)?).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn union(&mut self, other: &BloomFilter) -> Result<(), Error> {
+        self.params.check_compatible(&other.params)?;
+        self.bits.union_with(&other.bits)
+    }
+
+    /// Keeps only bits set in both filters: afterwards `self` answers "possibly present" for
+    /// every key both filters held (and possibly for others: an intersection has a higher
+    /// false-positive rate than a filter built from the common keys alone).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    pub fn intersect(&mut self, other: &BloomFilter) -> Result<(), Error> {
+        self.params.check_compatible(&other.params)?;
+        self.bits.intersect_with(&other.bits)
+    }
+
+    /// The filter in the workspace's binary format (`docs/format.md`): a 16-byte header,
+    /// `num_bits` and `num_hashes`, the bit array as little-endian words, and a checksum.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut filter = BloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let copy = BloomFilter::from_bytes(&filter.to_bytes())?;
+    /// assert_eq!(copy, filter);
+    /// assert!(BloomFilter::from_bytes(&[0; 10]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.params.encode(self.bits.le_bytes_len(), |out| {
+            self.bits.write_le_bytes(out)
+        })
+    }
+
+    /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) (by this type or by
+    /// [`AtomicBloomFilter`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
+    /// panic, and never an allocation larger than `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (params, payload) = Params::decode(bytes)?;
+        let bits = BitStore::from_le_bytes(payload, params.num_bits)?;
+        Ok(BloomFilter { bits, params })
+    }
+
+    /// Converts into the lock-free [`AtomicBloomFilter`] with the same bits.
+    pub fn into_atomic(self) -> AtomicBloomFilter {
+        AtomicBloomFilter::from_parts(self.bits.into(), self.params)
+    }
+
+    pub(crate) fn from_parts(bits: BitStore, params: Params) -> Self {
+        BloomFilter { bits, params }
+    }
+
+    /// The bit array.
+    pub fn bits(&self) -> &BitStore {
+        &self.bits
+    }
+}
+
+impl<T: Hash> Extend<T> for BloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.insert_all(iter);
+    }
+}
+
+/// Collects keys into a filter sized for exactly their number at a 1% false-positive rate
+/// ([`DEFAULT_FPR`]) with the default seed. The keys are gathered first, to count them.
+///
+/// # Panics
+///
+/// Only if the number of keys needs more than
+/// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS) bits (over 10^11 keys); build with
+/// [`BloomFilter::new`] to get an `Err` instead.
+impl<T: Hash> FromIterator<T> for BloomFilter {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let keys: Vec<T> = iter.into_iter().collect();
+        let mut filter = BloomFilter::new(keys.len().max(1), DEFAULT_FPR)
+            .expect("the number of keys held in memory fits a filter");
+        filter.insert_all(&keys);
+        filter
+    }
+}
+
+impl Filter for BloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "BloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        Ok(BloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        BloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        BloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        BloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        BloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> f64 {
+        BloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        BloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        BloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        BloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        BloomFilter::from_bytes(bytes)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for BloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for BloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::serde_bytes::deserialize(deserializer, BloomFilter::from_bytes)
+    }
+}
+
+#[cfg(feature = "rayon")]
+mod parallel {
+    use super::*;
+    use rayon::prelude::*;
+
+    impl BloomFilter {
+        /// Adds every key of `keys` using all of rayon's threads. The result is identical to
+        /// [`insert_all`](BloomFilter::insert_all)'s.
+        ///
+        /// Keys are hashed in parallel and their positions sorted into regions of the bit
+        /// array, each region then written by one thread
+        /// ([`par_scatter`](bloom_core::par::par_scatter)): no atomics, no per-thread copy of
+        /// the filter.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_classic::BloomFilter;
+        ///
+        /// let keys: Vec<u64> = (0..100_000).collect();
+        /// let mut filter = BloomFilter::new(keys.len(), 0.01)?;
+        /// filter.par_insert_all(&keys);
+        /// assert!(keys.iter().all(|k| filter.contains(k)));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
+            let params = self.params;
+            bloom_core::par::par_scatter(
+                self.bits.as_words_mut(),
+                6,
+                keys,
+                |key| {
+                    Probes::new(
+                        hash_key(key, params.seed),
+                        params.num_hashes,
+                        params.num_bits,
+                    )
+                },
+                |words, pos| {
+                    set_bit(words, pos);
+                },
+            );
+        }
+    }
+
+    impl<T: Hash + Send + Sync> ParallelExtend<T> for BloomFilter {
+        fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+            let keys: Vec<T> = par_iter.into_par_iter().collect();
+            self.par_insert_all(&keys);
+        }
+    }
+
+    /// Collects keys in parallel into a filter sized for their number at
+    /// [`DEFAULT_FPR`], like the sequential [`FromIterator`].
+    ///
+    /// # Panics
+    ///
+    /// As the sequential [`FromIterator`].
+    impl<T: Hash + Send + Sync> FromParallelIterator<T> for BloomFilter {
+        fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+            let keys: Vec<T> = par_iter.into_par_iter().collect();
+            let mut filter = BloomFilter::new(keys.len().max(1), DEFAULT_FPR)
+                .expect("the number of keys held in memory fits a filter");
+            filter.par_insert_all(&keys);
+            filter
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_reports_seen_before() {
+        let mut f = BloomFilter::new(100, 0.001).unwrap();
+        assert!(!f.insert(&1u32));
+        assert!(f.insert(&1u32));
+        assert!(f.contains(&1u32));
+        assert_eq!(
+            f.count_ones(),
+            u64::from(f.num_hashes()).min(f.count_ones()).max(1)
+        );
+    }
+
+    #[test]
+    fn tiny_sizes_round_up_to_a_word() {
+        let mut f = BloomFilter::with_params(1, 3).unwrap();
+        assert_eq!(f.num_bits(), 64);
+        f.insert("x");
+        assert!(f.contains("x"));
+        assert!(BloomFilter::with_params(0, 3).is_err());
+        assert!(BloomFilter::with_params(64, 0).is_err());
+        assert!(BloomFilter::with_params(64, 65).is_err());
+        assert!(BloomFilter::with_params(u64::MAX, 3).is_err());
+    }
+
+    #[test]
+    fn batch_matches_single() {
+        let mut f = BloomFilter::new(5_000, 0.05).unwrap();
+        f.insert_all(0..5_000u64);
+        let keys: Vec<u64> = (0..20_037).collect();
+        let batch = f.contains_batch(&keys);
+        let single: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();
+        assert_eq!(batch, single);
+        let mut buf = vec![true; 3];
+        f.contains_batch_into(&keys[..5], &mut buf);
+        assert_eq!(buf, vec![true; 5]);
+    }
+
+    #[test]
+    fn union_intersect_check_parameters() {
+        let a = BloomFilter::new(100, 0.01).unwrap();
+        let mut b = a.clone().with_seed(1);
+        assert!(matches!(
+            b.union(&a),
+            Err(Error::Incompatible {
+                parameter: "seed",
+                ..
+            })
+        ));
+        let c = BloomFilter::with_params(a.num_bits(), a.num_hashes() + 1).unwrap();
+        let mut a2 = a.clone();
+        assert!(matches!(
+            a2.intersect(&c),
+            Err(Error::Incompatible {
+                parameter: "num_hashes",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn intersection_keeps_common_keys() {
+        let mut a = BloomFilter::new(1000, 0.01).unwrap();
+        let mut b = a.clone();
+        a.insert_all(0..600u32);
+        b.insert_all(400..1000u32);
+        a.intersect(&b).unwrap();
+        assert!((400..600u32).all(|k| a.contains(&k)));
+    }
+
+    #[test]
+    fn seed_changes_positions_and_clears() {
+        let mut a = BloomFilter::new(1000, 0.01).unwrap();
+        a.insert("k");
+        let b = a.clone().with_seed(99);
+        assert_eq!(b.count_ones(), 0);
+        assert_ne!(a.hash("k"), b.hash("k"));
+        assert_ne!(a.with_random_seed().seed(), b.with_random_seed().seed());
+    }
+
+    #[test]
+    fn collect_and_extend() {
+        let f: BloomFilter = ["a", "b", "c"].into_iter().collect();
+        assert!(f.contains("a") && f.contains("b") && f.contains("c"));
+        let empty: BloomFilter = std::iter::empty::<u8>().collect();
+        assert_eq!(empty.count_ones(), 0);
+        let mut g = f.clone();
+        g.extend(["d"]);
+        assert!(g.contains("d"));
+    }
+
+    #[test]
+    fn estimates_are_sensible() {
+        let mut f = BloomFilter::new(100_000, 0.01).unwrap();
+        assert_eq!(f.estimated_fpr(), 0.0);
+        f.insert_all(0..100_000u32);
+        // Expected fill: 1 - e^{-kn/m}.
+        let k = f64::from(f.num_hashes());
+        let expected_fill = 1.0 - (-k * 100_000.0 / f.num_bits() as f64).exp();
+        assert!(
+            (f.fill_ratio() - expected_fill).abs() < 0.002,
+            "{}",
+            f.fill_ratio()
+        );
+        assert!(
+            (f.estimated_fpr() - 0.01).abs() < 0.001,
+            "{}",
+            f.estimated_fpr()
+        );
+        assert!((f.estimated_len() / 100_000.0 - 1.0).abs() < 0.01);
+        assert!(f.memory_usage() >= 958_506 / 8);
+        f.clear();
+        assert_eq!(f.count_ones(), 0);
+    }
+
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_build_equals_sequential() {
+        use rayon::prelude::*;
+        let keys: Vec<u64> = (0..200_000).collect();
+        let mut seq = BloomFilter::new(keys.len(), 0.01).unwrap();
+        seq.insert_all(&keys);
+        let mut par = BloomFilter::new(keys.len(), 0.01).unwrap();
+        par.par_insert_all(&keys);
+        assert_eq!(seq, par);
+        let collected: BloomFilter = keys.par_iter().collect();
+        assert_eq!(collected, seq);
+        let mut extended = BloomFilter::new(keys.len(), 0.01).unwrap();
+        extended.par_extend(keys.par_iter());
+        assert_eq!(extended, seq);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn serde_is_the_byte_format() {
+        let mut f = BloomFilter::new(100, 0.01).unwrap();
+        f.insert("serde");
+        let json = serde_json::to_string(&f).unwrap();
+        let back: BloomFilter = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f);
+        let bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
+        assert_eq!(bytes, f.to_bytes());
+        assert!(serde_json::from_str::<BloomFilter>("[1,2,3]").is_err());
+    }
+}

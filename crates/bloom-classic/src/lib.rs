@@ -1,0 +1,56 @@
+//! The classic Bloom filter, and its lock-free atomic twin.
+//!
+//! A Bloom filter answers "is this key in the set?" with "definitely not" or "possibly",
+//! in a few bits per key: about 9.6 bits for a 1% false-positive rate, 14.4 for 0.1%. It
+//! never forgets a key. Put it in front of something expensive (a disk read, a database
+//! round trip, a download) to skip the work for keys that are certainly absent.
+//!
+//! * [`BloomFilter`]: `num_bits` bits, each key setting `num_hashes` of them anywhere: the
+//!   most accurate Bloom filter per bit. Single writer (`&mut self` inserts).
+//! * [`AtomicBloomFilter`]: the same filter with `&self` inserts, lock-free and
+//!   `Send + Sync`, for sharing between threads.
+//!
+//! Both hash every key once (seeded XXH3-128, [`bloom_core::hash`]), derive all probe
+//! positions from that hash, and share the workspace's binary format, [`Filter`] trait and
+//! [`Error`] type.
+//!
+//! # Example
+//!
+//! ```
+//! use bloom_classic::BloomFilter;
+//!
+//! let mut seen = BloomFilter::new(1_000_000, 0.01)?;
+//! for url in ["https://a.example/", "https://b.example/", "https://a.example/"] {
+//!     if seen.insert(url) {
+//!         println!("probably crawled already: {url}");
+//!     }
+//! }
+//! assert!(seen.contains("https://b.example/"));
+//! let copy = BloomFilter::from_bytes(&seen.to_bytes())?;
+//! assert_eq!(copy, seen);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Choosing the seed
+//!
+//! All filters use [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) unless given another
+//! with `with_seed`, so filters built anywhere can be merged with `union`. When keys come
+//! from an adversary, use a secret seed (`with_random_seed`): with a known seed, keys can be
+//! crafted to share bits and push up the false-positive rate.
+//!
+//! # Crate features
+//!
+//! * `rayon`: parallel bulk build, `BloomFilter::par_insert_all`, `ParallelExtend` and
+//!   `FromParallelIterator`, and `AtomicBloomFilter::par_insert_all`.
+//! * `serde`: `Serialize` and `Deserialize`, as the bytes of `to_bytes`.
+//!
+//! [`Filter`]: bloom_core::Filter
+//! [`Error`]: bloom_core::Error
+
+mod atomic;
+mod bloom;
+mod params;
+
+pub use atomic::AtomicBloomFilter;
+pub use bloom::{BloomFilter, DEFAULT_FPR};
+pub use bloom_core::{Error, Filter};

@@ -1,0 +1,82 @@
+//! Size, probe count and seed: what the plain and the atomic filter share.
+
+use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::hash::MIN_PROBE_RANGE;
+use bloom_core::{Error, format, math};
+
+/// Parameter bytes in the binary format: `num_bits` u64, `num_hashes` u32.
+pub(crate) const PARAMS_LEN: usize = 12;
+
+/// The validated parameters of a classic filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    pub(crate) num_bits: u64,
+    pub(crate) num_hashes: u32,
+    pub(crate) seed: u64,
+}
+
+impl Params {
+    pub(crate) fn for_items(expected_items: u64, fpr: f64) -> Result<Params, Error> {
+        let num_bits = math::optimal_num_bits(expected_items, fpr)?;
+        let num_hashes = math::optimal_num_hashes(num_bits, expected_items)?;
+        Params::with_bits(num_bits, num_hashes)
+    }
+
+    pub(crate) fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Params, Error> {
+        math::check_num_bits(num_bits)?;
+        math::check_num_hashes(num_hashes)?;
+        Ok(Params {
+            num_bits: num_bits.max(MIN_PROBE_RANGE),
+            num_hashes,
+            seed: bloom_core::hash::DEFAULT_SEED,
+        })
+    }
+
+    pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {
+        Error::check_same("num_bits", self.num_bits, other.num_bits)?;
+        Error::check_same(
+            "num_hashes",
+            u64::from(self.num_hashes),
+            u64::from(other.num_hashes),
+        )?;
+        Error::check_same("seed", self.seed, other.seed)
+    }
+
+    pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut params = [0u8; PARAMS_LEN];
+        params[..8].copy_from_slice(&self.num_bits.to_le_bytes());
+        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
+        format::encode(
+            Variant::Classic,
+            HashScheme::Xxh3_128,
+            self.seed,
+            &params,
+            payload_len,
+            write,
+        )
+    }
+
+    /// Decodes and validates the frame; returns the parameters and the payload (the words).
+    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
+        let frame = format::decode(bytes, Variant::Classic, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let mut r = ByteReader::new(frame.params);
+        let num_bits = r.u64()?;
+        let num_hashes = r.u32()?;
+        if !(MIN_PROBE_RANGE..=math::MAX_NUM_BITS).contains(&num_bits) {
+            return Err(Error::corrupt(format!("num_bits {num_bits} out of range")));
+        }
+        if math::check_num_hashes(num_hashes).is_err() {
+            return Err(Error::corrupt(format!(
+                "num_hashes {num_hashes} out of range"
+            )));
+        }
+        Ok((
+            Params {
+                num_bits,
+                num_hashes,
+                seed: frame.seed,
+            },
+            frame.payload,
+        ))
+    }
+}

@@ -1,0 +1,225 @@
+//! The one error type of the workspace.
+
+use std::fmt;
+
+/// Everything that can go wrong when building, combining, decoding or updating a filter.
+///
+/// Every fallible call in the workspace returns this type, so callers match on one enum
+/// whichever variant they use. It is `#[non_exhaustive]`: new cases may be added without a
+/// breaking release, so a `match` needs a wildcard arm.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::{Error, math};
+///
+/// let err = math::optimal_num_bits(0, 0.01).unwrap_err();
+/// assert!(matches!(err, Error::InvalidParameter { name: "expected_items", .. }));
+/// println!("{err}"); // "invalid expected_items: must be at least 1 (got 0)"
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A constructor parameter is out of its valid range (zero items, a false-positive rate
+    /// outside (0, 1), NaN, a growth factor below 2, ...).
+    InvalidParameter {
+        /// The parameter's name as the API spells it.
+        name: &'static str,
+        /// What is wrong with the value given.
+        reason: String,
+    },
+    /// The requested filter would exceed the documented size limit (or overflow `usize`).
+    TooLarge {
+        /// What was asked for, in bits (may be beyond `u64` when it came from a formula).
+        requested_bits: f64,
+        /// The largest size accepted, in bits.
+        max_bits: u64,
+    },
+    /// Two filters cannot be combined because their parameters differ.
+    Incompatible {
+        /// Which parameter differs.
+        parameter: &'static str,
+        /// The value on the left-hand filter.
+        left: u64,
+        /// The value on the right-hand filter.
+        right: u64,
+    },
+    /// The input ended before the structure it describes.
+    Truncated {
+        /// Bytes needed to read the next field.
+        needed: u64,
+        /// Bytes that were left.
+        available: u64,
+    },
+    /// The bytes do not start with the format's magic number.
+    BadMagic {
+        /// The first four bytes found.
+        found: [u8; 4],
+    },
+    /// The format version is newer (or older) than this build understands.
+    UnsupportedVersion {
+        /// The version found in the bytes.
+        found: u16,
+    },
+    /// The bytes hold another kind of filter than the one being decoded.
+    WrongVariant {
+        /// The variant tag the caller expected.
+        expected: u8,
+        /// The variant tag found.
+        found: u8,
+    },
+    /// The bytes use a hash scheme this filter does not implement.
+    UnsupportedHashScheme {
+        /// The hash scheme tag found.
+        found: u8,
+    },
+    /// The checksum at the end of the bytes does not match their content.
+    ChecksumMismatch {
+        /// The checksum computed over the bytes.
+        computed: u64,
+        /// The checksum stored in the bytes.
+        stored: u64,
+    },
+    /// The bytes are well framed but describe an impossible filter (parameters that disagree
+    /// with the payload, bits set beyond the end, trailing bytes, ...).
+    Corrupt {
+        /// What is inconsistent.
+        reason: String,
+    },
+    /// A growing filter reached one of its caps (bytes or layers), or a non-scaling filter is
+    /// at capacity. Nothing was inserted.
+    Full {
+        /// Which cap was reached.
+        reason: String,
+    },
+    /// A key was removed that is not in the filter (one of its counters is zero). Nothing
+    /// was changed.
+    NotPresent,
+}
+
+impl Error {
+    /// Builds an [`Error::InvalidParameter`].
+    pub fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidParameter {
+            name,
+            reason: reason.into(),
+        }
+    }
+
+    /// Builds an [`Error::Corrupt`].
+    pub fn corrupt(reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            reason: reason.into(),
+        }
+    }
+
+    /// Returns `Ok(())` when `left == right`, or an [`Error::Incompatible`] naming `parameter`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the values differ.
+    pub fn check_same(parameter: &'static str, left: u64, right: u64) -> Result<(), Error> {
+        if left == right {
+            Ok(())
+        } else {
+            Err(Error::Incompatible {
+                parameter,
+                left,
+                right,
+            })
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidParameter { name, reason } => write!(f, "invalid {name}: {reason}"),
+            Error::TooLarge {
+                requested_bits,
+                max_bits,
+            } => write!(
+                f,
+                "filter too large: {requested_bits:.0} bits requested, at most {max_bits} allowed"
+            ),
+            Error::Incompatible {
+                parameter,
+                left,
+                right,
+            } => write!(
+                f,
+                "incompatible filters: {parameter} differs ({left} vs {right})"
+            ),
+            Error::Truncated { needed, available } => write!(
+                f,
+                "truncated input: {needed} more bytes needed, {available} available"
+            ),
+            Error::BadMagic { found } => {
+                write!(f, "not a filter: bad magic number {found:02x?}")
+            }
+            Error::UnsupportedVersion { found } => {
+                write!(f, "unsupported format version {found}")
+            }
+            Error::WrongVariant { expected, found } => write!(
+                f,
+                "wrong filter variant: expected tag {expected}, found tag {found}"
+            ),
+            Error::UnsupportedHashScheme { found } => {
+                write!(f, "unsupported hash scheme {found}")
+            }
+            Error::ChecksumMismatch { computed, stored } => write!(
+                f,
+                "checksum mismatch: computed {computed:#018x}, stored {stored:#018x}"
+            ),
+            Error::Corrupt { reason } => write!(f, "corrupt filter: {reason}"),
+            Error::Full { reason } => write!(f, "filter full: {reason}"),
+            Error::NotPresent => write!(f, "key not present: one of its counters is zero"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_problem() {
+        let e = Error::invalid("fpr", "must be in (0, 1) (got NaN)");
+        assert_eq!(e.to_string(), "invalid fpr: must be in (0, 1) (got NaN)");
+        let e = Error::Incompatible {
+            parameter: "seed",
+            left: 1,
+            right: 2,
+        };
+        assert_eq!(e.to_string(), "incompatible filters: seed differs (1 vs 2)");
+        assert_eq!(
+            Error::Truncated {
+                needed: 8,
+                available: 3
+            }
+            .to_string(),
+            "truncated input: 8 more bytes needed, 3 available"
+        );
+    }
+
+    #[test]
+    fn check_same() {
+        assert_eq!(Error::check_same("k", 3, 3), Ok(()));
+        assert_eq!(
+            Error::check_same("k", 3, 4),
+            Err(Error::Incompatible {
+                parameter: "k",
+                left: 3,
+                right: 4
+            })
+        );
+    }
+
+    #[test]
+    fn is_std_error_and_send_sync() {
+        fn assert_traits<T: std::error::Error + Send + Sync + 'static>() {}
+        assert_traits::<Error>();
+    }
+}

@@ -1,0 +1,123 @@
+//! The [`Filter`] trait every variant implements.
+
+use std::hash::Hash;
+
+use crate::Error;
+
+/// Approximate membership: the operations every filter of the workspace shares, so generic
+/// code (the shared test suite, the comparison crate, a caller that wants to switch variants
+/// with a one-line change) can treat them alike.
+///
+/// Each filter type also has these methods inherently, so most callers never import this
+/// trait. The inherent `insert` of a filter that cannot fail returns a plain `bool`; the trait
+/// method returns `Result<bool, Error>` because some variants can refuse a key (a scalable
+/// filter at its size cap). For the others it is always `Ok`.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::{Error, Filter};
+///
+/// // Works with any variant.
+/// fn dedup<F: Filter>(filter: &mut F, words: &[&str]) -> Result<usize, Error> {
+///     let mut fresh = 0;
+///     for w in words {
+///         if !filter.insert(w)? {
+///             fresh += 1;
+///         }
+///     }
+///     Ok(fresh)
+/// }
+/// # let _ = dedup::<DummyFilter>;
+/// # struct DummyFilter;
+/// # impl Filter for DummyFilter {
+/// #     type Hash = u128;
+/// #     const NAME: &'static str = "dummy";
+/// #     fn key_hash<T: std::hash::Hash + ?Sized>(&self, _: &T) -> u128 { 0 }
+/// #     fn insert_hash(&mut self, _: u128) -> Result<bool, Error> { Ok(false) }
+/// #     fn contains_hash(&self, _: u128) -> bool { true }
+/// #     fn memory_usage(&self) -> usize { 0 }
+/// #     fn estimated_fpr(&self) -> f64 { 1.0 }
+/// #     fn estimated_len(&self) -> f64 { 0.0 }
+/// #     fn clear(&mut self) {}
+/// #     fn union(&mut self, _: &Self) -> Result<(), Error> { Ok(()) }
+/// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
+/// #     fn from_bytes(_: &[u8]) -> Result<Self, Error> { Ok(DummyFilter) }
+/// # }
+/// ```
+pub trait Filter {
+    /// The pre-computed hash a key is reduced to: `u128` (seeded XXH3-128) for the workspace's
+    /// own filters, `u64` (XXH64) for Parquet's split-block filter.
+    type Hash: Copy;
+
+    /// The type's name, for reports.
+    const NAME: &'static str;
+
+    /// The hash this filter computes for `key` (with its own seed and scheme).
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> Self::Hash;
+
+    /// Adds a key; returns whether it was possibly present before.
+    ///
+    /// # Errors
+    ///
+    /// Only for filters that can refuse a key (a scalable filter at its cap, `Error::Full`).
+    fn insert<T: Hash + ?Sized>(&mut self, key: &T) -> Result<bool, Error> {
+        let hash = self.key_hash(key);
+        self.insert_hash(hash)
+    }
+
+    /// Whether the key may be present (`false` means certainly absent).
+    fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.key_hash(key))
+    }
+
+    /// Adds a pre-computed hash; returns whether it was possibly present before.
+    ///
+    /// # Errors
+    ///
+    /// As [`Filter::insert`].
+    fn insert_hash(&mut self, hash: Self::Hash) -> Result<bool, Error>;
+
+    /// Whether a pre-computed hash may be present.
+    fn contains_hash(&self, hash: Self::Hash) -> bool;
+
+    /// Answers [`Filter::contains`] for every key, in order. Filters that can hide memory
+    /// latency across keys (prefetching) override this.
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        keys.iter().map(|k| self.contains(k)).collect()
+    }
+
+    /// Bytes held by the filter, heap and inline.
+    fn memory_usage(&self) -> usize;
+
+    /// The false-positive rate at the current fill.
+    fn estimated_fpr(&self) -> f64;
+
+    /// The number of distinct keys inserted, estimated from the fill.
+    fn estimated_len(&self) -> f64;
+
+    /// Removes every key.
+    fn clear(&mut self);
+
+    /// Adds every key of `other` to `self`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Incompatible` when the two filters' parameters or seeds differ.
+    fn union(&mut self, other: &Self) -> Result<(), Error>
+    where
+        Self: Sized;
+
+    /// The filter in the workspace's binary format (`docs/format.md`).
+    fn to_bytes(&self) -> Vec<u8>;
+
+    /// Reads a filter written by [`Filter::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// Any framing or consistency error; never panics, never allocates more than the input's
+    /// length.
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error>
+    where
+        Self: Sized;
+}

@@ -1,0 +1,400 @@
+//! The binary framing every filter's `to_bytes` writes and `from_bytes` reads.
+//!
+//! ```text
+//! offset  size  field
+//! 0       4     magic "BLMF"
+//! 4       2     format version (u16 LE), currently 1
+//! 6       1     variant tag (see Variant)
+//! 7       1     hash scheme tag (see HashScheme)
+//! 8       8     seed (u64 LE)
+//! 16      P     variant parameters (fixed size P per variant and version)
+//! 16+P    8     payload length L (u64 LE)
+//! 24+P    L     payload
+//! 24+P+L  8     XXH3-64 (seed 0) of bytes [0, 24+P+L), u64 LE
+//! ```
+//!
+//! Everything is little-endian. [`decode`] checks, in order: that the header is complete, the
+//! magic, the version, the variant, the hash scheme, that the parameters are complete, that the
+//! payload length matches the bytes present exactly (no trailing bytes), and the checksum. It
+//! never allocates: the returned [`Frame`] borrows the input. The variant then checks that its
+//! parameters are in range and agree with the payload. `docs/format.md` documents every
+//! variant's parameters and payload.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::Error;
+
+/// The four bytes every serialised filter starts with.
+pub const MAGIC: [u8; 4] = *b"BLMF";
+
+/// The format version this build writes and reads.
+pub const VERSION: u16 = 1;
+
+/// Bytes before the variant parameters: magic, version, variant, scheme, seed.
+pub const HEADER_LEN: usize = 16;
+
+/// Bytes of framing around parameters and payload: header, payload length, checksum.
+pub const FRAMING_LEN: usize = HEADER_LEN + 8 + 8;
+
+/// Which filter the bytes hold. The tag values are part of the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Variant {
+    /// `BloomFilter` and `AtomicBloomFilter` (the same bytes).
+    Classic = 1,
+    /// `CountingBloomFilter`.
+    Counting = 2,
+    /// `ScalableBloomFilter`.
+    Scalable = 3,
+    /// `BlockedBloomFilter` and `AtomicBlockedBloomFilter` (the same bytes).
+    Blocked = 4,
+    /// `SplitBlockBloomFilter` (Parquet's split-block filter).
+    SplitBlock = 5,
+}
+
+/// How keys become positions. The tag values are part of the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum HashScheme {
+    /// Seeded XXH3-128 over the bytes `Hash` writes (integers little-endian), positions by
+    /// the variant's derivation from the two halves (see [`crate::hash`]).
+    Xxh3_128 = 1,
+    /// Parquet's: XXH64 with seed 0 over the value's plain encoding.
+    ParquetXxh64 = 2,
+}
+
+/// A decoded frame: the header fields and borrowed parameter and payload bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// The seed stored in the header.
+    pub seed: u64,
+    /// The variant parameters, exactly as many bytes as the caller asked for.
+    pub params: &'a [u8],
+    /// The payload.
+    pub payload: &'a [u8],
+}
+
+/// Serialises one filter: header, `params`, then a payload of exactly `payload_len` bytes
+/// appended by `write_payload`, then the checksum.
+///
+/// # Panics
+///
+/// If `write_payload` appends a number of bytes other than `payload_len` (a bug in the
+/// calling filter, not something input can cause).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::format::{decode, encode, HashScheme, Variant};
+///
+/// let bytes = encode(Variant::Classic, HashScheme::Xxh3_128, 7, &[1, 2], 3, |out| {
+///     out.extend_from_slice(&[9, 9, 9])
+/// });
+/// let frame = decode(&bytes, Variant::Classic, HashScheme::Xxh3_128, 2)?;
+/// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encode(
+    variant: Variant,
+    scheme: HashScheme,
+    seed: u64,
+    params: &[u8],
+    payload_len: u64,
+    write_payload: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let total = FRAMING_LEN + params.len() + payload_len as usize;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.push(variant as u8);
+    out.push(scheme as u8);
+    out.extend_from_slice(&seed.to_le_bytes());
+    out.extend_from_slice(params);
+    out.extend_from_slice(&payload_len.to_le_bytes());
+    let payload_start = out.len();
+    write_payload(&mut out);
+    assert_eq!(
+        (out.len() - payload_start) as u64,
+        payload_len,
+        "payload length announced and written differ"
+    );
+    let checksum = xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// Checks the framing of `bytes` and returns its parts.
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when the input ends early; [`Error::BadMagic`],
+/// [`Error::UnsupportedVersion`], [`Error::WrongVariant`], [`Error::UnsupportedHashScheme`]
+/// for a header that is not this filter's; [`Error::Corrupt`] for trailing bytes;
+/// [`Error::ChecksumMismatch`] when the content was altered.
+pub fn decode<'a>(
+    bytes: &'a [u8],
+    variant: Variant,
+    scheme: HashScheme,
+    params_len: usize,
+) -> Result<Frame<'a>, Error> {
+    let mut r = ByteReader::new(bytes);
+    let magic: [u8; 4] = r.take(4)?.try_into().expect("took 4 bytes");
+    if magic != MAGIC {
+        return Err(Error::BadMagic { found: magic });
+    }
+    let version = r.u16()?;
+    if version != VERSION {
+        return Err(Error::UnsupportedVersion { found: version });
+    }
+    let found_variant = r.u8()?;
+    if found_variant != variant as u8 {
+        return Err(Error::WrongVariant {
+            expected: variant as u8,
+            found: found_variant,
+        });
+    }
+    let found_scheme = r.u8()?;
+    if found_scheme != scheme as u8 {
+        return Err(Error::UnsupportedHashScheme {
+            found: found_scheme,
+        });
+    }
+    let seed = r.u64()?;
+    let params = r.take(params_len)?;
+    let payload_len = r.u64()?;
+    let available = r.remaining() as u64;
+    let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
+        needed: u64::MAX,
+        available,
+    })?;
+    if needed > available {
+        return Err(Error::Truncated { needed, available });
+    }
+    if needed < available {
+        return Err(Error::corrupt(format!(
+            "{} bytes after the checksum",
+            available - needed
+        )));
+    }
+    let payload = r.take(payload_len as usize)?;
+    let checked_len = bytes.len() - 8;
+    let stored = r.u64()?;
+    let computed = xxh3_64(&bytes[..checked_len]);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch { computed, stored });
+    }
+    Ok(Frame {
+        seed,
+        params,
+        payload,
+    })
+}
+
+/// A cursor over bytes that reads little-endian fields and reports [`Error::Truncated`]
+/// instead of panicking.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::format::ByteReader;
+///
+/// let mut r = ByteReader::new(&[1, 0, 2]);
+/// assert_eq!(r.u16()?, 1);
+/// assert!(r.u16().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ByteReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        ByteReader { bytes, pos: 0 }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    /// The next `n` bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer than `n` remain.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if n > self.remaining() {
+            return Err(Error::Truncated {
+                needed: n as u64,
+                available: self.remaining() as u64,
+            });
+        }
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        Ok(self.take(N)?.try_into().expect("took N bytes"))
+    }
+
+    /// Reads a `u8`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] at the end of the input.
+    pub fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// Reads a little-endian `u16`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer than 2 bytes remain.
+    pub fn u16(&mut self) -> Result<u16, Error> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a little-endian `u32`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer than 4 bytes remain.
+    pub fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a little-endian `u64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer than 8 bytes remain.
+    pub fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a little-endian IEEE-754 `f64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer than 8 bytes remain.
+    pub fn f64(&mut self) -> Result<f64, Error> {
+        Ok(f64::from_le_bytes(self.array()?))
+    }
+
+    /// Checks that every byte was read.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] when bytes are left over.
+    pub fn finish(&self) -> Result<(), Error> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(Error::corrupt(format!(
+                "{n} unexpected bytes at the end of a field"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        encode(
+            Variant::Counting,
+            HashScheme::Xxh3_128,
+            0xABCD,
+            &[5; 12],
+            16,
+            |out| out.extend_from_slice(&[0x11; 16]),
+        )
+    }
+
+    #[test]
+    fn layout_is_as_documented() {
+        let b = sample();
+        assert_eq!(&b[0..4], b"BLMF");
+        assert_eq!(&b[4..6], &[1, 0]);
+        assert_eq!(b[6], 2);
+        assert_eq!(b[7], 1);
+        assert_eq!(&b[8..16], &0xABCDu64.to_le_bytes());
+        assert_eq!(&b[16..28], &[5; 12]);
+        assert_eq!(&b[28..36], &16u64.to_le_bytes());
+        assert_eq!(&b[36..52], &[0x11; 16]);
+        assert_eq!(&b[52..60], &xxh3_64(&b[..52]).to_le_bytes());
+        assert_eq!(b.len(), FRAMING_LEN + 12 + 16);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let b = sample();
+        for len in 0..b.len() {
+            assert!(decode(&b[..len], Variant::Counting, HashScheme::Xxh3_128, 12).is_err());
+        }
+        assert!(decode(&b, Variant::Counting, HashScheme::Xxh3_128, 12).is_ok());
+    }
+
+    #[test]
+    fn header_checks() {
+        let b = sample();
+        let d =
+            |bytes: &[u8]| decode(bytes, Variant::Counting, HashScheme::Xxh3_128, 12).map(|_| ());
+        let mut x = b.clone();
+        x[0] = b'X';
+        assert!(matches!(d(&x), Err(Error::BadMagic { .. })));
+        let mut x = b.clone();
+        x[4] = 2;
+        assert!(matches!(d(&x), Err(Error::UnsupportedVersion { found: 2 })));
+        assert!(matches!(
+            decode(&b, Variant::Classic, HashScheme::Xxh3_128, 12),
+            Err(Error::WrongVariant {
+                expected: 1,
+                found: 2
+            })
+        ));
+        assert!(matches!(
+            decode(&b, Variant::Counting, HashScheme::ParquetXxh64, 12),
+            Err(Error::UnsupportedHashScheme { found: 1 })
+        ));
+        let mut x = b.clone();
+        x[40] ^= 1;
+        assert!(matches!(d(&x), Err(Error::ChecksumMismatch { .. })));
+        let mut x = b.clone();
+        x.push(0);
+        assert!(matches!(d(&x), Err(Error::Corrupt { .. })));
+        // A payload length far beyond the input (or near u64::MAX) is a truncation.
+        for len in [1u64 << 40, u64::MAX, u64::MAX - 7] {
+            let mut x = b.clone();
+            x[28..36].copy_from_slice(&len.to_le_bytes());
+            assert!(matches!(d(&x), Err(Error::Truncated { .. })), "{len}");
+        }
+    }
+
+    #[test]
+    fn reader_fields() {
+        let mut bytes = vec![7u8];
+        bytes.extend_from_slice(&0x0102u16.to_le_bytes());
+        bytes.extend_from_slice(&0x0304_0506u32.to_le_bytes());
+        bytes.extend_from_slice(&1.5f64.to_le_bytes());
+        let mut r = ByteReader::new(&bytes);
+        assert_eq!(r.u8().unwrap(), 7);
+        assert_eq!(r.u16().unwrap(), 0x0102);
+        assert!(r.finish().is_err());
+        assert_eq!(r.u32().unwrap(), 0x0304_0506);
+        assert_eq!(r.f64().unwrap(), 1.5);
+        assert!(r.finish().is_ok());
+        assert!(matches!(
+            r.u8(),
+            Err(Error::Truncated {
+                needed: 1,
+                available: 0
+            })
+        ));
+    }
+}

@@ -1,0 +1,496 @@
+//! Key hashing and probe positions.
+//!
+//! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
+//! [`Hash`](std::hash::Hash) writes into a [`KeyHasher`], which buffers the bytes and finishes
+//! with a single seeded XXH3-128 call. The two 64-bit halves of that digest are all a filter
+//! needs: [`Probes`] derives the k bit positions from them by enhanced double hashing, after
+//! reducing each half to the filter's range with Lemire's multiply-shift ([`reduce`]).
+//!
+//! # Portability
+//!
+//! Integers are written little-endian and `usize`/`isize` as 64-bit values, so a key hashes
+//! to the same digest (and the same positions) on every platform, whatever its endianness or
+//! pointer width. Golden values in the tests pin this down.
+//!
+//! # Seeds
+//!
+//! Filters built with the same seed can be merged and compared, across processes and
+//! machines. [`DEFAULT_SEED`] is the seed every constructor uses unless told otherwise; it is
+//! public and fixed, which is right when the keys are not chosen by an adversary. When keys
+//! come from untrusted input (URLs, user names), an attacker who knows the seed can craft keys
+//! that all land on the same bits and drive the false-positive rate up; give such filters a
+//! secret seed (for example [`random_seed`]) and keep it with the filter.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use xxhash_rust::xxh3::{Xxh3, xxh3_128_with_seed};
+
+/// The seed every filter uses unless given another: the 64-bit golden-ratio constant
+/// `0x9E37_79B9_7F4A_7C15`. Fixed forever, so filters built anywhere can be merged.
+pub const DEFAULT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Bytes a [`KeyHasher`] keeps on the stack before it switches to streaming. Keys up to this
+/// size (as `Hash` writes them) cost one one-shot XXH3-128 call.
+const INLINE_CAPACITY: usize = 128;
+
+/// A [`Hasher`] that buffers the bytes a key writes and digests them with one seeded XXH3-128
+/// call.
+///
+/// Keys longer than an internal buffer (128 bytes) are streamed through XXH3's incremental
+/// state instead; the digest is the same either way, because XXH3's streaming and one-shot
+/// forms agree. Integers are written little-endian, `usize` and `isize` as 64 bits.
+///
+/// Most callers want [`hash_key`], which wraps this type.
+///
+/// # Examples
+///
+/// ```
+/// use std::hash::Hash;
+/// use bloom_core::hash::{KeyHasher, hash_key, DEFAULT_SEED};
+///
+/// let mut hasher = KeyHasher::new(DEFAULT_SEED);
+/// "hello".hash(&mut hasher);
+/// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
+/// ```
+#[derive(Clone)]
+pub struct KeyHasher {
+    seed: u64,
+    len: usize,
+    buf: [u8; INLINE_CAPACITY],
+    stream: Option<Box<Xxh3>>,
+}
+
+impl std::fmt::Debug for KeyHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyHasher")
+            .field("seed", &self.seed)
+            .field("buffered", &self.len)
+            .field("streaming", &self.stream.is_some())
+            .finish()
+    }
+}
+
+impl KeyHasher {
+    /// Creates an empty hasher with the given seed.
+    #[inline]
+    pub fn new(seed: u64) -> Self {
+        KeyHasher {
+            seed,
+            len: 0,
+            buf: [0; INLINE_CAPACITY],
+            stream: None,
+        }
+    }
+
+    /// The full 128-bit digest of everything written so far.
+    #[inline]
+    pub fn finish128(&self) -> u128 {
+        match &self.stream {
+            None => xxh3_128_with_seed(&self.buf[..self.len], self.seed),
+            Some(stream) => {
+                let mut stream = stream.clone();
+                stream.update(&self.buf[..self.len]);
+                stream.digest128()
+            }
+        }
+    }
+
+    #[cold]
+    fn spill(&mut self, bytes: &[u8]) {
+        let stream = self
+            .stream
+            .get_or_insert_with(|| Box::new(Xxh3::with_seed(self.seed)));
+        stream.update(&self.buf[..self.len]);
+        self.len = 0;
+        if bytes.len() <= INLINE_CAPACITY {
+            self.buf[..bytes.len()].copy_from_slice(bytes);
+            self.len = bytes.len();
+        } else {
+            stream.update(bytes);
+        }
+    }
+}
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if end <= INLINE_CAPACITY {
+            self.buf[self.len..end].copy_from_slice(bytes);
+            self.len = end;
+        } else {
+            self.spill(bytes);
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write(&[i]);
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.write_u8(i as u8);
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.write_u16(i as u16);
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as i64 as u64);
+    }
+
+    /// The low 64 bits of [`finish128`](KeyHasher::finish128).
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.finish128() as u64
+    }
+}
+
+/// A [`BuildHasher`] for [`KeyHasher`] with a fixed seed, so the project's hashing can be used
+/// in a `HashMap` or handed to other crates that take a `BuildHasher`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildKeyHasher {
+    /// The seed every hasher built starts from.
+    pub seed: u64,
+}
+
+impl Default for BuildKeyHasher {
+    fn default() -> Self {
+        BuildKeyHasher { seed: DEFAULT_SEED }
+    }
+}
+
+impl BuildHasher for BuildKeyHasher {
+    type Hasher = KeyHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher::new(self.seed)
+    }
+}
+
+/// Hashes a key to the 128-bit digest every filter of the workspace derives its positions
+/// from: seeded XXH3-128 over the bytes `key.hash()` writes.
+///
+/// The same key and seed give the same digest on every platform.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+///
+/// let a = hash_key(&42u64, DEFAULT_SEED);
+/// assert_eq!(a, hash_key(&42u64, DEFAULT_SEED));
+/// assert_ne!(a, hash_key(&42u64, 7));
+/// ```
+#[inline]
+pub fn hash_key<T: Hash + ?Sized>(key: &T, seed: u64) -> u128 {
+    let mut hasher = KeyHasher::new(seed);
+    key.hash(&mut hasher);
+    hasher.finish128()
+}
+
+/// Hashes raw bytes with seeded XXH3-128 (no `Hash` framing: `hash_bytes(b"ab", s)` differs
+/// from `hash_key("ab", s)`, because `str`'s `Hash` appends a `0xff` terminator).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{hash_bytes, hash_key, DEFAULT_SEED};
+///
+/// // A u64 key hashes as its 8 little-endian bytes.
+/// assert_eq!(hash_key(&7u64, DEFAULT_SEED), hash_bytes(&7u64.to_le_bytes(), DEFAULT_SEED));
+/// ```
+#[inline]
+pub fn hash_bytes(bytes: &[u8], seed: u64) -> u128 {
+    xxh3_128_with_seed(bytes, seed)
+}
+
+/// A seed drawn from the operating system's randomness (through the standard library's
+/// `RandomState`), for filters whose keys an adversary may choose. Keep the seed with the
+/// filter: it is stored in [`to_bytes`](crate::format) output, and a filter can only be merged
+/// with filters of the same seed.
+pub fn random_seed() -> u64 {
+    let state = std::collections::hash_map::RandomState::new();
+    let mut hasher = state.build_hasher();
+    hasher.write_u64(DEFAULT_SEED);
+    hasher.finish()
+}
+
+/// Maps a uniformly distributed 64-bit value to `[0, n)` without division and without modulo
+/// bias beyond `n / 2^64`: the high 64 bits of the 128-bit product `x * n` (Lemire, "Fast
+/// random integer generation in an interval", ACM TOMACS 2019). Correct for every `n` up to
+/// `u64::MAX`, so filters beyond 2^32 bits are addressed in full.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::reduce;
+///
+/// assert_eq!(reduce(0, 1000), 0);
+/// assert_eq!(reduce(u64::MAX, 1000), 999);
+/// assert_eq!(reduce(1 << 63, 1 << 40), 1 << 39);
+/// ```
+#[inline(always)]
+pub const fn reduce(x: u64, n: u64) -> u64 {
+    ((x as u128 * n as u128) >> 64) as u64
+}
+
+/// The low half of a digest: the first of the two hash values positions derive from.
+#[inline(always)]
+pub const fn low_half(hash: u128) -> u64 {
+    hash as u64
+}
+
+/// The high half of a digest: the second of the two hash values positions derive from.
+#[inline(always)]
+pub const fn high_half(hash: u128) -> u64 {
+    (hash >> 64) as u64
+}
+
+/// The smallest range [`Probes`] accepts: it keeps every step of the recurrence below `2 m`.
+pub const MIN_PROBE_RANGE: u64 = 64;
+
+/// The k probe positions of one key in `[0, m)`, by enhanced double hashing.
+///
+/// Both halves of the digest are reduced to `[0, m)` with [`reduce`]; then
+/// `x_0 = a`, and `x_i = x_{i-1} + y_{i-1}`, `y_i = y_{i-1} + i` (all mod m), the recurrence of
+/// Dillinger and Manolios, "Bloom Filters in Probabilistic Verification" (FMCAD 2004), whose
+/// cubic term breaks the short cycles plain double hashing falls into. The additions stay
+/// below `2 m`, so each step is an add and a conditional subtract: no division anywhere.
+///
+/// The sequence is part of the binary format: changing it changes which bits a key owns.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+///
+/// let positions: Vec<u64> = Probes::new(hash_key("key", DEFAULT_SEED), 7, 1000).collect();
+/// assert_eq!(positions.len(), 7);
+/// assert!(positions.iter().all(|&p| p < 1000));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Probes {
+    x: u64,
+    y: u64,
+    i: u64,
+    remaining: u32,
+    m: u64,
+}
+
+impl Probes {
+    /// The `num_hashes` positions of `hash` in `[0, num_bits)`.
+    ///
+    /// `num_bits` must be at least [`MIN_PROBE_RANGE`] and `num_hashes` at most that, which
+    /// every filter's constructor guarantees; debug builds assert it.
+    #[inline(always)]
+    pub fn new(hash: u128, num_hashes: u32, num_bits: u64) -> Self {
+        debug_assert!(num_bits >= MIN_PROBE_RANGE && u64::from(num_hashes) <= MIN_PROBE_RANGE);
+        Probes {
+            x: reduce(low_half(hash), num_bits),
+            y: reduce(high_half(hash), num_bits),
+            i: 0,
+            remaining: num_hashes,
+            m: num_bits,
+        }
+    }
+}
+
+impl Iterator for Probes {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let position = self.x;
+        self.i += 1;
+        self.x += self.y;
+        if self.x >= self.m {
+            self.x -= self.m;
+        }
+        self.y += self.i;
+        if self.y >= self.m {
+            self.y -= self.m;
+        }
+        Some(position)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining as usize, Some(self.remaining as usize))
+    }
+}
+
+impl ExactSizeIterator for Probes {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_hash_as_little_endian_bytes() {
+        let s = 12345;
+        assert_eq!(hash_key(&0x0102_0304u32, s), hash_bytes(&[4, 3, 2, 1], s));
+        assert_eq!(hash_key(&-1i16, s), hash_bytes(&[0xff, 0xff], s));
+        assert_eq!(hash_key(&7usize, s), hash_bytes(&7u64.to_le_bytes(), s));
+        assert_eq!(hash_key(&-7isize, s), hash_bytes(&(-7i64).to_le_bytes(), s));
+        assert_eq!(hash_key(&9u128, s), hash_bytes(&9u128.to_le_bytes(), s));
+    }
+
+    #[test]
+    fn long_keys_stream_to_the_same_digest() {
+        for len in [0, 1, 100, 127, 128, 129, 200, 256, 1000, 5000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            // A Vec<u8> writes its length prefix then the bytes.
+            let mut expected = (len as u64).to_le_bytes().to_vec();
+            expected.extend_from_slice(&bytes);
+            assert_eq!(hash_key(&bytes, 99), hash_bytes(&expected, 99), "len {len}");
+        }
+        // Many small writes that cross the buffer boundary several times.
+        let words: Vec<u64> = (0..100).collect();
+        let mut expected = 100u64.to_le_bytes().to_vec();
+        for w in &words {
+            expected.extend_from_slice(&w.to_le_bytes());
+        }
+        assert_eq!(hash_key(&words, 5), hash_bytes(&expected, 5));
+    }
+
+    #[test]
+    fn finish128_is_repeatable_after_spilling() {
+        let mut h = KeyHasher::new(1);
+        h.write(&[1u8; 300]);
+        h.write(&[2u8; 10]);
+        assert_eq!(h.finish128(), h.finish128());
+        assert_eq!(h.finish(), h.finish128() as u64);
+    }
+
+    /// Golden values: these pin the digest and the probe sequence, which are part of the binary
+    /// format. If this test fails, the format changed.
+    #[test]
+    fn golden_digests_and_probes() {
+        let h = hash_key(&42u64, DEFAULT_SEED);
+        assert_eq!(h, hash_bytes(&42u64.to_le_bytes(), DEFAULT_SEED));
+        assert_eq!(h, GOLDEN_42);
+        let positions: Vec<u64> = Probes::new(h, 7, 958_506).collect();
+        assert_eq!(positions, GOLDEN_42_PROBES);
+        let h = hash_key("https://example.com/", DEFAULT_SEED);
+        assert_eq!(h, GOLDEN_URL);
+        let big: Vec<u64> = Probes::new(h, 4, 1 << 40).collect();
+        assert_eq!(big, GOLDEN_URL_PROBES_2_40);
+    }
+
+    // Computed independently of this crate, with the reference XXH3 implementation (the C
+    // library, through Python's `xxhash` package) and the recurrence written out in Python.
+    const GOLDEN_42: u128 = 0xc8ad_0053_8ea0_9cd0_bf9c_129c_d1b5_be7c;
+    const GOLDEN_42_PROBES: [u64; 7] =
+        [717_417, 510_274, 303_132, 95_992, 847_361, 640_228, 433_100];
+    const GOLDEN_URL: u128 = 0xc26b_9414_43dd_e2c2_a439_e38c_aa9a_ba75;
+    const GOLDEN_URL_PROBES_2_40: [u64; 4] = [
+        705_345_850_538,
+        440_862_744_813,
+        176_379_639_089,
+        1_011_408_161_143,
+    ];
+
+    #[test]
+    fn reduce_is_multiply_shift() {
+        assert_eq!(reduce(u64::MAX, u64::MAX), u64::MAX - 1);
+        assert_eq!(reduce(1 << 32, 1 << 32), 1);
+        // Beyond 2^32: the top of the range is reachable.
+        assert!(reduce(u64::MAX, 1 << 33) >= (1 << 33) - 1);
+    }
+
+    #[test]
+    fn probes_stay_in_range_and_follow_the_recurrence() {
+        for m in [64u64, 65, 1000, 958_506, 1 << 33, u64::MAX / 2] {
+            for seed in 0..200u64 {
+                let h = hash_key(&seed, 3);
+                let p: Vec<u64> = Probes::new(h, 20, m).collect();
+                assert_eq!(p.len(), 20);
+                assert!(p.iter().all(|&x| x < m), "m {m}");
+                // Recompute with u128 modular arithmetic.
+                let (mut x, mut y) = (
+                    u128::from(reduce(h as u64, m)),
+                    u128::from(reduce((h >> 64) as u64, m)),
+                );
+                for (i, &pos) in p.iter().enumerate() {
+                    assert_eq!(pos as u128, x);
+                    x = (x + y) % u128::from(m);
+                    y = (y + i as u128 + 1) % u128::from(m);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn probes_spread_over_a_range_beyond_2_pow_32() {
+        let m = 1u64 << 34;
+        let mut above = 0;
+        for key in 0..10_000u64 {
+            above += Probes::new(hash_key(&key, 0), 4, m)
+                .filter(|&p| p >= 1 << 33)
+                .count();
+        }
+        // Half of 40,000 probes should land in the upper half.
+        assert!((19_000..21_000).contains(&above), "{above}");
+    }
+
+    #[test]
+    fn build_key_hasher_matches_hash_key() {
+        let b = BuildKeyHasher::default();
+        assert_eq!(b.hash_one("abc"), hash_key("abc", DEFAULT_SEED) as u64);
+    }
+
+    #[test]
+    fn random_seeds_differ() {
+        assert_ne!(random_seed(), random_seed());
+    }
+}

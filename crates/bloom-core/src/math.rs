@@ -1,0 +1,457 @@
+//! Sizing and accuracy formulas, all with checked inputs.
+//!
+//! Notation: n keys, m bits, k probes per key, p the false-positive rate.
+//!
+//! * Optimal size: `m = -n ln p / (ln 2)^2`, optimal probes `k = (m / n) ln 2` (Bloom 1970;
+//!   Broder and Mitzenmacher, "Network Applications of Bloom Filters: A Survey", 2004, §2.1).
+//! * Classic false-positive rate: `(1 - e^{-kn/m})^k` (same survey, eq. 1).
+//! * Blocked false-positive rate: keys fall into `m / B` blocks of B bits as a Poisson
+//!   variable of mean `λ = nB/m`; a block holding i keys answers a foreign key positive with
+//!   the classic rate of a B-bit filter holding i keys, so the rate is the mixture
+//!   `Σ_i Pois(i; λ) (1 - (1 - 1/B)^{ki})^k` (Putze, Sanders, Singler, "Cache-, Hash- and
+//!   Space-Efficient Bloom Filters", WEA 2007, §3).
+//! * Cardinality from fill: with X of m bits set, `n ≈ -(m/k) ln(1 - X/m)` (Swamidass and
+//!   Baldi, "Mathematical correction for fingerprint similarity measures", 2007).
+
+use crate::Error;
+
+/// The largest filter any constructor accepts: 2^40 bits (128 GiB). Anything bigger is
+/// rejected with [`Error::TooLarge`] rather than attempted.
+pub const MAX_NUM_BITS: u64 = 1 << 40;
+
+/// The most probes per key any constructor accepts. An optimal filter needs 64 probes only
+/// at a false-positive rate near 10^-19.
+pub const MAX_NUM_HASHES: u32 = 64;
+
+/// Checks a target false-positive rate: finite and strictly between 0 and 1.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `fpr` otherwise.
+pub fn check_fpr(fpr: f64) -> Result<(), Error> {
+    if fpr.is_finite() && fpr > 0.0 && fpr < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "fpr",
+            format!("must be a number in (0, 1) (got {fpr})"),
+        ))
+    }
+}
+
+/// Checks an expected number of items: at least 1.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `expected_items` when it is 0.
+pub fn check_items(expected_items: u64) -> Result<(), Error> {
+    if expected_items == 0 {
+        Err(Error::invalid(
+            "expected_items",
+            "must be at least 1 (got 0)",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks a number of probes: 1 to [`MAX_NUM_HASHES`].
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `num_hashes` otherwise.
+pub fn check_num_hashes(num_hashes: u32) -> Result<(), Error> {
+    if (1..=MAX_NUM_HASHES).contains(&num_hashes) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "num_hashes",
+            format!("must be in 1..={MAX_NUM_HASHES} (got {num_hashes})"),
+        ))
+    }
+}
+
+/// Checks a number of bits: at least 1 and at most [`MAX_NUM_BITS`].
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] for 0, [`Error::TooLarge`] above the maximum.
+pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
+    if num_bits == 0 {
+        Err(Error::invalid("num_bits", "must be at least 1 (got 0)"))
+    } else if num_bits > MAX_NUM_BITS {
+        Err(Error::TooLarge {
+            requested_bits: num_bits as f64,
+            max_bits: MAX_NUM_BITS,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// `(ln 2)^2`.
+const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+
+/// The number of bits a classic filter needs to hold `expected_items` keys at false-positive
+/// rate `fpr`: `ceil(-n ln p / (ln 2)^2)`.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] for `expected_items = 0` or `fpr` outside (0, 1) (NaN and
+/// infinities included); [`Error::TooLarge`] when the result exceeds [`MAX_NUM_BITS`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::optimal_num_bits;
+///
+/// assert_eq!(optimal_num_bits(100_000, 0.01)?, 958_506);
+/// assert!(optimal_num_bits(100, f64::NAN).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn optimal_num_bits(expected_items: u64, fpr: f64) -> Result<u64, Error> {
+    check_items(expected_items)?;
+    check_fpr(fpr)?;
+    let bits = (-(expected_items as f64) * fpr.ln() / LN2_SQUARED).ceil();
+    // `bits` is finite and positive here: n >= 1 and ln p < 0 for p in (0, 1).
+    if bits > MAX_NUM_BITS as f64 {
+        return Err(Error::TooLarge {
+            requested_bits: bits,
+            max_bits: MAX_NUM_BITS,
+        });
+    }
+    Ok((bits as u64).max(1))
+}
+
+/// The number of probes that minimises the false-positive rate of `num_bits` bits holding
+/// `expected_items` keys: `round((m / n) ln 2)`, clamped to `1..=MAX_NUM_HASHES`.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when either argument is 0.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::optimal_num_hashes;
+///
+/// assert_eq!(optimal_num_hashes(958_506, 100_000)?, 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn optimal_num_hashes(num_bits: u64, expected_items: u64) -> Result<u32, Error> {
+    check_items(expected_items)?;
+    if num_bits == 0 {
+        return Err(Error::invalid("num_bits", "must be at least 1 (got 0)"));
+    }
+    let k = (num_bits as f64 / expected_items as f64 * std::f64::consts::LN_2).round();
+    Ok(k.clamp(1.0, f64::from(MAX_NUM_HASHES)) as u32)
+}
+
+/// The classic false-positive rate of `num_bits` bits and `num_hashes` probes holding
+/// `num_items` keys: `(1 - e^{-kn/m})^k`. Returns 0 for an empty filter.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::classic_fpr;
+///
+/// let p = classic_fpr(958_506, 7, 100_000);
+/// assert!((p - 0.01).abs() < 0.0005);
+/// ```
+pub fn classic_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
+    if num_bits == 0 {
+        return 1.0;
+    }
+    let k = f64::from(num_hashes);
+    let exponent = -k * num_items as f64 / num_bits as f64;
+    (-(exponent.exp_m1())).powf(k)
+}
+
+/// The false-positive rate of a filter whose `num_bits` bits are a fraction `fill` set, for
+/// a key probing `num_hashes` independent positions: `fill^k`. This is the estimate at the
+/// current state, as opposed to [`classic_fpr`], the expectation for a number of keys.
+pub fn fpr_from_fill(fill: f64, num_hashes: u32) -> f64 {
+    fill.clamp(0.0, 1.0).powi(num_hashes as i32)
+}
+
+/// The estimated number of distinct keys in a filter of `num_bits` bits with `num_ones` set,
+/// probed `num_hashes` times per key: `-(m/k) ln(1 - X/m)`. Infinite when every bit is set
+/// (the filter is saturated and the count cannot be known).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::estimate_cardinality;
+///
+/// assert_eq!(estimate_cardinality(1000, 3, 0), 0.0);
+/// assert!(estimate_cardinality(1000, 3, 1000).is_infinite());
+/// ```
+pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f64 {
+    if num_bits == 0 || num_hashes == 0 {
+        return 0.0;
+    }
+    if num_ones >= num_bits {
+        return f64::INFINITY;
+    }
+    let m = num_bits as f64;
+    -(m / f64::from(num_hashes)) * (-(num_ones as f64) / m).ln_1p()
+}
+
+/// The expected false-positive rate of a blocked filter: `num_bits` bits in blocks of
+/// `block_bits` bits, each key setting `num_hashes` (not necessarily distinct) bits of one
+/// uniformly chosen block, holding `num_items` keys. The Poisson mixture of Putze, Sanders and
+/// Singler (see the module docs), summed until the remaining tail is below 1e-16.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::{blocked_fpr, classic_fpr};
+///
+/// // Blocking costs accuracy at the same size: 10 bits per key, 512-bit blocks.
+/// let blocked = blocked_fpr(10_000_000, 512, 7, 1_000_000);
+/// let classic = classic_fpr(10_000_000, 7, 1_000_000);
+/// assert!(blocked > classic);
+/// assert!(blocked < 0.0105);
+/// ```
+pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
+    if num_bits == 0 || block_bits == 0 {
+        return 1.0;
+    }
+    if num_items == 0 {
+        return 0.0;
+    }
+    let lambda = num_items as f64 * block_bits as f64 / num_bits as f64;
+    let k = f64::from(num_hashes);
+    let per_key_miss = (1.0 - 1.0 / block_bits as f64).powf(k);
+    let classic_in_block = |i: f64| -> f64 { (1.0 - per_key_miss.powf(i)).powf(k) };
+    // Sum the Poisson pmf outwards from its mode, so no term underflows before it matters.
+    let mode = lambda.floor();
+    let ln_pmf = |i: f64| -> f64 { i * lambda.ln() - lambda - ln_gamma(i + 1.0) };
+    let mut total = 0.0;
+    let mut mass = 0.0;
+    let mut i = mode;
+    loop {
+        let pmf = ln_pmf(i).exp();
+        total += pmf * classic_in_block(i);
+        mass += pmf;
+        if pmf < 1e-18 && i > lambda {
+            break;
+        }
+        i += 1.0;
+    }
+    let mut i = mode - 1.0;
+    while i >= 0.0 {
+        let pmf = ln_pmf(i).exp();
+        total += pmf * classic_in_block(i);
+        mass += pmf;
+        if pmf < 1e-18 {
+            break;
+        }
+        i -= 1.0;
+    }
+    // `mass` is within 1e-15 of 1; dividing removes the truncation's bias.
+    total / mass
+}
+
+/// `ln Γ(x)` for x ≥ 1, by the Lanczos approximation (g = 7, n = 9; Numerical Recipes, 3rd
+/// ed., §6.1), accurate to about 1e-15 relative.
+fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const COEFFICIENTS: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    let x = x - 1.0;
+    let mut a = COEFFICIENTS[0];
+    let t = x + G + 0.5;
+    for (i, c) in COEFFICIENTS.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// The smallest number of bits that keeps a blocked filter of `block_bits`-bit blocks with
+/// `num_hashes` probes at or below `fpr` for `expected_items` keys, rounded up to whole blocks;
+/// found by bisection on [`blocked_fpr`].
+///
+/// # Errors
+///
+/// As [`optimal_num_bits`]; [`Error::TooLarge`] when no size up to [`MAX_NUM_BITS`] is enough
+/// (the rate cannot be reached with so few probes).
+pub fn blocked_num_bits(
+    expected_items: u64,
+    fpr: f64,
+    block_bits: u64,
+    num_hashes: u32,
+) -> Result<u64, Error> {
+    check_items(expected_items)?;
+    check_fpr(fpr)?;
+    check_num_hashes(num_hashes)?;
+    if block_bits == 0 {
+        return Err(Error::invalid("block_bits", "must be at least 1 (got 0)"));
+    }
+    let max_blocks = MAX_NUM_BITS / block_bits;
+    let fpr_of =
+        |blocks: u64| blocked_fpr(blocks * block_bits, block_bits, num_hashes, expected_items);
+    if fpr_of(max_blocks) > fpr {
+        let classic = optimal_num_bits(expected_items, fpr).unwrap_or(MAX_NUM_BITS) as f64;
+        return Err(Error::TooLarge {
+            requested_bits: classic.max(MAX_NUM_BITS as f64 + 1.0),
+            max_bits: MAX_NUM_BITS,
+        });
+    }
+    let (mut lo, mut hi) = (0u64, max_blocks);
+    // Invariant: fpr_of(hi) <= fpr < fpr_of(lo) (fpr_of(0) is treated as 1).
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fpr_of(mid) <= fpr {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi * block_bits)
+}
+
+/// The information-theoretic lower bound on bits per key for a filter with false-positive
+/// rate `fpr`: `log2(1 / p)` (Carter, Floyd, Gill, Markowsky, Wegman, "Exact and approximate
+/// membership testers", STOC 1978).
+pub fn bits_per_key_lower_bound(fpr: f64) -> f64 {
+    -fpr.log2()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_figures() {
+        // n = 100,000, p = 1%: 958,506 bits (about 117 KiB), k = 7.
+        let m = optimal_num_bits(100_000, 0.01).unwrap();
+        assert_eq!(m, 958_506);
+        assert_eq!((m / 8) / 1024, 117);
+        assert_eq!(optimal_num_hashes(m, 100_000).unwrap(), 7);
+        // n = 10 million, p = 0.1%: about 143.8 million bits (about 17.1 MiB), k = 10.
+        let m = optimal_num_bits(10_000_000, 0.001).unwrap();
+        assert_eq!(m / 100_000, 1437);
+        assert!(
+            (m as f64 / 8.0 / 1024.0 / 1024.0 - 17.14).abs() < 0.01,
+            "{m}"
+        );
+        assert_eq!(optimal_num_hashes(m, 10_000_000).unwrap(), 10);
+    }
+
+    #[test]
+    fn classic_fpr_at_the_optimum_is_the_target() {
+        for &(n, p) in &[(1_000u64, 0.1), (100_000, 0.01), (1_000_000, 0.001)] {
+            let m = optimal_num_bits(n, p).unwrap();
+            let k = optimal_num_hashes(m, n).unwrap();
+            let got = classic_fpr(m, k, n);
+            // Rounding k costs a little accuracy; it stays within 5% of the target.
+            assert!((got / p - 1.0).abs() < 0.05, "n {n} p {p}: {got}");
+        }
+        assert_eq!(classic_fpr(1000, 3, 0), 0.0);
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert!(matches!(
+                optimal_num_bits(10, p),
+                Err(Error::InvalidParameter { name: "fpr", .. })
+            ));
+        }
+        assert!(matches!(
+            optimal_num_bits(0, 0.01),
+            Err(Error::InvalidParameter {
+                name: "expected_items",
+                ..
+            })
+        ));
+        assert!(matches!(
+            optimal_num_bits(u64::MAX, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(optimal_num_bits(1, f64::MIN_POSITIVE).is_ok());
+        assert!(matches!(
+            optimal_num_bits(1 << 40, 1e-300),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(optimal_num_hashes(0, 1).is_err());
+        assert!(optimal_num_hashes(1, 0).is_err());
+        assert_eq!(optimal_num_hashes(1, 1_000_000).unwrap(), 1);
+        assert_eq!(optimal_num_hashes(u64::MAX, 1).unwrap(), MAX_NUM_HASHES);
+        assert!(check_num_bits(0).is_err());
+        assert!(check_num_bits(MAX_NUM_BITS + 1).is_err());
+        assert!(check_num_hashes(0).is_err());
+        assert!(check_num_hashes(65).is_err());
+    }
+
+    #[test]
+    fn cardinality_inverts_the_expected_fill() {
+        let (m, k, n) = (1_000_000u64, 7u32, 50_000u64);
+        let expected_ones = m as f64 * (1.0 - (-(k as f64) * n as f64 / m as f64).exp());
+        let est = estimate_cardinality(m, k, expected_ones.round() as u64);
+        assert!((est / n as f64 - 1.0).abs() < 1e-3, "{est}");
+    }
+
+    #[test]
+    fn ln_gamma_matches_factorials() {
+        let mut fact = 1.0f64;
+        for i in 1..30 {
+            fact *= i as f64;
+            let got = ln_gamma(i as f64 + 1.0);
+            assert!((got - fact.ln()).abs() < 1e-9 * fact.ln().max(1.0), "{i}");
+        }
+    }
+
+    #[test]
+    fn blocked_fpr_tends_to_classic_for_huge_blocks() {
+        // With one block the mixture degenerates to a point mass at n.
+        let one_block = blocked_fpr(10_000, 10_000, 5, 1_000);
+        let classic = classic_fpr(10_000, 5, 1_000);
+        assert!(
+            (one_block / classic - 1.0).abs() < 0.02,
+            "{one_block} vs {classic}"
+        );
+        // Blocking costs some accuracy at the same size, but little at 8 bits per key with
+        // 512-bit blocks (about 64 keys per block, so the Poisson spread is narrow).
+        let blocked = blocked_fpr(8_000_000, 512, 6, 1_000_000);
+        let classic = classic_fpr(8_000_000, 6, 1_000_000);
+        assert!(
+            blocked > classic && blocked < 1.4 * classic,
+            "{blocked} vs {classic}"
+        );
+    }
+
+    #[test]
+    fn blocked_num_bits_reaches_the_target() {
+        for &(n, p, k) in &[(1_000_000u64, 0.01, 7u32), (10_000, 0.001, 9), (50, 0.1, 3)] {
+            let m = blocked_num_bits(n, p, 512, k).unwrap();
+            assert_eq!(m % 512, 0);
+            assert!(blocked_fpr(m, 512, k, n) <= p);
+            assert!(blocked_fpr(m - 512, 512, k, n) > p || m == 512);
+        }
+        assert!(blocked_num_bits(10, 1e-30, 512, 1).is_err());
+    }
+
+    #[test]
+    fn lower_bound() {
+        assert!((bits_per_key_lower_bound(0.01) - 6.643_856).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,1 @@
+//! The shared test suite: one set of checks run against every filter of the workspace.
