@@ -2,7 +2,7 @@
 
 use std::hash::Hash;
 
-use bloom_core::bits::{BitStore, prefetch, set_bit, test_bit};
+use bloom_core::bits::{BitStore, set_bit};
 use bloom_core::hash::{Probes, hash_key, random_seed};
 use bloom_core::{Error, Filter, math};
 
@@ -76,7 +76,6 @@ impl BloomFilter {
     }
 
     /// A filter of `num_bits` bits and `num_hashes` probes, for callers who size it themselves.
-    /// Sizes below 64 bits are raised to 64 (one word: the memory is the same).
     ///
     /// # Errors
     ///
@@ -186,12 +185,7 @@ impl BloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: u128) -> bool {
         let probes = self.probes(hash);
-        let words = self.bits.as_words_mut();
-        let mut was_present = true;
-        for pos in probes {
-            was_present &= set_bit(words, pos);
-        }
-        was_present
+        self.bits.set_all(probes)
     }
 
     /// Whether `key` may be present: `false` means it was certainly never inserted.
@@ -203,8 +197,7 @@ impl BloomFilter {
     /// Whether a pre-computed hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
-        let words = self.bits.as_words();
-        self.probes(hash).all(|pos| test_bit(words, pos))
+        self.bits.all_set(self.probes(hash))
     }
 
     /// Adds every key of `keys`.
@@ -238,14 +231,11 @@ impl BloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(keys.len());
-        let words = self.bits.as_words();
         let mut hashes = [0u128; BATCH];
         for group in keys.chunks(BATCH) {
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                for pos in self.probes(*h) {
-                    prefetch(&words[(pos >> 6) as usize]);
-                }
+                self.bits.prefetch_all(self.probes(*h));
             }
             out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
         }
@@ -554,11 +544,12 @@ mod tests {
     }
 
     #[test]
-    fn tiny_sizes_round_up_to_a_word() {
+    fn tiny_sizes_work() {
         let mut f = BloomFilter::with_params(1, 3).unwrap();
-        assert_eq!(f.num_bits(), 64);
+        assert_eq!(f.num_bits(), 1);
+        assert!(!f.contains("x"));
         f.insert("x");
-        assert!(f.contains("x"));
+        assert!(f.contains("x") && f.contains("y"));
         assert!(BloomFilter::with_params(0, 3).is_err());
         assert!(BloomFilter::with_params(64, 0).is_err());
         assert!(BloomFilter::with_params(64, 65).is_err());

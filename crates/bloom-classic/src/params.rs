@@ -1,7 +1,6 @@
 //! Size, probe count and seed: what the plain and the atomic filter share.
 
 use bloom_core::format::{ByteReader, HashScheme, Variant};
-use bloom_core::hash::MIN_PROBE_RANGE;
 use bloom_core::{Error, format, math};
 
 /// Parameter bytes in the binary format: `num_bits` u64, `num_hashes` u32.
@@ -26,7 +25,7 @@ impl Params {
         math::check_num_bits(num_bits)?;
         math::check_num_hashes(num_hashes)?;
         Ok(Params {
-            num_bits: num_bits.max(MIN_PROBE_RANGE),
+            num_bits,
             num_hashes,
             seed: bloom_core::hash::DEFAULT_SEED,
         })
@@ -62,7 +61,7 @@ impl Params {
         let mut r = ByteReader::new(frame.params);
         let num_bits = r.u64()?;
         let num_hashes = r.u32()?;
-        if !(MIN_PROBE_RANGE..=math::MAX_NUM_BITS).contains(&num_bits) {
+        if !(1..=math::MAX_NUM_BITS).contains(&num_bits) {
             return Err(Error::corrupt(format!("num_bits {num_bits} out of range")));
         }
         if math::check_num_hashes(num_hashes).is_err() {

@@ -25,7 +25,16 @@ use bitvec::prelude::{BitVec, Lsb0};
 use bitvec::slice::BitSlice;
 
 use crate::Error;
+use crate::hash::Probes;
 use crate::math::{MAX_NUM_BITS, check_num_bits};
+
+/// Filters up to this many bytes test their probes without early exit
+/// ([`BitStore::all_set`]): when the bits are in cache, the loads are cheap and a mispredicted
+/// early-exit branch (for an absent key it is a coin flip at each probe) costs more than the
+/// probes it skips. Beyond it, each probe is a likely cache miss and exiting at the first
+/// zero bit saves memory traffic. The boundary is a typical per-core share of the last-level
+/// cache; `docs/design.md` has the measurements behind it.
+pub const BRANCH_FREE_MAX_BYTES: usize = 4 << 20;
 
 /// Words needed for `num_bits` bits, checked against the address space.
 ///
@@ -286,6 +295,75 @@ impl BitStore {
     #[inline]
     pub fn as_words_mut(&mut self) -> &mut [u64] {
         self.bits.as_raw_mut_slice()
+    }
+
+    /// Whether every position of `probes` is set: the query of a classic Bloom filter.
+    ///
+    /// Small stores (up to [`BRANCH_FREE_MAX_BYTES`]) test every probe and combine the bits
+    /// without branches; larger ones stop at the first zero bit.
+    ///
+    /// # Panics
+    ///
+    /// If `probes.range()` differs from `self.len()` (checked once per call, so each probe
+    /// needs no bounds check).
+    #[inline(always)]
+    pub fn all_set(&self, probes: Probes) -> bool {
+        let words = self.as_words();
+        assert_eq!(
+            probes.range(),
+            self.len(),
+            "probes must span exactly this store"
+        );
+        let test = |pos: u64| {
+            debug_assert!(pos < self.len());
+            // SAFETY: `Probes` yields positions below `range()` (multiply-shift maps into
+            // `[0, range)`), `range() == self.len()` was checked above, and a store of `len`
+            // bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
+            let word = unsafe { *words.get_unchecked((pos >> 6) as usize) };
+            (word >> (pos & 63)) & 1 != 0
+        };
+        if words.len() * 8 <= BRANCH_FREE_MAX_BYTES {
+            probes.fold(true, |all, pos| all & test(pos))
+        } else {
+            probes.into_iter().all(test)
+        }
+    }
+
+    /// Sets every position of `probes`; returns whether all were set before (the "possibly
+    /// present already" answer of an insert).
+    ///
+    /// # Panics
+    ///
+    /// If `probes.range()` differs from `self.len()`.
+    #[inline(always)]
+    pub fn set_all(&mut self, probes: Probes) -> bool {
+        assert_eq!(
+            probes.range(),
+            self.len(),
+            "probes must span exactly this store"
+        );
+        let words = self.as_words_mut();
+        let mut all = true;
+        for pos in probes {
+            // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
+            // has `ceil(len / 64)` words.
+            let word = unsafe { words.get_unchecked_mut((pos >> 6) as usize) };
+            let mask = 1u64 << (pos & 63);
+            all &= *word & mask != 0;
+            *word |= mask;
+        }
+        all
+    }
+
+    /// Prefetches the cache line of every position of `probes` (see [`prefetch`]).
+    #[inline(always)]
+    pub fn prefetch_all(&self, probes: Probes) {
+        let words = self.as_words();
+        for pos in probes {
+            if let Some(word) = words.get((pos >> 6) as usize) {
+                prefetch(word);
+            }
+        }
     }
 
     /// The number of set bits.

@@ -83,7 +83,9 @@ impl KeyHasher {
     }
 
     /// The full 128-bit digest of everything written so far.
-    #[inline]
+    // Inlined into each key type's hashing so the length (known at compile time for
+    // integer keys) selects XXH3's short-input path statically.
+    #[inline(always)]
     pub fn finish128(&self) -> u128 {
         match &self.stream {
             None => xxh3_128_with_seed(&self.buf[..self.len], self.seed),
@@ -292,16 +294,27 @@ pub const fn high_half(hash: u128) -> u64 {
     (hash >> 64) as u64
 }
 
-/// The smallest range [`Probes`] accepts: it keeps every step of the recurrence below `2 m`.
-pub const MIN_PROBE_RANGE: u64 = 64;
+/// The constant that scales the cubic term of [`Probes`]: the 64-bit golden ratio (odd, with
+/// well-spread bits).
+const PROBE_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// The k probe positions of one key in `[0, m)`, by enhanced double hashing.
+/// The k probe positions of one key in `[0, m)`, by enhanced double hashing in the 64-bit
+/// domain followed by multiply-shift range reduction.
 ///
-/// Both halves of the digest are reduced to `[0, m)` with [`reduce`]; then
-/// `x_0 = a`, and `x_i = x_{i-1} + y_{i-1}`, `y_i = y_{i-1} + i` (all mod m), the recurrence of
-/// Dillinger and Manolios, "Bloom Filters in Probabilistic Verification" (FMCAD 2004), whose
-/// cubic term breaks the short cycles plain double hashing falls into. The additions stay
-/// below `2 m`, so each step is an add and a conditional subtract: no division anywhere.
+/// With `a` and `b` the two halves of the digest, probe i is [`reduce`]`(x_i, m)` where
+///
+/// ```text
+/// x_i = a + i b + C (i^3 - i) / 6   (mod 2^64),  C = 0x9E37_79B9_7F4A_7C15
+/// ```
+///
+/// computed incrementally as `x += y; y += w; w += C`. This is the enhanced double hashing of
+/// Dillinger and Manolios ("Bloom Filters in Probabilistic Verification", FMCAD 2004), whose
+/// cubic term keeps the probes of one key apart even when `b` is degenerate (plain double
+/// hashing `a + i b` repeats positions when `b` is near a multiple of `2^64 / j` for small
+/// j). They work modulo m; here the sequence runs modulo 2^64 and multiply-shift reads its
+/// high bits, so the cubic term is scaled by the odd constant C to reach those bits. Each
+/// step is three independent additions and one multiplication: no division, no data-dependent
+/// branch, a one-addition dependency chain between probes, and no limit on m below 2^64.
 ///
 /// The sequence is part of the binary format: changing it changes which bits a key owns.
 ///
@@ -318,26 +331,28 @@ pub const MIN_PROBE_RANGE: u64 = 64;
 pub struct Probes {
     x: u64,
     y: u64,
-    i: u64,
+    w: u64,
     remaining: u32,
     m: u64,
 }
 
 impl Probes {
     /// The `num_hashes` positions of `hash` in `[0, num_bits)`.
-    ///
-    /// `num_bits` must be at least [`MIN_PROBE_RANGE`] and `num_hashes` at most that, which
-    /// every filter's constructor guarantees; debug builds assert it.
     #[inline(always)]
     pub fn new(hash: u128, num_hashes: u32, num_bits: u64) -> Self {
-        debug_assert!(num_bits >= MIN_PROBE_RANGE && u64::from(num_hashes) <= MIN_PROBE_RANGE);
         Probes {
-            x: reduce(low_half(hash), num_bits),
-            y: reduce(high_half(hash), num_bits),
-            i: 0,
+            x: low_half(hash),
+            y: high_half(hash),
+            w: 0,
             remaining: num_hashes,
             m: num_bits,
         }
+    }
+
+    /// The range `m` every position is below.
+    #[inline(always)]
+    pub fn range(&self) -> u64 {
+        self.m
     }
 }
 
@@ -350,16 +365,10 @@ impl Iterator for Probes {
             return None;
         }
         self.remaining -= 1;
-        let position = self.x;
-        self.i += 1;
-        self.x += self.y;
-        if self.x >= self.m {
-            self.x -= self.m;
-        }
-        self.y += self.i;
-        if self.y >= self.m {
-            self.y -= self.m;
-        }
+        let position = reduce(self.x, self.m);
+        self.w = self.w.wrapping_add(PROBE_SPREAD);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.w);
         Some(position)
     }
 
@@ -428,16 +437,15 @@ mod tests {
     }
 
     // Computed independently of this crate, with the reference XXH3 implementation (the C
-    // library, through Python's `xxhash` package) and the recurrence written out in Python.
+    // library, through Python's `xxhash` package) and the closed form of the probe sequence written out in Python.
     const GOLDEN_42: u128 = 0xc8ad_0053_8ea0_9cd0_bf9c_129c_d1b5_be7c;
-    const GOLDEN_42_PROBES: [u64; 7] =
-        [717_417, 510_274, 303_132, 95_992, 847_361, 640_228, 433_100];
+    const GOLDEN_42_PROBES: [u64; 7] = [717_417, 510_275, 895_521, 548_534, 61_703, 27_417, 79_559];
     const GOLDEN_URL: u128 = 0xc26b_9414_43dd_e2c2_a439_e38c_aa9a_ba75;
     const GOLDEN_URL_PROBES_2_40: [u64; 4] = [
         705_345_850_538,
-        440_862_744_813,
-        176_379_639_089,
-        1_011_408_161_143,
+        440_862_744_814,
+        855_915_196_081,
+        431_015_505_779,
     ];
 
     #[test]
@@ -449,24 +457,45 @@ mod tests {
     }
 
     #[test]
-    fn probes_stay_in_range_and_follow_the_recurrence() {
-        for m in [64u64, 65, 1000, 958_506, 1 << 33, u64::MAX / 2] {
+    fn probes_stay_in_range_and_follow_the_closed_form() {
+        for m in [
+            1u64,
+            2,
+            64,
+            65,
+            1000,
+            958_506,
+            1 << 33,
+            u64::MAX / 2,
+            u64::MAX,
+        ] {
             for seed in 0..200u64 {
                 let h = hash_key(&seed, 3);
                 let p: Vec<u64> = Probes::new(h, 20, m).collect();
                 assert_eq!(p.len(), 20);
                 assert!(p.iter().all(|&x| x < m), "m {m}");
-                // Recompute with u128 modular arithmetic.
-                let (mut x, mut y) = (
-                    u128::from(reduce(h as u64, m)),
-                    u128::from(reduce((h >> 64) as u64, m)),
-                );
+                // x_i = a + i b + C (i^3 - i) / 6 (mod 2^64), written out with u128.
+                let (a, b) = (u128::from(h as u64), u128::from((h >> 64) as u64));
                 for (i, &pos) in p.iter().enumerate() {
-                    assert_eq!(pos as u128, x);
-                    x = (x + y) % u128::from(m);
-                    y = (y + i as u128 + 1) % u128::from(m);
+                    let i = i as u128;
+                    let cubic = (i * i * i - i) / 6;
+                    let x = (a + i * b + u128::from(PROBE_SPREAD) * cubic) as u64;
+                    assert_eq!(pos, reduce(x, m));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn probes_of_degenerate_hashes_stay_apart() {
+        // b = 2^63 would make plain double hashing alternate between two positions.
+        let m = 1 << 20;
+        for b in [0u64, 1 << 63, 1 << 62, u64::MAX / 3] {
+            let h = (u128::from(b) << 64) | 12345;
+            let mut p: Vec<u64> = Probes::new(h, 10, m).collect();
+            p.sort_unstable();
+            p.dedup();
+            assert!(p.len() >= 9, "b = {b:#x}: {p:?}");
         }
     }
 
