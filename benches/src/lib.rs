@@ -1,1 +1,78 @@
-//! Shared helpers of the criterion benchmarks: key generation and peer adapters.
+//! Shared helpers of the criterion benchmarks: seeded keys of each kind, and the hasher
+//! peers are fed so that every filter pays for the same hash.
+
+use bloom_core::hash::BuildKeyHasher;
+
+/// SplitMix64: seeded, so every run measures the same keys.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64-bit value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// `count` random u64 keys from `seed` (distinct seeds give disjoint sets with
+/// overwhelming probability: 2^-64 per pair).
+pub fn u64_keys(count: usize, seed: u64) -> Vec<u64> {
+    let mut rng = SplitMix64(seed);
+    (0..count).map(|_| rng.next_u64()).collect()
+}
+
+/// `count` random 16-byte string keys (hex digits).
+pub fn short_string_keys(count: usize, seed: u64) -> Vec<String> {
+    let mut rng = SplitMix64(seed);
+    (0..count)
+        .map(|_| format!("{:016x}", rng.next_u64()))
+        .collect()
+}
+
+/// `count` URL-like keys of about 80 bytes.
+pub fn url_keys(count: usize, seed: u64) -> Vec<String> {
+    let mut rng = SplitMix64(seed);
+    (0..count)
+        .map(|_| {
+            let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
+            format!(
+                "https://www.example-{:04}.com/articles/{:016x}/{:012x}?ref=bench",
+                a % 10_000,
+                b,
+                c >> 16
+            )
+        })
+        .collect()
+}
+
+/// The hasher peers get: the workspace's own (seeded XXH3-128, truncated to 64 bits by
+/// `Hasher::finish`), so a comparison measures the filters, not their hash functions.
+pub fn peer_hasher() -> BuildKeyHasher {
+    BuildKeyHasher::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_the_promised_shapes() {
+        assert_eq!(
+            short_string_keys(3, 1).iter().map(String::len).max(),
+            Some(16)
+        );
+        let urls = url_keys(100, 2);
+        assert!(
+            urls.iter().all(|u| (75..=90).contains(&u.len())),
+            "{:?}",
+            urls[0]
+        );
+        let a = u64_keys(1000, 1);
+        let b = u64_keys(1000, 2);
+        assert!(a.iter().all(|k| !b.contains(k)));
+    }
+}

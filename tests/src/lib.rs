@@ -1,1 +1,407 @@
-//! The shared test suite: one set of checks run against every filter of the workspace.
+//! The shared test suite: one set of checks run against every filter of the workspace, the
+//! way one test set runs against every engine of a regex library.
+//!
+//! A filter joins the suite by implementing [`Subject`] (how to build it, what its theory
+//! says) and invoking [`filter_suite!`] in a file under `tests/tests/`. The checks:
+//!
+//! * no false negatives, against a `HashSet` model, over arbitrary keys (proptest), also
+//!   after a round trip through bytes and after a union;
+//! * measured false-positive rate against the variant's theory over a sweep of n and p;
+//! * bad parameters are errors;
+//! * every truncation and thousands of random mutations of the bytes are errors, never
+//!   panics;
+//! * golden bytes pin the format.
+
+use std::collections::HashSet;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use bloom_core::{Error, Filter};
+
+mod subjects;
+
+/// A filter under test: how to build one, and what its theory predicts.
+pub trait Subject: Filter + Clone + Debug + Sized {
+    /// Builds a filter sized for `expected_items` keys at false-positive rate `fpr`.
+    ///
+    /// # Errors
+    ///
+    /// The variant's own errors for bad parameters.
+    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error>;
+
+    /// The false-positive rate theory predicts for this filter holding `num_items` distinct
+    /// keys.
+    fn theory_fpr(&self, num_items: u64) -> f64;
+
+    /// Whether a copy read back from bytes answers exactly like the original (false for a
+    /// filter whose bytes are lossy, none so far).
+    fn bytes_are_exact() -> bool {
+        true
+    }
+}
+
+/// SplitMix64, the suite's seeded source of keys: every failure repeats.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64-bit value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// `count` distinct keys from a seeded stream: the first `count` values of an injective
+/// sequence, so two calls with different `offset`s never share a key.
+pub fn distinct_keys(offset: u64, count: u64) -> impl Iterator<Item = u64> {
+    // An odd multiplier is a bijection on u64, so distinct inputs give distinct keys.
+    (offset..offset + count).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555)
+}
+
+/// Asserts that every key of `keys` is reported present.
+///
+/// # Panics
+///
+/// On a false negative, naming the key and the stage.
+pub fn assert_all_present<F: Subject, T: Hash + Debug>(filter: &F, keys: &[T], stage: &str) {
+    for key in keys {
+        assert!(
+            filter.contains(key),
+            "{}: false negative for {key:?} {stage}",
+            F::NAME
+        );
+    }
+    let batch = filter.contains_batch(keys);
+    assert!(
+        batch.iter().all(|&b| b),
+        "{}: batch false negative {stage}",
+        F::NAME
+    );
+}
+
+/// Inserts `keys` one by one and checks the model: no false negatives, and `insert`
+/// reports "possibly present" for every key inserted twice.
+///
+/// # Panics
+///
+/// On any violation.
+pub fn check_no_false_negatives<F: Subject, T: Hash + Eq + Clone + Debug>(
+    filter: &mut F,
+    keys: &[T],
+) {
+    let mut model = HashSet::new();
+    for key in keys {
+        let seen = filter.insert(key).expect("insert");
+        if !model.insert(key.clone()) {
+            assert!(seen, "{}: re-inserted key {key:?} reported new", F::NAME);
+        }
+    }
+    assert_all_present(filter, keys, "after inserts");
+}
+
+/// Round-trips `filter` through bytes and checks the copy finds every key.
+///
+/// # Panics
+///
+/// On a false negative or a failed round trip.
+pub fn check_round_trip<F: Subject, T: Hash + Debug>(filter: &F, keys: &[T]) {
+    let bytes = filter.to_bytes();
+    let copy = F::from_bytes(&bytes).expect("round trip");
+    assert_all_present(&copy, keys, "after a round trip");
+    assert_eq!(
+        copy.to_bytes(),
+        bytes,
+        "{}: bytes differ after a round trip",
+        F::NAME
+    );
+}
+
+/// Builds two filters from two key sets, unites them, and checks the union finds both.
+///
+/// # Panics
+///
+/// On a false negative or a failed union.
+pub fn check_union<F: Subject, T: Hash + Debug>(empty: &F, left: &[T], right: &[T]) {
+    let mut a = empty.clone();
+    let mut b = empty.clone();
+    for k in left {
+        a.insert(k).expect("insert");
+    }
+    for k in right {
+        b.insert(k).expect("insert");
+    }
+    a.union(&b).expect("union of filters built alike");
+    assert_all_present(&a, left, "after a union (left)");
+    assert_all_present(&a, right, "after a union (right)");
+}
+
+/// The outcome of one false-positive measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct FprMeasurement {
+    /// Keys inserted.
+    pub num_items: u64,
+    /// Disjoint keys queried.
+    pub num_negatives: u64,
+    /// Queries answered "possibly present".
+    pub false_positives: u64,
+    /// What theory predicts.
+    pub theory: f64,
+}
+
+impl FprMeasurement {
+    /// The measured rate.
+    pub fn measured(&self) -> f64 {
+        self.false_positives as f64 / self.num_negatives as f64
+    }
+
+    /// The binomial standard deviation of the measured rate if theory holds.
+    pub fn sigma(&self) -> f64 {
+        (self.theory * (1.0 - self.theory) / self.num_negatives as f64).sqrt()
+    }
+}
+
+/// Inserts `num_items` seeded keys, queries enough disjoint keys that about `target_hits`
+/// false positives are expected, and returns the measurement.
+///
+/// # Panics
+///
+/// On a false negative among the inserted keys.
+pub fn measure_fpr<F: Subject>(
+    filter: &mut F,
+    num_items: u64,
+    seed: u64,
+    target_hits: u64,
+) -> FprMeasurement {
+    let keys: Vec<u64> = distinct_keys(seed << 40, num_items).collect();
+    for k in &keys {
+        filter.insert(k).expect("insert");
+    }
+    assert!(
+        keys.iter().all(|k| filter.contains(k)),
+        "{}: false negative",
+        F::NAME
+    );
+    let theory = filter.theory_fpr(num_items);
+    let num_negatives = ((target_hits as f64 / theory).ceil() as u64).clamp(100_000, 20_000_000);
+    let negatives: Vec<u64> = distinct_keys((seed << 40) + (1 << 39), num_negatives).collect();
+    let false_positives = filter
+        .contains_batch(&negatives)
+        .iter()
+        .filter(|&&b| b)
+        .count() as u64;
+    FprMeasurement {
+        num_items,
+        num_negatives,
+        false_positives,
+        theory,
+    }
+}
+
+/// Measures the rate of a filter built for (n, p) holding n keys and checks it against
+/// theory: at most `theory x 1.1 + 3 sigma`, and at least `theory x 0.9 - 3 sigma` (a rate
+/// far below theory means the theory describes another filter).
+///
+/// # Panics
+///
+/// When the measured rate is outside the bounds.
+pub fn check_fpr_against_theory<F: Subject>(n: u64, p: f64, seed: u64) -> FprMeasurement {
+    let mut filter = F::build(n as usize, p).expect("valid parameters");
+    let m = measure_fpr(&mut filter, n, seed, 2_000);
+    let (measured, theory, sigma) = (m.measured(), m.theory, m.sigma());
+    assert!(
+        measured <= theory * 1.1 + 3.0 * sigma,
+        "{}: n {n} p {p}: measured FPR {measured:.6} above theory {theory:.6} x 1.1 + 3 sigma ({sigma:.2e})",
+        F::NAME
+    );
+    assert!(
+        measured >= theory * 0.9 - 3.0 * sigma,
+        "{}: n {n} p {p}: measured FPR {measured:.6} far below theory {theory:.6}",
+        F::NAME
+    );
+    m
+}
+
+/// Checks that bad parameters are errors, never panics or filters.
+///
+/// # Panics
+///
+/// When a bad parameter is accepted.
+pub fn check_bad_parameters<F: Subject>() {
+    assert!(
+        matches!(F::build(0, 0.01), Err(Error::InvalidParameter { .. })),
+        "{}: n = 0 accepted",
+        F::NAME
+    );
+    for p in [
+        0.0,
+        1.0,
+        -0.01,
+        1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+    ] {
+        assert!(
+            matches!(F::build(1000, p), Err(Error::InvalidParameter { .. })),
+            "{}: p = {p} accepted",
+            F::NAME
+        );
+    }
+    for (n, p) in [(usize::MAX, 0.01), (usize::MAX / 2, 1e-10), (1 << 40, 0.5)] {
+        assert!(
+            matches!(F::build(n, p), Err(Error::TooLarge { .. })),
+            "{}: n = {n}, p = {p} accepted",
+            F::NAME
+        );
+    }
+}
+
+/// Checks that every truncation of `filter`'s bytes is an error.
+///
+/// # Panics
+///
+/// When a truncation decodes.
+pub fn check_truncations<F: Subject>(filter: &F) {
+    let bytes = filter.to_bytes();
+    for len in 0..bytes.len() {
+        assert!(
+            F::from_bytes(&bytes[..len]).is_err(),
+            "{}: truncation to {len} decoded",
+            F::NAME
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(
+        F::from_bytes(&longer).is_err(),
+        "{}: trailing byte accepted",
+        F::NAME
+    );
+}
+
+/// Applies `count` seeded random mutations (1 to 4 bytes changed each) to `filter`'s bytes:
+/// each must be an error, because the checksum covers every byte. Then mutates only the
+/// header and parameters and recomputes the checksum, so the structural checks are
+/// reached: those must not panic, and whatever they accept must round-trip.
+///
+/// # Panics
+///
+/// When a mutation decodes (first case) or anything panics.
+pub fn check_mutations<F: Subject>(filter: &F, count: usize, seed: u64) {
+    let bytes = filter.to_bytes();
+    let mut rng = SplitMix64(seed);
+    for _ in 0..count {
+        let mut m = bytes.clone();
+        let changes = 1 + rng.next_u64() % 4;
+        for _ in 0..changes {
+            let i = (rng.next_u64() % m.len() as u64) as usize;
+            m[i] ^= 1 + (rng.next_u64() % 255) as u8;
+        }
+        assert!(
+            F::from_bytes(&m).is_err(),
+            "{}: mutated bytes decoded",
+            F::NAME
+        );
+    }
+    // Header and parameter mutations with a valid checksum.
+    let checked_len = bytes.len() - 8;
+    let params_end = bytes.len().min(64) - 8;
+    for _ in 0..count {
+        let mut m = bytes.clone();
+        let i = (rng.next_u64() % params_end as u64) as usize;
+        m[i] = rng.next_u64() as u8;
+        let sum = bloom_core::format::checksum(&m[..checked_len]);
+        m[checked_len..].copy_from_slice(&sum.to_le_bytes());
+        if let Ok(decoded) = F::from_bytes(&m) {
+            let again = F::from_bytes(&decoded.to_bytes()).expect("accepted bytes round-trip");
+            assert_eq!(again.to_bytes(), decoded.to_bytes());
+        }
+    }
+}
+
+/// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.
+///
+/// The type must implement [`Subject`]. The generated module holds proptests for false
+/// negatives (integers and byte strings, after round trip and union), the FPR sweep, bad
+/// parameters, truncations and mutations.
+#[macro_export]
+macro_rules! filter_suite {
+    ($module:ident, $ty:ty) => {
+        mod $module {
+            use super::*;
+            use proptest::prelude::*;
+            use $crate::Subject;
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(64))]
+
+                #[test]
+                fn no_false_negatives_for_integers(keys in proptest::collection::vec(any::<u64>(), 1..2000)) {
+                    let mut f = <$ty as Subject>::build(keys.len().max(10) / 2 + 1, 0.05).unwrap();
+                    $crate::check_no_false_negatives(&mut f, &keys);
+                    $crate::check_round_trip(&f, &keys);
+                }
+
+                #[test]
+                fn no_false_negatives_for_byte_strings(keys in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..300), 1..300)) {
+                    let mut f = <$ty as Subject>::build(keys.len(), 0.01).unwrap();
+                    $crate::check_no_false_negatives(&mut f, &keys);
+                    $crate::check_round_trip(&f, &keys);
+                }
+
+                #[test]
+                fn no_false_negatives_for_strings(keys in proptest::collection::vec(".{0,40}", 1..300)) {
+                    let mut f = <$ty as Subject>::build(keys.len(), 0.01).unwrap();
+                    $crate::check_no_false_negatives(&mut f, &keys);
+                }
+
+                #[test]
+                fn no_false_negatives_after_union(
+                    left in proptest::collection::vec(any::<u64>(), 0..1000),
+                    right in proptest::collection::vec(any::<u64>(), 0..1000),
+                ) {
+                    let empty = <$ty as Subject>::build(2000, 0.01).unwrap();
+                    $crate::check_union(&empty, &left, &right);
+                }
+            }
+
+            #[test]
+            fn fpr_matches_theory_over_a_sweep() {
+                for (i, &n) in [1_000u64, 10_000, 100_000, 1_000_000].iter().enumerate() {
+                    for (j, &p) in [0.1, 0.01, 0.001].iter().enumerate() {
+                        $crate::check_fpr_against_theory::<$ty>(n, p, (i * 3 + j) as u64 + 1);
+                    }
+                }
+            }
+
+            #[test]
+            fn bad_parameters_are_errors() {
+                $crate::check_bad_parameters::<$ty>();
+            }
+
+            #[test]
+            fn truncated_and_mutated_bytes_are_errors() {
+                let mut f = <$ty as Subject>::build(100, 0.01).unwrap();
+                for k in 0..100u64 {
+                    bloom_core::Filter::insert(&mut f, &k).unwrap();
+                }
+                $crate::check_truncations(&f);
+                $crate::check_mutations(&f, 5_000, 7);
+            }
+
+            #[test]
+            fn garbage_is_an_error() {
+                let mut rng = $crate::SplitMix64(3);
+                for len in 0..2_000usize {
+                    let bytes: Vec<u8> = (0..len % 300).map(|_| rng.next_u64() as u8).collect();
+                    assert!(<$ty as bloom_core::Filter>::from_bytes(&bytes).is_err());
+                }
+            }
+        }
+    };
+}

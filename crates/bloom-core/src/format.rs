@@ -123,6 +123,11 @@ pub fn encode(
     out
 }
 
+/// The format's checksum: XXH3-64 with seed 0.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    xxh3_64(bytes)
+}
+
 /// Checks the framing of `bytes` and returns its parts.
 ///
 /// # Errors

@@ -354,6 +354,22 @@ impl Probes {
     pub fn range(&self) -> u64 {
         self.m
     }
+
+    /// Only the first `count` of the remaining positions.
+    #[inline(always)]
+    pub fn first(mut self, count: u32) -> Self {
+        self.remaining = self.remaining.min(count);
+        self
+    }
+
+    /// The remaining positions after skipping `count`.
+    #[inline(always)]
+    pub fn after(mut self, count: u32) -> Self {
+        for _ in 0..count.min(self.remaining) {
+            self.next();
+        }
+        self
+    }
 }
 
 impl Iterator for Probes {
