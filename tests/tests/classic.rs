@@ -101,8 +101,8 @@ const GOLDEN_CLASSIC_HEX: &str = concat!(
     "8000000000000000",                 // num_bits = 128
     "03000000",                         // num_hashes = 3
     "1000000000000000",                 // payload length = 16
-    "04a08122c2981a22000030304120a820", // the two words of bits
-    "f5842f6c0e18d5ee",                 // XXH3-64 checksum
+    "240680228a88326200003a1047002820", // the two words of bits
+    "a48b8df61edd70a0",                 // XXH3-64 checksum
 );
 
 /// A filter of 2^33 bits (1 GiB): positions above 2^32 are used, nothing is lost, and the
@@ -136,7 +136,9 @@ fn filter_beyond_2_pow_32_bits() {
 
     let negatives: Vec<u64> = distinct_keys(1 << 51, 10_000_000).collect();
     let fp = f.contains_batch(&negatives).iter().filter(|&&p| p).count() as f64;
-    let theory = math::classic_fpr(num_bits, num_hashes, n);
+    // Lightly loaded (0.5% of the bits set), the paired layout's rate is well above the
+    // classic formula's; `paired_fpr` is the expectation for this layout.
+    let theory = math::paired_fpr(num_bits, num_hashes, n);
     let sigma = (theory * (1.0 - theory) / negatives.len() as f64).sqrt();
     let measured = fp / negatives.len() as f64;
     assert!(
