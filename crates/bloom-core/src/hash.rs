@@ -1,7 +1,7 @@
 //! Key hashing and probe positions.
 //!
 //! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
-//! [`Hash`](std::hash::Hash) writes into a [`KeyHasher`], which buffers the bytes and finishes
+//! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes
 //! with a single seeded XXH3-128 call. The two 64-bit halves of that digest are all a filter
 //! needs: [`Probes`] derives the k bit positions from them by enhanced double hashing, after
 //! reducing each half to the filter's range with Lemire's multiply-shift ([`reduce`]).
