@@ -587,3 +587,50 @@ impl<'de> serde::Deserialize<'de> for ScalableBloomFilter {
         bloom_core::serde_bytes::deserialize(deserializer, ScalableBloomFilter::from_bytes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefetch_follows_the_size() {
+        let mut f = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+        assert!(!f.prefetch);
+        f.insert_all(0..20_000u32).unwrap();
+        assert!(!f.prefetch, "a filter of {} bytes", f.memory_usage());
+        let mut big = ScalableBloomFilter::new(1_000_000, 0.01).unwrap();
+        assert!(!big.prefetch, "a lone layer never prefetches");
+        big.insert_all(0..1_200_000u32).unwrap();
+        assert_eq!(big.num_layers(), 2);
+        assert!(big.prefetch);
+        assert!((0..1_200_000u32).step_by(97).all(|k| big.contains(&k)));
+        big.clear();
+        assert!(!big.prefetch);
+    }
+
+    #[test]
+    fn memory_counts_every_layer() {
+        let mut f = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+        f.insert_all(0..10_000u32).unwrap();
+        let bits: usize = f
+            .layers()
+            .iter()
+            .map(|l| l.filter().bits().heap_bytes())
+            .sum();
+        assert!(f.memory_usage() > bits);
+        assert!(f.memory_usage() < bits + 4096);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn serde_is_the_byte_format() {
+        let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+        f.insert_all(0..100u32).unwrap();
+        let json = serde_json::to_string(&f).unwrap();
+        let back: ScalableBloomFilter = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f);
+        let bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
+        assert_eq!(bytes, f.to_bytes());
+        assert!(serde_json::from_str::<ScalableBloomFilter>("[1,2,3]").is_err());
+    }
+}
