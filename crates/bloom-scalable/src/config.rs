@@ -95,8 +95,8 @@ impl Config {
             .checked_mul(self.initial_capacity)
     }
 
-    /// The size of layer `index`: its capacity and the optimal classic filter for its
-    /// capacity and false-positive rate.
+    /// The size of layer `index`: its capacity, and the smallest classic filter whose rate
+    /// at that capacity is at most the layer's rate (see [`size_for`]).
     ///
     /// # Errors
     ///
@@ -109,8 +109,7 @@ impl Config {
             max_bits: math::MAX_NUM_BITS,
         })?;
         let fpr = self.layer_fpr(index);
-        let num_bits = math::optimal_num_bits(capacity, fpr)?;
-        let num_hashes = math::optimal_num_hashes(num_bits, capacity)?;
+        let (num_bits, num_hashes) = size_for(capacity, fpr)?;
         Ok(LayerSize {
             capacity,
             fpr,
@@ -146,6 +145,47 @@ impl Config {
     }
 }
 
+/// The fewest bits, and the probe count, with which a classic filter holding `capacity` keys
+/// has a rate of at most `fpr`.
+///
+/// The usual sizing `m = -n ln p / (ln 2)^2` reaches p only with the real-valued optimum
+/// `k = (m / n) ln 2`; rounded to an integer, k gives a slightly higher rate (up to a few
+/// percent more), and a scalable filter's compound bound is only as good as each layer's.
+/// So each of the two integers around the optimum is tried with the size that makes
+/// `(1 - e^{-kn/m})^k = p` exact, `m = -k n / ln(1 - p^{1/k})` (the classic rate solved for
+/// m; Broder and Mitzenmacher, "Network Applications of Bloom Filters: A Survey", 2004,
+/// §2.1), and the smaller filter wins.
+pub(crate) fn size_for(capacity: u64, fpr: f64) -> Result<(u64, u32), Error> {
+    let optimum = math::optimal_num_bits(capacity, fpr)?;
+    let k_real = optimum as f64 / capacity as f64 * std::f64::consts::LN_2;
+    let n = capacity as f64;
+    let mut best: Option<(u64, u32)> = None;
+    for k in [k_real.floor(), k_real.ceil()] {
+        let k = k.clamp(1.0, f64::from(math::MAX_NUM_HASHES));
+        // ln(1 - p^{1/k}), computed without cancellation for p^{1/k} near 0 or 1.
+        let ln_miss = (-(fpr.ln() / k).exp()).ln_1p();
+        let bits = (-k * n / ln_miss).ceil();
+        if !(bits.is_finite() && bits >= 1.0) {
+            continue;
+        }
+        let bits = if bits > math::MAX_NUM_BITS as f64 {
+            return Err(Error::TooLarge {
+                requested_bits: bits,
+                max_bits: math::MAX_NUM_BITS,
+            });
+        } else {
+            bits as u64
+        };
+        if best.is_none_or(|(b, _)| bits < b) {
+            best = Some((bits, k as u32));
+        }
+    }
+    best.ok_or(Error::invalid(
+        "fpr",
+        format!("no filter reaches a rate of {fpr}"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +218,31 @@ mod tests {
             ..c
         };
         assert_eq!(non_scaling.layer_fpr(0), 0.01);
+    }
+
+    #[test]
+    fn layers_meet_their_rate_with_an_integer_probe_count() {
+        for n in [1u64, 7, 100, 12_345, 10_000_000] {
+            for p in [0.3, 0.01, 0.0016, 1e-4, 1e-9, 1e-25] {
+                let (m, k) = size_for(n, p).unwrap();
+                let rate = math::classic_fpr(m, k, n);
+                assert!(rate <= p * (1.0 + 1e-9), "n {n} p {p}: {rate}");
+                // Barely more than the real-valued optimum needs (k is free at 1e-25
+                // only up to 64 probes, so that one costs more).
+                let optimum = math::optimal_num_bits(n, p).unwrap();
+                assert!(m >= optimum.saturating_sub(1), "n {n} p {p}");
+                if p > 1e-15 && n > 10 {
+                    assert!(
+                        (m as f64) < optimum as f64 * 1.03,
+                        "n {n} p {p}: {m} vs {optimum}"
+                    );
+                }
+            }
+        }
+        assert!(matches!(
+            size_for(1 << 40, 0.01),
+            Err(Error::TooLarge { .. })
+        ));
     }
 
     #[test]
