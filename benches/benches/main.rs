@@ -8,10 +8,16 @@
 use criterion::{criterion_group, criterion_main};
 
 mod classic;
+mod scalable;
 
 criterion_group! {
     name = benches;
     config = classic::config();
     targets = classic::insert, classic::contains, classic::parallel_build
 }
-criterion_main!(benches);
+criterion_group! {
+    name = scalable_benches;
+    config = scalable::config();
+    targets = scalable::contains, scalable::insert
+}
+criterion_main!(benches, scalable_benches);
