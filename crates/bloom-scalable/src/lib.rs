@@ -11,8 +11,8 @@
 //!
 //! * Every key is hashed once per operation (seeded XXH3-128), whatever the number of
 //!   layers: all layers share the seed and derive their probes from the same hash.
-//! * Queries test the newest, largest layer first, and on large filters prefetch every
-//!   layer's first probes at once so their cache misses overlap.
+//! * Queries test the newest, largest layer first (it holds the most keys), and on filters
+//!   larger than a cache share stop each layer at its first zero bit.
 //! * Growth can be capped in bytes or layers, or turned off; an insert that would need more
 //!   room returns [`Error::Full`] and changes nothing.
 //! * The workspace's binary format holds every layer; `union`, [`Filter`], `Extend` and serde
