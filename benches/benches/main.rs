@@ -9,6 +9,7 @@ use criterion::{criterion_group, criterion_main};
 
 mod classic;
 mod core;
+mod scalable;
 
 criterion_group! {
     name = classic_benches;
@@ -22,4 +23,10 @@ criterion_group! {
     targets = core::hash, core::probe_sequence, core::probe_strategy, core::memory
 }
 
-criterion_main!(classic_benches, core_benches);
+criterion_group! {
+    name = scalable_benches;
+    config = scalable::config();
+    targets = scalable::contains, scalable::insert
+}
+
+criterion_main!(classic_benches, core_benches, scalable_benches);

@@ -25,3 +25,23 @@ impl Subject for AtomicBloomFilter {
         math::paired_fpr(self.num_bits(), self.num_hashes(), num_items)
     }
 }
+
+impl Subject for bloom_scalable::ScalableBloomFilter {
+    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        bloom_scalable::ScalableBloomFilter::new(expected_items, fpr)
+    }
+
+    /// The compound rate of the layers, each holding its share of the keys: layers fill
+    /// oldest first up to their capacity.
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        let mut remaining = num_items;
+        let mut pass = 1.0;
+        for layer in self.layers() {
+            let held = remaining.min(layer.capacity());
+            remaining -= held;
+            let f = layer.filter();
+            pass *= 1.0 - math::classic_fpr(f.num_bits(), f.num_hashes(), held);
+        }
+        1.0 - pass
+    }
+}

@@ -100,6 +100,38 @@ impl BloomFilter {
         Self::from_params(Params::with_bits(num_bits, num_hashes)?)
     }
 
+    /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` probes, keyed
+    /// with `seed`. The bits are taken as they are, so this rebuilds a filter whose bits were
+    /// stored elsewhere (for example one layer inside another filter's bytes) without
+    /// clearing or copying them.
+    ///
+    /// Nothing checks that the bits were set with this probe count and seed: a filter rebuilt
+    /// with other parameters than those its keys were inserted with answers "absent" for them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `num_hashes` outside 1..=64.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    /// use bloom_core::bits::BitStore;
+    ///
+    /// let mut filter = BloomFilter::new(1000, 0.01)?.with_seed(7);
+    /// filter.insert("kept");
+    /// let bits = BitStore::from_words(filter.bits().as_words().to_vec(), filter.num_bits())?;
+    /// let rebuilt = BloomFilter::from_bits(bits, filter.num_hashes(), 7)?;
+    /// assert_eq!(rebuilt, filter);
+    /// assert!(rebuilt.contains("kept"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bits(bits: BitStore, num_hashes: u32, seed: u64) -> Result<Self, Error> {
+        let mut params = Params::with_bits(bits.len(), num_hashes)?;
+        params.seed = seed;
+        Ok(BloomFilter { bits, params })
+    }
+
     fn from_params(params: Params) -> Result<Self, Error> {
         Ok(BloomFilter {
             bits: BitStore::new(params.num_bits)?,

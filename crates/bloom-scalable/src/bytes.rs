@@ -1,0 +1,351 @@
+//! The binary format of a scalable filter: its parameters, then every layer.
+//!
+//! ```text
+//! parameters (45 bytes)
+//!   initial_capacity  u64   n0
+//!   fpr               f64   P
+//!   growth_factor     u32   s
+//!   tightening_ratio  f64   r
+//!   max_layers        u32
+//!   max_bytes         u64   u64::MAX: no cap
+//!   flags             u8    bit 0: non-scaling; other bits zero
+//!   num_layers        u32
+//! payload: num_layers times, oldest layer first
+//!   num_bits          u64
+//!   num_hashes        u32
+//!   len               u64   keys added to the layer
+//!   words             ceil(num_bits / 64) u64, little-endian
+//! ```
+//!
+//! `docs/format.md` describes the checks `from_bytes` makes.
+
+use bloom_core::bits::BitStore;
+use bloom_core::format::{self, ByteReader, HashScheme, Variant};
+use bloom_core::{Error, math};
+
+use crate::ScalableBloomFilter;
+use crate::config::{Config, MAX_LAYERS};
+use crate::layer::Layer;
+
+/// Bytes of the parameters.
+const PARAMS_LEN: usize = 45;
+
+/// Bytes of a layer's header in the payload, before its words.
+const LAYER_HEADER_LEN: u64 = 20;
+
+/// The only flag defined: the filter never grows.
+const FLAG_NON_SCALING: u8 = 1;
+
+/// How far a stored layer size may be from the size this build computes from the
+/// parameters: the sizing takes a logarithm, whose last bit may differ between platforms'
+/// math libraries, so a size computed elsewhere may be off by a bit or so; anything further
+/// is corruption.
+fn size_agrees(stored: u64, computed: u64) -> bool {
+    let tolerance = (computed as f64 * 1e-9).max(2.0) as u64;
+    stored.abs_diff(computed) <= tolerance
+}
+
+impl ScalableBloomFilter {
+    /// The filter in the workspace's binary format (`docs/format.md`): the framing header,
+    /// the parameters, every layer's size, count and bits, and a checksum.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(100, 0.01)?;
+    /// filter.insert_all(0..1_000u32)?;
+    /// let copy = ScalableBloomFilter::from_bytes(&filter.to_bytes())?;
+    /// assert_eq!(copy, filter);
+    /// assert!(ScalableBloomFilter::from_bytes(&[0; 10]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let c = &self.config;
+        let mut params = Vec::with_capacity(PARAMS_LEN);
+        params.extend_from_slice(&c.initial_capacity.to_le_bytes());
+        params.extend_from_slice(&c.fpr.to_le_bytes());
+        params.extend_from_slice(&c.growth_factor.to_le_bytes());
+        params.extend_from_slice(&c.tightening_ratio.to_le_bytes());
+        params.extend_from_slice(&c.max_layers.to_le_bytes());
+        params.extend_from_slice(&c.max_bytes.to_le_bytes());
+        params.push(if c.scaling { 0 } else { FLAG_NON_SCALING });
+        params.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+        debug_assert_eq!(params.len(), PARAMS_LEN);
+        let payload_len = self
+            .layers
+            .iter()
+            .map(|l| LAYER_HEADER_LEN + l.filter.bits().le_bytes_len())
+            .sum();
+        format::encode(
+            Variant::Scalable,
+            HashScheme::Xxh3_128,
+            c.seed,
+            &params,
+            payload_len,
+            |out| {
+                for layer in &self.layers {
+                    out.extend_from_slice(&layer.filter.num_bits().to_le_bytes());
+                    out.extend_from_slice(&layer.filter.num_hashes().to_le_bytes());
+                    out.extend_from_slice(&layer.len.to_le_bytes());
+                    layer.filter.bits().write_le_bytes(out);
+                }
+            },
+        )
+    }
+
+    /// Reads a filter written by [`to_bytes`](ScalableBloomFilter::to_bytes).
+    ///
+    /// Besides the framing, it checks that the parameters are valid, that the number of
+    /// layers is within the cap and matches the payload exactly, that each layer's size
+    /// agrees with the size its position in the schedule gives, and that each layer's bits
+    /// agree with its count (no bits set past the end, none set without a key counted, no
+    /// more than `len * num_hashes`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::WrongVariant`], [`Error::UnsupportedHashScheme`],
+    /// [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a panic. Each layer's bits
+    /// are allocated only once their bytes are known to be present, so a short input
+    /// cannot make it allocate much: the bit arrays take the bytes the input holds for them,
+    /// plus a fixed bookkeeping struct per layer (64 layers at most).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let frame = format::decode(bytes, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let mut r = ByteReader::new(frame.params);
+        let initial_capacity = r.u64()?;
+        let fpr = r.f64()?;
+        let growth_factor = r.u32()?;
+        let tightening_ratio = r.f64()?;
+        let max_layers = r.u32()?;
+        let max_bytes = r.u64()?;
+        let flags = r.u8()?;
+        let num_layers = r.u32()?;
+        r.finish()?;
+        if flags & !FLAG_NON_SCALING != 0 {
+            return Err(Error::corrupt(format!("unknown flags {flags:#04x}")));
+        }
+        let config = Config {
+            initial_capacity,
+            fpr,
+            growth_factor,
+            tightening_ratio,
+            max_layers,
+            max_bytes,
+            scaling: flags & FLAG_NON_SCALING == 0,
+            seed: frame.seed,
+        };
+        config
+            .validate()
+            .map_err(|e| Error::corrupt(format!("bad parameters: {e}")))?;
+        let layer_cap = if config.scaling { max_layers } else { 1 };
+        if num_layers == 0 || num_layers > layer_cap {
+            return Err(Error::corrupt(format!(
+                "{num_layers} layers, expected 1 to {layer_cap}"
+            )));
+        }
+        debug_assert!(num_layers <= MAX_LAYERS);
+
+        let mut payload = ByteReader::new(frame.payload);
+        let mut layers = Vec::new();
+        for index in 0..num_layers as usize {
+            layers.push(read_layer(&config, index, &mut payload)?);
+        }
+        if payload.remaining() != 0 {
+            return Err(Error::corrupt(format!(
+                "{} bytes after the last of {num_layers} layers",
+                payload.remaining()
+            )));
+        }
+        let memory: u64 = std::mem::size_of::<ScalableBloomFilter>() as u64
+            + layers.iter().map(|l| l.memory_usage() as u64).sum::<u64>();
+        if memory > config.max_bytes {
+            return Err(Error::corrupt(format!(
+                "{memory} bytes of layers, beyond the cap of {max_bytes}"
+            )));
+        }
+        Ok(ScalableBloomFilter::from_parts(config, layers))
+    }
+}
+
+/// Reads and checks layer `index` of the payload.
+fn read_layer(config: &Config, index: usize, payload: &mut ByteReader<'_>) -> Result<Layer, Error> {
+    let num_bits = payload.u64()?;
+    let num_hashes = payload.u32()?;
+    let len = payload.u64()?;
+    let expected = config
+        .layer_size(index)
+        .map_err(|e| Error::corrupt(format!("layer {index} cannot exist: {e}")))?;
+    if !size_agrees(num_bits, expected.num_bits) {
+        return Err(Error::corrupt(format!(
+            "layer {index} has {num_bits} bits, its parameters give {}",
+            expected.num_bits
+        )));
+    }
+    if math::check_num_hashes(num_hashes).is_err() || num_hashes.abs_diff(expected.num_hashes) > 1 {
+        return Err(Error::corrupt(format!(
+            "layer {index} has {num_hashes} probes per key, its parameters give {}",
+            expected.num_hashes
+        )));
+    }
+    let words_len = num_bits.div_ceil(64) * 8;
+    if words_len > payload.remaining() as u64 {
+        return Err(Error::Truncated {
+            needed: words_len,
+            available: payload.remaining() as u64,
+        });
+    }
+    // `words_len` fits in the input, hence in usize.
+    let bits = BitStore::from_le_bytes(payload.take(words_len as usize)?, num_bits)?;
+    let ones = bits.count_ones();
+    if (len == 0) != (ones == 0) || ones > len.saturating_mul(u64::from(num_hashes)) {
+        return Err(Error::corrupt(format!(
+            "layer {index} has {ones} bits set for {len} keys of {num_hashes} probes"
+        )));
+    }
+    ScalableBloomFilter::layer_from_bits(bits, num_hashes, config.seed, expected.capacity, len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grown() -> ScalableBloomFilter {
+        let mut f = ScalableBloomFilter::builder(20, 0.01)
+            .seed(5)
+            .build()
+            .unwrap();
+        f.insert_all(0..200u32).unwrap();
+        assert!(f.num_layers() >= 3);
+        f
+    }
+
+    /// Rewrites the checksum so a structural change reaches the checks past it.
+    fn reseal(bytes: &mut [u8]) {
+        let end = bytes.len() - 8;
+        let sum = format::checksum(&bytes[..end]);
+        bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    }
+
+    fn params_at(field: usize) -> usize {
+        format::HEADER_LEN + field
+    }
+
+    #[test]
+    fn round_trip_keeps_everything() {
+        let f = grown();
+        let bytes = f.to_bytes();
+        assert_eq!(
+            bytes.len(),
+            format::FRAMING_LEN
+                + PARAMS_LEN
+                + f.layers
+                    .iter()
+                    .map(|l| 20 + l.filter.bits().heap_bytes())
+                    .sum::<usize>()
+        );
+        let g = ScalableBloomFilter::from_bytes(&bytes).unwrap();
+        assert_eq!(g, f);
+        assert_eq!(g.to_bytes(), bytes);
+        assert!((0..200u32).all(|k| g.contains(&k)));
+    }
+
+    #[test]
+    fn layer_count_must_match_the_payload() {
+        let f = grown();
+        let bytes = f.to_bytes();
+        let at = params_at(41);
+        let n = f.num_layers() as u32;
+        for bad in [0, n - 1, n + 1, MAX_LAYERS + 1, u32::MAX] {
+            let mut b = bytes.clone();
+            b[at..at + 4].copy_from_slice(&bad.to_le_bytes());
+            reseal(&mut b);
+            assert!(
+                matches!(
+                    ScalableBloomFilter::from_bytes(&b),
+                    Err(Error::Corrupt { .. } | Error::Truncated { .. })
+                ),
+                "{bad} layers accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn layer_sizes_must_match_the_schedule() {
+        let f = grown();
+        let bytes = f.to_bytes();
+        let first = format::HEADER_LEN + PARAMS_LEN + 8;
+        let bits = f.layers[0].filter.num_bits();
+        // Another size, even one whose words have the same length, is corrupt.
+        for bad in [bits - 5, bits + 5, 1, 0, u64::MAX] {
+            let mut b = bytes.clone();
+            b[first..first + 8].copy_from_slice(&bad.to_le_bytes());
+            reseal(&mut b);
+            assert!(ScalableBloomFilter::from_bytes(&b).is_err(), "{bad} bits");
+        }
+        for bad in [0u32, 65, f.layers[0].filter.num_hashes() + 3] {
+            let mut b = bytes.clone();
+            b[first + 8..first + 12].copy_from_slice(&bad.to_le_bytes());
+            reseal(&mut b);
+            assert!(ScalableBloomFilter::from_bytes(&b).is_err(), "{bad} probes");
+        }
+        // A count of 0 with bits set, or too small for the bits set.
+        for bad in [0u64, 1] {
+            let mut b = bytes.clone();
+            b[first + 12..first + 20].copy_from_slice(&bad.to_le_bytes());
+            reseal(&mut b);
+            assert!(ScalableBloomFilter::from_bytes(&b).is_err(), "len {bad}");
+        }
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        let f = grown();
+        let bytes = f.to_bytes();
+        let patches: [(usize, Vec<u8>); 8] = [
+            (0, 0u64.to_le_bytes().to_vec()),
+            (8, f64::NAN.to_le_bytes().to_vec()),
+            (8, 1.5f64.to_le_bytes().to_vec()),
+            (16, 1u32.to_le_bytes().to_vec()),
+            (20, 1.0f64.to_le_bytes().to_vec()),
+            (28, 0u32.to_le_bytes().to_vec()),
+            (40, vec![2]),
+            // A layer cap below the layers present.
+            (28, 1u32.to_le_bytes().to_vec()),
+        ];
+        for (field, value) in patches {
+            let mut b = bytes.clone();
+            let at = params_at(field);
+            b[at..at + value.len()].copy_from_slice(&value);
+            reseal(&mut b);
+            assert!(
+                matches!(
+                    ScalableBloomFilter::from_bytes(&b),
+                    Err(Error::Corrupt { .. })
+                ),
+                "field {field} = {value:?} accepted"
+            );
+        }
+        // A byte cap below the memory held.
+        let mut b = bytes.clone();
+        let at = params_at(32);
+        b[at..at + 8].copy_from_slice(&100u64.to_le_bytes());
+        reseal(&mut b);
+        assert!(ScalableBloomFilter::from_bytes(&b).is_err());
+        // A non-scaling flag on a filter of several layers.
+        let mut b = bytes.clone();
+        b[params_at(40)] = FLAG_NON_SCALING;
+        reseal(&mut b);
+        assert!(ScalableBloomFilter::from_bytes(&b).is_err());
+    }
+
+    #[test]
+    fn sizes_computed_elsewhere_within_rounding_are_accepted() {
+        assert!(size_agrees(1000, 1001));
+        assert!(size_agrees(1000, 998));
+        assert!(!size_agrees(1000, 1003));
+        assert!(size_agrees(10_000_000_000, 10_000_000_009));
+        assert!(!size_agrees(10_000_000_000, 10_000_000_100));
+    }
+}

@@ -1,0 +1,643 @@
+//! The scalable Bloom filter: classic layers of growing size and tightening error.
+
+use std::hash::Hash;
+
+use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, BitStore, test_bit};
+use bloom_core::hash::{Probes, hash_key};
+use bloom_core::{Error, Filter};
+
+use crate::Builder;
+use crate::config::Config;
+use crate::layer::Layer;
+
+/// A Bloom filter that grows: when its newest layer has taken the keys it is sized for, it
+/// opens a larger one, so it needs no size up front and keeps its false-positive rate at
+/// the target however many keys arrive.
+///
+/// Layer i is a classic [`BloomFilter`](bloom_classic::BloomFilter) for `n0 s^i` keys at
+/// rate `P (1 - r) r^i` (Almeida, Baquero, Preguiça, Hutchison, "Scalable Bloom Filters",
+/// 2007), so the compound rate `1 - prod(1 - p_i)` stays below P at every size. A key is
+/// hashed once per operation whatever the number of layers: every layer derives its
+/// probes from the same 128-bit hash. Queries test the newest (largest) layer first,
+/// because it holds the most keys.
+///
+/// Growth can be capped ([`Builder::max_bytes`], [`Builder::max_layers`]) or turned off
+/// ([`Builder::non_scaling`]); then [`insert`](ScalableBloomFilter::insert) returns
+/// [`Error::Full`] for a key that would need more room, and changes nothing.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_scalable::ScalableBloomFilter;
+///
+/// // Sized for 1,000 keys, given 100,000.
+/// let mut filter = ScalableBloomFilter::new(1_000, 0.01)?;
+/// for i in 0..100_000u64 {
+///     filter.insert(&i)?;
+/// }
+/// assert!(filter.num_layers() > 1);
+/// // No false negatives...
+/// assert!((0..100_000u64).all(|i| filter.contains(&i)));
+/// // ...and still at most about 1% false positives.
+/// let fp = (100_000..200_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_000, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScalableBloomFilter {
+    pub(crate) config: Config,
+    /// Oldest first; never empty.
+    pub(crate) layers: Vec<Layer>,
+    /// Whether all layers together fit a cache share, so queries test probes without
+    /// branches; kept up to date whenever layers are added or dropped.
+    cached: bool,
+}
+
+/// `fpr` and `tightening_ratio` are never NaN (checked when built and when read), so
+/// equality is reflexive.
+impl Eq for ScalableBloomFilter {}
+
+impl ScalableBloomFilter {
+    /// A growing filter whose first layer holds `initial_capacity` keys and whose compound
+    /// false-positive rate stays below `fpr`, with the default growth factor (2), tightening
+    /// ratio (0.8), seed, and no cap but 64 layers. Use [`builder`](ScalableBloomFilter::builder)
+    /// to change any of them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `initial_capacity = 0` or `fpr` not in (0, 1) (NaN and
+    /// infinities included); [`Error::TooLarge`] when the first layer exceeds
+    /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let filter = ScalableBloomFilter::new(10_000, 0.01)?;
+    /// assert_eq!((filter.num_layers(), filter.capacity()), (1, 10_000));
+    /// assert!(ScalableBloomFilter::new(0, 0.01).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(initial_capacity: usize, fpr: f64) -> Result<Self, Error> {
+        Self::builder(initial_capacity, fpr).build()
+    }
+
+    /// A [`Builder`] for a filter whose first layer holds `initial_capacity` keys and whose
+    /// compound false-positive rate stays below `fpr`.
+    pub fn builder(initial_capacity: usize, fpr: f64) -> Builder {
+        Builder::new(initial_capacity, fpr)
+    }
+
+    pub(crate) fn from_config(config: Config) -> Result<Self, Error> {
+        config.validate()?;
+        let size = config.layer_size(0)?;
+        let needed = Self::base_bytes() + Layer::bytes_for(size.num_bits)?;
+        if needed > config.max_bytes {
+            return Err(Error::invalid(
+                "max_bytes",
+                format!(
+                    "the first layer needs {needed} bytes, more than the cap of {}",
+                    config.max_bytes
+                ),
+            ));
+        }
+        let layer = Layer::new(&size, config.seed)?;
+        Ok(Self::from_parts(config, vec![layer]))
+    }
+
+    pub(crate) fn from_parts(config: Config, layers: Vec<Layer>) -> Self {
+        let mut filter = ScalableBloomFilter {
+            config,
+            layers,
+            cached: true,
+        };
+        filter.update_cached();
+        filter
+    }
+
+    fn update_cached(&mut self) {
+        let bytes: usize = self
+            .layers
+            .iter()
+            .map(|l| l.filter.bits().heap_bytes())
+            .sum();
+        self.cached = bytes <= BRANCH_FREE_MAX_BYTES;
+    }
+
+    /// Bytes of the filter without its layers' bit arrays.
+    fn base_bytes() -> u64 {
+        std::mem::size_of::<Self>() as u64
+    }
+
+    /// The 128-bit hash every layer derives its probes from (seeded XXH3-128), as taken by
+    /// [`insert_hash`](ScalableBloomFilter::insert_hash) and
+    /// [`contains_hash`](ScalableBloomFilter::contains_hash).
+    #[inline]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        hash_key(key, self.config.seed)
+    }
+
+    /// Adds a key. Returns `Ok(true)` if it was possibly present already (some layer holds
+    /// all its bits), and then adds nothing; `Ok(false)` when it was new and is now held.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when the key is new, the newest layer is at capacity, and opening
+    /// another would break [`max_bytes`](Builder::max_bytes),
+    /// [`max_layers`](Builder::max_layers) or the size limit of a layer, or the filter is
+    /// [non-scaling](Builder::non_scaling). The filter is then unchanged: every key added
+    /// before is still found, and keys already held still return `Ok(true)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::Error;
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::builder(2, 0.01).non_scaling().build()?;
+    /// assert_eq!(filter.insert("a")?, false);
+    /// assert_eq!(filter.insert("a")?, true);
+    /// assert_eq!(filter.insert("b")?, false);
+    /// assert!(matches!(filter.insert("c"), Err(Error::Full { .. })));
+    /// assert!(filter.contains("a") && filter.contains("b"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, key: &T) -> Result<bool, Error> {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Adds a key by its pre-computed hash; see [`insert`](ScalableBloomFilter::insert).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](ScalableBloomFilter::insert).
+    pub fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        if self.contains_hash(hash) {
+            return Ok(true);
+        }
+        if self.newest().is_full() {
+            self.grow()?;
+        }
+        let newest = self.newest_mut();
+        // No layer holds every bit of the key, so this sets at least one new bit: the key
+        // counts against the capacity.
+        newest.filter.insert_hash(hash);
+        newest.len += 1;
+        Ok(false)
+    }
+
+    /// Opens the next layer, or explains why it cannot.
+    #[cold]
+    fn grow(&mut self) -> Result<(), Error> {
+        let index = self.layers.len();
+        let full = |reason: String| Error::Full { reason };
+        if !self.config.scaling {
+            return Err(full(format!(
+                "non-scaling filter holds its capacity of {} keys",
+                self.config.initial_capacity
+            )));
+        }
+        if index >= self.config.max_layers as usize {
+            return Err(full(format!(
+                "all {} layers allowed are full",
+                self.config.max_layers
+            )));
+        }
+        let size = self
+            .config
+            .layer_size(index)
+            .map_err(|e| full(format!("layer {index} cannot be made: {e}")))?;
+        let needed = (self.memory_usage() as u64)
+            .saturating_add(Layer::bytes_for(size.num_bits).unwrap_or(u64::MAX));
+        if needed > self.config.max_bytes {
+            return Err(full(format!(
+                "layer {index} would bring the filter to {needed} bytes, beyond the cap of {}",
+                self.config.max_bytes
+            )));
+        }
+        let layer = Layer::new(&size, self.config.seed)
+            .map_err(|e| full(format!("layer {index} cannot be made: {e}")))?;
+        self.layers.push(layer);
+        self.update_cached();
+        Ok(())
+    }
+
+    /// Whether `key` may be present: `false` means it was certainly never inserted.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Whether a pre-computed hash may be present.
+    ///
+    /// Layers are tested newest (largest) first, since it holds the most keys: a present key
+    /// is usually found in the first or second layer tested. Every layer's probes come from
+    /// the one hash. A filter that fits a cache share tests each layer's probes without
+    /// branches (the classic filter's in-cache query). In a larger one, each probe of a small
+    /// layer is as likely a cache miss as one of a large layer, so every layer stops at its
+    /// first zero bit: an absent key then reads about two cache lines per layer instead of
+    /// k. (Prefetching the leading probes of every layer first, in stages or one layer
+    /// ahead, was measured too: `docs/scalable.md` says why it is not used.)
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> bool {
+        if self.cached {
+            return self
+                .layers
+                .iter()
+                .rev()
+                .any(|layer| layer.filter.contains_hash(hash));
+        }
+        self.layers.iter().rev().any(|layer| {
+            let words = layer.filter.bits().as_words();
+            Self::probes(layer, hash).all(|pos| test_bit(words, pos))
+        })
+    }
+
+    #[inline(always)]
+    fn probes(layer: &Layer, hash: u128) -> Probes {
+        Probes::new(hash, layer.filter.num_hashes(), layer.filter.num_bits())
+    }
+
+    /// Adds every key of `keys`, stopping at the first error.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] as [`insert`](ScalableBloomFilter::insert): the keys before the one
+    /// refused are held, the rest are not.
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) -> Result<(), Error> {
+        for key in keys {
+            self.insert(&key)?;
+        }
+        Ok(())
+    }
+
+    /// The number of layers (at least 1).
+    pub fn num_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// The layers, oldest (smallest) first.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+
+    /// The keys the current layers are sized for, together.
+    pub fn capacity(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.capacity))
+    }
+
+    /// The number of keys added: inserts that returned `Ok(false)` (a new key that collided
+    /// with earlier ones in every layer is counted as already present and not added). After
+    /// a union, an upper bound.
+    pub fn len(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.len))
+    }
+
+    /// Whether no key was added.
+    pub fn is_empty(&self) -> bool {
+        self.layers.iter().all(Layer::is_empty)
+    }
+
+    /// The number of distinct keys held, estimated from each layer's fill (see
+    /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed.
+    pub fn estimated_len(&self) -> f64 {
+        self.layers.iter().map(|l| l.filter.estimated_len()).sum()
+    }
+
+    /// The compound false-positive rate at the current fill: a key is a false positive if
+    /// any layer answers "maybe", so `1 - prod(1 - f_i^k_i)` with `f_i` the fill ratio of
+    /// layer i. Below the target rate as long as no layer was overfilled by a union.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(1_000, 0.01)?;
+    /// filter.insert_all(0..50_000u32)?;
+    /// assert!(filter.estimated_fpr() < 0.01);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let pass = self
+            .layers
+            .iter()
+            .map(|l| 1.0 - l.filter.estimated_fpr())
+            .product::<f64>();
+        1.0 - pass
+    }
+
+    /// Bytes held by the filter: every layer's bit array and bookkeeping, and the struct.
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<Self>() + self.layers.iter().map(Layer::memory_usage).sum::<usize>()
+    }
+
+    /// The compound false-positive rate the filter keeps below.
+    pub fn fpr(&self) -> f64 {
+        self.config.fpr
+    }
+
+    /// The keys the first layer holds (n0).
+    pub fn initial_capacity(&self) -> u64 {
+        self.config.initial_capacity
+    }
+
+    /// The growth factor s.
+    pub fn growth_factor(&self) -> u32 {
+        self.config.growth_factor
+    }
+
+    /// The tightening ratio r.
+    pub fn tightening_ratio(&self) -> f64 {
+        self.config.tightening_ratio
+    }
+
+    /// The layer cap.
+    pub fn max_layers(&self) -> u32 {
+        self.config.max_layers
+    }
+
+    /// The byte cap, if one was set.
+    pub fn max_bytes(&self) -> Option<u64> {
+        (self.config.max_bytes != u64::MAX).then_some(self.config.max_bytes)
+    }
+
+    /// Whether the filter may open new layers (false for a [non-scaling](Builder::non_scaling)
+    /// filter).
+    pub fn is_scaling(&self) -> bool {
+        self.config.scaling
+    }
+
+    /// The hash seed every layer uses.
+    pub fn seed(&self) -> u64 {
+        self.config.seed
+    }
+
+    /// Removes every key: drops every layer but the first, and empties that one, so the
+    /// filter is as new.
+    pub fn clear(&mut self) {
+        self.layers.truncate(1);
+        let first = &mut self.layers[0];
+        first.filter.clear();
+        first.len = 0;
+        self.update_cached();
+    }
+
+    /// Adds every key of `other`: afterwards `self` answers "possibly present" for every key
+    /// either filter held.
+    ///
+    /// Layer i of the result is the bitwise OR of both filters' layer i (layers only one side
+    /// has are copied), and its count is the sum of both counts. The result is exact (no
+    /// false negatives) but its false-positive rate keeps below the target only when the
+    /// united layers stay within their capacity, as when the two filters hold few or mostly
+    /// the same keys; [`estimated_fpr`](ScalableBloomFilter::estimated_fpr) tells. A layer
+    /// whose summed count reaches its capacity takes no more keys: later inserts open a new
+    /// layer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the initial capacity, rate, growth factor, tightening
+    /// ratio, scaling mode, seed, or a layer's size differ; [`Error::Full`] when the result
+    /// would break `self`'s byte or layer cap. `self` is unchanged on error.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut a = ScalableBloomFilter::new(100, 0.01)?;
+    /// let mut b = ScalableBloomFilter::new(100, 0.01)?;
+    /// a.insert_all(0..50u32)?;
+    /// b.insert_all(1_000..1_500u32)?; // grows to 3 layers
+    /// a.union(&b)?;
+    /// assert_eq!(a.num_layers(), 3);
+    /// assert!((0..50u32).chain(1_000..1_500).all(|k| a.contains(&k)));
+    /// assert!(a.union(&ScalableBloomFilter::new(200, 0.01)?).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn union(&mut self, other: &ScalableBloomFilter) -> Result<(), Error> {
+        self.config.check_compatible(&other.config)?;
+        for (a, b) in self.layers.iter().zip(&other.layers) {
+            Error::check_same("num_bits", a.filter.num_bits(), b.filter.num_bits())?;
+            Error::check_same(
+                "num_hashes",
+                u64::from(a.filter.num_hashes()),
+                u64::from(b.filter.num_hashes()),
+            )?;
+        }
+        let extra = &other.layers[self.layers.len().min(other.layers.len())..];
+        if self.layers.len() + extra.len() > self.config.max_layers as usize {
+            return Err(Error::Full {
+                reason: format!(
+                    "the union needs {} layers, beyond the cap of {}",
+                    self.layers.len() + extra.len(),
+                    self.config.max_layers
+                ),
+            });
+        }
+        let needed = extra.iter().fold(self.memory_usage() as u64, |sum, l| {
+            sum.saturating_add(l.memory_usage() as u64)
+        });
+        if needed > self.config.max_bytes {
+            return Err(Error::Full {
+                reason: format!(
+                    "the union needs {needed} bytes, beyond the cap of {}",
+                    self.config.max_bytes
+                ),
+            });
+        }
+        for (a, b) in self.layers.iter_mut().zip(&other.layers) {
+            a.filter.union(&b.filter)?;
+            a.len = a.len.saturating_add(b.len);
+        }
+        self.layers.extend(extra.iter().cloned());
+        self.update_cached();
+        Ok(())
+    }
+
+    /// Rebuilds a layer's classic filter from its stored parts (used by `from_bytes`).
+    pub(crate) fn layer_from_bits(
+        bits: BitStore,
+        num_hashes: u32,
+        seed: u64,
+        capacity: u64,
+        len: u64,
+    ) -> Result<Layer, Error> {
+        Ok(Layer {
+            filter: bloom_classic::BloomFilter::from_bits(bits, num_hashes, seed)?,
+            capacity,
+            len,
+        })
+    }
+
+    pub(crate) fn newest(&self) -> &Layer {
+        self.layers.last().expect("a filter always has a layer")
+    }
+
+    fn newest_mut(&mut self) -> &mut Layer {
+        self.layers.last_mut().expect("a filter always has a layer")
+    }
+
+    /// Adds every key of `keys`, stopping at the first error: the fallible twin of
+    /// [`Extend::extend`].
+    ///
+    /// # Errors
+    ///
+    /// As [`insert_all`](ScalableBloomFilter::insert_all).
+    pub fn try_extend<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) -> Result<(), Error> {
+        self.insert_all(keys)
+    }
+}
+
+/// Adds every key.
+///
+/// # Panics
+///
+/// When an insert returns [`Error::Full`] (only possible with a cap, a non-scaling filter,
+/// or a layer beyond [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS)). Use
+/// [`try_extend`](ScalableBloomFilter::try_extend) to get the error instead.
+impl<T: Hash> Extend<T> for ScalableBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        if let Err(e) = self.insert_all(iter) {
+            panic!("ScalableBloomFilter::extend: {e}");
+        }
+    }
+}
+
+/// Collects keys into a filter whose first layer is sized for exactly their number at a
+/// 1% compound false-positive rate ([`DEFAULT_FPR`](bloom_classic::DEFAULT_FPR)), with the
+/// default growth factor, tightening ratio and seed. The keys are gathered first, to count
+/// them; the filter grows as usual afterwards.
+///
+/// # Panics
+///
+/// Only if the number of keys needs more than
+/// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS) bits (over 10^11 keys); build with
+/// [`ScalableBloomFilter::new`] to get an `Err` instead.
+impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let keys: Vec<T> = iter.into_iter().collect();
+        let mut filter = ScalableBloomFilter::new(keys.len().max(1), bloom_classic::DEFAULT_FPR)
+            .expect("the number of keys held in memory fits a filter");
+        filter.extend(keys);
+        filter
+    }
+}
+
+impl Filter for ScalableBloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "ScalableBloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        ScalableBloomFilter::insert_hash(self, hash)
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        ScalableBloomFilter::contains_hash(self, hash)
+    }
+
+    fn memory_usage(&self) -> usize {
+        ScalableBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        ScalableBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> f64 {
+        ScalableBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        ScalableBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        ScalableBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        ScalableBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        ScalableBloomFilter::from_bytes(bytes)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ScalableBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ScalableBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::serde_bytes::deserialize(deserializer, ScalableBloomFilter::from_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_mode_follows_the_size() {
+        let mut f = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+        assert!(f.cached);
+        f.insert_all(0..20_000u32).unwrap();
+        assert!(f.cached, "a filter of {} bytes", f.memory_usage());
+        let mut big = ScalableBloomFilter::new(1_000_000, 0.01).unwrap();
+        assert!(big.cached);
+        big.insert_all(0..1_200_000u32).unwrap();
+        assert_eq!(big.num_layers(), 2);
+        assert!(!big.cached);
+        assert!((0..1_200_000u32).step_by(97).all(|k| big.contains(&k)));
+        // Both query paths give the same answers.
+        let hashes: Vec<u128> = (0..200_000u32).map(|k| big.hash(&(k * 7))).collect();
+        let early: Vec<bool> = hashes.iter().map(|&h| big.contains_hash(h)).collect();
+        big.cached = true;
+        let branch_free: Vec<bool> = hashes.iter().map(|&h| big.contains_hash(h)).collect();
+        assert_eq!(early, branch_free);
+        big.clear();
+        assert!(big.cached);
+    }
+
+    #[test]
+    fn memory_counts_every_layer() {
+        let mut f = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+        f.insert_all(0..10_000u32).unwrap();
+        let bits: usize = f
+            .layers()
+            .iter()
+            .map(|l| l.filter().bits().heap_bytes())
+            .sum();
+        assert!(f.memory_usage() > bits);
+        assert!(f.memory_usage() < bits + 4096);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn serde_is_the_byte_format() {
+        let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+        f.insert_all(0..100u32).unwrap();
+        let json = serde_json::to_string(&f).unwrap();
+        let back: ScalableBloomFilter = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, f);
+        let bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
+        assert_eq!(bytes, f.to_bytes());
+        assert!(serde_json::from_str::<ScalableBloomFilter>("[1,2,3]").is_err());
+    }
+}
