@@ -397,6 +397,36 @@ impl BloomFilter {
     pub fn bits(&self) -> &BitStore {
         &self.bits
     }
+
+    /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` probes per key,
+    /// hashed with `seed`. The filter answers "possibly present" for a key exactly when every
+    /// one of its probe positions is set in `bits`, so any structure that keeps a bit per
+    /// position (a counting filter's non-zero counters, a bit array saved elsewhere) can
+    /// become a classic filter that answers as it does.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `num_hashes` is outside 1..=64.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    /// use bloom_core::bits::BitStore;
+    ///
+    /// let mut original = BloomFilter::new(1000, 0.01)?;
+    /// original.insert("key");
+    /// let rebuilt =
+    ///     BloomFilter::from_bit_store(original.bits().clone(), original.num_hashes(), original.seed())?;
+    /// assert_eq!(rebuilt, original);
+    /// assert!(BloomFilter::from_bit_store(BitStore::new(64)?, 0, 1).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bit_store(bits: BitStore, num_hashes: u32, seed: u64) -> Result<Self, Error> {
+        let mut params = Params::with_bits(bits.len(), num_hashes)?;
+        params.seed = seed;
+        Ok(BloomFilter { bits, params })
+    }
 }
 
 impl<T: Hash> Extend<T> for BloomFilter {
