@@ -8,10 +8,16 @@
 use criterion::{criterion_group, criterion_main};
 
 mod classic;
+mod counting;
 
 criterion_group! {
     name = benches;
     config = classic::config();
     targets = classic::insert, classic::contains, classic::parallel_build
 }
-criterion_main!(benches);
+criterion_group! {
+    name = counting_benches;
+    config = counting::config();
+    targets = counting::contains, counting::insert, counting::remove
+}
+criterion_main!(benches, counting_benches);

@@ -358,3 +358,13 @@ fn structural_errors_are_named() {
         })
     ));
 }
+
+/// The inputs committed from fuzzing `from_bytes` (seeds and any minimized crash) still pass.
+#[test]
+fn fuzz_regressions_replay() {
+    let count = bloom_tests::replay_fuzz_inputs::<CountingBloomFilter>(
+        "counting_from_bytes",
+        bloom_tests::counting::decoded_filter_checks,
+    );
+    assert!(count > 0);
+}

@@ -271,15 +271,20 @@ impl CountingBloomFilter {
     /// [`Error::NotPresent`] when one of its counters is zero; nothing is changed then.
     #[inline]
     pub fn remove_hash(&mut self, hash: u128) -> Result<(), Error> {
+        // First a read-only check that stops at the first zero counter, as `contains` does:
+        // removing an absent key then writes nothing (no dirty cache lines), and for a present
+        // key the second pass finds its lines in the cache.
+        if !self.contains_hash(hash) {
+            return Err(Error::NotPresent);
+        }
         let probes = self.probes(hash);
         let words = self.counters.words_mut();
-        // One pass that checks and decrements; a zero counter undoes the decrements made so
-        // far. A present key (the common case) costs k read-modify-writes and no second pass.
         for (done, pos) in probes.clone().enumerate() {
             let word = &mut words[word_index(pos)];
             let shift = nibble_shift(pos);
             let count = (*word >> shift) & 15;
             if count == 0 {
+                // Only a key that probes one counter more times than it holds gets here.
                 Self::undo_decrements(words, probes.first(done as u32));
                 return Err(Error::NotPresent);
             }
