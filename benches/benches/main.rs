@@ -18,6 +18,6 @@ criterion_group! {
 criterion_group! {
     name = counting_benches;
     config = counting::config();
-    targets = counting::contains, counting::insert, counting::remove
+    targets = counting::contains, counting::insert, counting::remove, counting::interleaved
 }
 criterion_main!(benches, counting_benches);
