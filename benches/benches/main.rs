@@ -9,6 +9,7 @@ use criterion::{criterion_group, criterion_main};
 
 mod classic;
 mod core;
+mod counting;
 mod scalable;
 
 criterion_group! {
@@ -24,9 +25,20 @@ criterion_group! {
 }
 
 criterion_group! {
+    name = counting_benches;
+    config = counting::config();
+    targets = counting::contains, counting::insert, counting::remove, counting::interleaved
+}
+
+criterion_group! {
     name = scalable_benches;
     config = scalable::config();
     targets = scalable::contains, scalable::insert
 }
 
-criterion_main!(classic_benches, core_benches, scalable_benches);
+criterion_main!(
+    classic_benches,
+    core_benches,
+    counting_benches,
+    scalable_benches
+);

@@ -18,6 +18,7 @@ use std::hash::Hash;
 
 use bloom_core::{Error, Filter};
 
+pub mod counting;
 mod subjects;
 
 /// A filter under test: how to build one, and what its theory predicts.
@@ -322,6 +323,73 @@ pub fn check_mutations<F: Subject>(filter: &F, count: usize, seed: u64) {
             assert_eq!(again.to_bytes(), decoded.to_bytes());
         }
     }
+}
+
+/// Decodes arbitrary bytes as an `F`, as a fuzz target does: once as given, and once with the
+/// last 8 bytes replaced by the checksum of the rest, so the checks behind the checksum are
+/// reached too. Decoding must return an error or a filter, never panic; a filter it accepts
+/// must write back exactly the bytes it was read from, find a key inserted into it, and
+/// round-trip. `more` runs the variant's own checks on each accepted filter.
+///
+/// Shared by the cargo-fuzz targets in `fuzz/` and the tests that replay the inputs committed
+/// under `fuzz/regressions/`.
+///
+/// # Panics
+///
+/// When any of those properties fails.
+pub fn check_any_bytes<F: Filter + PartialEq + Debug>(data: &[u8], more: impl Fn(&mut F)) {
+    let check = |bytes: &[u8]| {
+        let Ok(mut filter) = F::from_bytes(bytes) else {
+            return;
+        };
+        assert_eq!(
+            filter.to_bytes(),
+            bytes,
+            "{}: accepted bytes are not canonical",
+            F::NAME
+        );
+        let _ = (filter.estimated_fpr(), filter.estimated_len());
+        more(&mut filter);
+        filter.insert("check_any_bytes").expect("insert");
+        assert!(
+            filter.contains("check_any_bytes"),
+            "{}: false negative",
+            F::NAME
+        );
+        let copy = F::from_bytes(&filter.to_bytes()).expect("accepted bytes round-trip");
+        assert_eq!(copy, filter, "{}: round trip changed the filter", F::NAME);
+    };
+    check(data);
+    if data.len() >= 8 {
+        let mut fixed = data.to_vec();
+        let end = fixed.len() - 8;
+        let sum = bloom_core::format::checksum(&fixed[..end]);
+        fixed[end..].copy_from_slice(&sum.to_le_bytes());
+        check(&fixed);
+    }
+}
+
+/// Runs [`check_any_bytes`] on every file under `fuzz/regressions/<target>/` (seeds and
+/// minimized crashes committed from fuzzing runs) and returns how many there were.
+///
+/// # Panics
+///
+/// When a file fails the checks or the folder cannot be read.
+pub fn replay_fuzz_inputs<F: Filter + PartialEq + Debug>(
+    target: &str,
+    more: impl Fn(&mut F) + Copy,
+) -> usize {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions")
+        .join(target);
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        let data = std::fs::read(&path).expect("readable input");
+        check_any_bytes::<F>(&data, more);
+        count += 1;
+    }
+    count
 }
 
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.

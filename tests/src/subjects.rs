@@ -45,3 +45,15 @@ impl Subject for bloom_scalable::ScalableBloomFilter {
         1.0 - pass
     }
 }
+
+impl Subject for bloom_counting::CountingBloomFilter {
+    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        bloom_counting::CountingBloomFilter::new(expected_items, fpr)
+    }
+
+    /// The classic rate: the non-zero counters are the bits of the classic filter of the
+    /// same size, probe count and keys.
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        math::classic_fpr(self.num_counters(), self.num_hashes(), num_items)
+    }
+}

@@ -102,8 +102,10 @@ impl BloomFilter {
 
     /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` probes, keyed
     /// with `seed`. The bits are taken as they are, so this rebuilds a filter whose bits were
-    /// stored elsewhere (for example one layer inside another filter's bytes) without
-    /// clearing or copying them.
+    /// stored elsewhere (one layer inside another filter's bytes) without clearing or copying
+    /// them, and turns any structure that keeps a bit per position (a counting filter's
+    /// non-zero counters) into a classic filter that answers as it does: "possibly present"
+    /// exactly when every probe position of the key is set.
     ///
     /// Nothing checks that the bits were set with this probe count and seed: a filter rebuilt
     /// with other parameters than those its keys were inserted with answers "absent" for them.

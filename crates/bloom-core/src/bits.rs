@@ -104,9 +104,19 @@ fn tail_mask(num_bits: u64) -> u64 {
     }
 }
 
-/// Allocates `words` zeroed words. Large allocations come from the kernel already zeroed (the
-/// allocator uses `calloc`/`mmap`), so the pages are only touched when a bit is first set.
-fn alloc_zeroed_words(words: usize) -> Vec<u64> {
+/// Allocates `words` zeroed words, the way every store of the workspace allocates its array.
+/// Large allocations come from the kernel already zeroed (the allocator uses `calloc`/`mmap`),
+/// so the pages are only touched when a bit is first set; on Linux, arrays of 4 MiB and more
+/// are advised to use transparent huge pages (see [`BitStore::new`]). Public so that stores of
+/// other word layouts (the counting filter's 4-bit counters) get the same treatment.
+///
+/// # Examples
+///
+/// ```
+/// let words = bloom_core::bits::alloc_zeroed_words(1 << 20);
+/// assert!(words.len() == 1 << 20 && words.iter().all(|&w| w == 0));
+/// ```
+pub fn alloc_zeroed_words(words: usize) -> Vec<u64> {
     let v = vec![0u64; words];
     advise_huge_pages(&v);
     v

@@ -1,0 +1,366 @@
+//! The counter array: 4-bit counters, sixteen to a `u64` word.
+//!
+//! Counter `i` lives in word `i / 16`, in bits `4 (i % 16)` to `4 (i % 16) + 3` (counter 0 is
+//! the least significant nibble). Written as little-endian words, which is also the payload of
+//! the binary format, counter `i` is byte `i / 2`, low nibble when `i` is even.
+//!
+//! Whole-array operations (counting non-zero and saturated counters, the saturating union,
+//! the conversion to a bit array) work on sixteen counters at a time with word arithmetic
+//! ("SIMD within a register"); each is checked against a counter-by-counter loop in the tests.
+
+use bloom_core::Error;
+use bloom_core::bits::{BitStore, alloc_zeroed_words};
+use bloom_core::math::MAX_NUM_BITS;
+
+/// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
+pub const MAX_COUNT: u8 = 15;
+
+/// The most counters a filter may have: 2^38, so that the counters (4 bits each) stay within
+/// the workspace's size limit of [`MAX_NUM_BITS`] bits (128 GiB).
+pub const MAX_NUM_COUNTERS: u64 = MAX_NUM_BITS / 4;
+
+/// Bit 0 of every nibble.
+const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// The word holding counter `pos`.
+#[inline(always)]
+pub(crate) fn word_index(pos: u64) -> usize {
+    (pos >> 4) as usize
+}
+
+/// The shift of counter `pos` within its word.
+#[inline(always)]
+pub(crate) fn nibble_shift(pos: u64) -> u32 {
+    ((pos & 15) << 2) as u32
+}
+
+/// The value of counter `pos`.
+///
+/// # Panics
+///
+/// If `pos / 16` is not a valid index of `words`.
+#[inline(always)]
+pub(crate) fn counter(words: &[u64], pos: u64) -> u64 {
+    (words[word_index(pos)] >> nibble_shift(pos)) & 15
+}
+
+/// Bit `4j` of the result is set where counter `j` of `word` is non-zero.
+#[inline(always)]
+pub(crate) fn nonzero_nibbles(word: u64) -> u64 {
+    // Shifting by 1 to 3 brings the upper bits of each nibble down to its bit 0; bits that
+    // cross into the nibble below land on bits 1 to 3, which the mask drops.
+    (word | (word >> 1) | (word >> 2) | (word >> 3)) & NIBBLE_LOW_BITS
+}
+
+/// Bit `4j` of the result is set where counter `j` of `word` is saturated (15).
+#[inline(always)]
+pub(crate) fn saturated_nibbles(word: u64) -> u64 {
+    word & (word >> 1) & (word >> 2) & (word >> 3) & NIBBLE_LOW_BITS
+}
+
+/// The sixteen counters of `a` plus those of `b`, each saturating at 15.
+#[inline]
+pub(crate) fn saturating_add_nibbles(a: u64, b: u64) -> u64 {
+    const LOW_NIBBLES: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    const CARRIES: u64 = 0x1010_1010_1010_1010;
+    // Add the even and the odd nibbles separately, each widened to a byte: a sum of two
+    // nibbles is at most 30, so it fits its byte and never carries into the next; bit 4 of
+    // the byte says the sum reached 16. Where it did, OR-ing 15 into the byte makes its low
+    // nibble 15 (saturation), and the mask drops bit 4.
+    let lane_sum = |x: u64, y: u64| {
+        let sum = x + y;
+        let overflow = ((sum & CARRIES) >> 4) * 15;
+        (sum | overflow) & LOW_NIBBLES
+    };
+    let even = lane_sum(a & LOW_NIBBLES, b & LOW_NIBBLES);
+    let odd = lane_sum((a >> 4) & LOW_NIBBLES, (b >> 4) & LOW_NIBBLES);
+    even | (odd << 4)
+}
+
+/// Gathers bit `4j` of `flags` (j = 0..16) into bit j of the result; the other bits of
+/// `flags` must be zero.
+#[inline]
+pub(crate) fn gather_nibble_flags(flags: u64) -> u64 {
+    // Each step halves the spacing of the flags, folding every lane's upper half onto its
+    // lower half: spacing 4 -> 2 bits (bytes), 2 -> 1 (16-bit lanes), then whole bytes and
+    // 16-bit groups.
+    let x = (flags | (flags >> 3)) & 0x0303_0303_0303_0303;
+    let x = (x | (x >> 6)) & 0x000F_000F_000F_000F;
+    let x = (x | (x >> 12)) & 0x0000_00FF_0000_00FF;
+    (x | (x >> 24)) & 0xFFFF
+}
+
+/// Checks a number of counters: 1 to [`MAX_NUM_COUNTERS`].
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] for 0, [`Error::TooLarge`] above the maximum (reported in
+/// bits of counter memory, 4 per counter).
+pub(crate) fn check_num_counters(num_counters: u64) -> Result<(), Error> {
+    if num_counters == 0 {
+        Err(Error::invalid("num_counters", "must be at least 1 (got 0)"))
+    } else if num_counters > MAX_NUM_COUNTERS {
+        Err(Error::TooLarge {
+            requested_bits: num_counters as f64 * 4.0,
+            max_bits: MAX_NUM_BITS,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Words needed for `num_counters` counters, checked against the address space.
+fn words_for(num_counters: u64) -> Result<usize, Error> {
+    match usize::try_from(num_counters.div_ceil(16)) {
+        Ok(words) if words.checked_mul(8).is_some() => Ok(words),
+        _ => Err(Error::TooLarge {
+            requested_bits: num_counters as f64 * 4.0,
+            max_bits: MAX_NUM_BITS,
+        }),
+    }
+}
+
+/// The mask of the counters of the last word that lie inside an array of `num_counters`.
+fn tail_mask(num_counters: u64) -> u64 {
+    match num_counters % 16 {
+        0 => u64::MAX,
+        r => (1u64 << (4 * r)) - 1,
+    }
+}
+
+/// A fixed-size array of 4-bit counters. Counters past `len()` in the last word are always
+/// zero; every constructor checks it, and the filter only touches counters below `len()`.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Counters {
+    words: Vec<u64>,
+    len: u64,
+}
+
+impl std::fmt::Debug for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counters")
+            .field("len", &self.len)
+            .field("nonzero", &self.count_nonzero())
+            .field("saturated", &self.count_saturated())
+            .finish()
+    }
+}
+
+impl Counters {
+    /// `num_counters` zero counters.
+    pub(crate) fn new(num_counters: u64) -> Result<Self, Error> {
+        check_num_counters(num_counters)?;
+        let words = words_for(num_counters)?;
+        Ok(Counters {
+            words: alloc_zeroed_words(words),
+            len: num_counters,
+        })
+    }
+
+    /// Reads `num_counters` counters from little-endian words. Allocates only after checking
+    /// the length, so at most `bytes.len()` bytes.
+    pub(crate) fn from_le_bytes(bytes: &[u8], num_counters: u64) -> Result<Self, Error> {
+        check_num_counters(num_counters)?;
+        let words = words_for(num_counters)?;
+        if bytes.len() as u64 != words as u64 * 8 {
+            return Err(Error::corrupt(format!(
+                "{} payload bytes for {num_counters} counters, {} expected",
+                bytes.len(),
+                words as u64 * 8
+            )));
+        }
+        let mut v = alloc_zeroed_words(words);
+        for (w, chunk) in v.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+        }
+        if v.last().is_some_and(|&w| w & !tail_mask(num_counters) != 0) {
+            return Err(Error::corrupt(format!(
+                "counters set beyond the end ({num_counters} counters)"
+            )));
+        }
+        Ok(Counters {
+            words: v,
+            len: num_counters,
+        })
+    }
+
+    /// The raw words.
+    #[inline(always)]
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The raw words, mutable. Callers keep the counters past `len()` zero.
+    #[inline(always)]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    /// The value of counter `index`, or `None` past the end.
+    pub(crate) fn get(&self, index: u64) -> Option<u8> {
+        (index < self.len).then(|| counter(&self.words, index) as u8)
+    }
+
+    /// The number of non-zero counters.
+    pub(crate) fn count_nonzero(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|&w| u64::from(nonzero_nibbles(w).count_ones()))
+            .sum()
+    }
+
+    /// The number of saturated counters.
+    pub(crate) fn count_saturated(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|&w| u64::from(saturated_nibbles(w).count_ones()))
+            .sum()
+    }
+
+    /// Sets every counter to zero.
+    pub(crate) fn clear(&mut self) {
+        self.words.fill(0);
+    }
+
+    /// Adds `other`'s counters to these, each saturating at 15 (the lengths must agree: the
+    /// filter checks its parameters first).
+    pub(crate) fn saturating_add(&mut self, other: &Counters) {
+        debug_assert_eq!(self.len, other.len);
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            *a = saturating_add_nibbles(*a, b);
+        }
+    }
+
+    /// A bit array of the same length with bit `i` set where counter `i` is non-zero.
+    pub(crate) fn to_bit_store(&self) -> BitStore {
+        let mut bits = alloc_zeroed_words(self.len.div_ceil(64) as usize);
+        // Four counter words (64 counters) make one bit word.
+        for (bit_word, quad) in bits.iter_mut().zip(self.words.chunks(4)) {
+            *bit_word = quad.iter().enumerate().fold(0, |acc, (j, &w)| {
+                acc | (gather_nibble_flags(nonzero_nibbles(w)) << (16 * j))
+            });
+        }
+        BitStore::from_words(bits, self.len).expect("counters past the end are zero")
+    }
+
+    /// Bytes of heap held by the words.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    /// Bytes of [`Counters::write_le_bytes`]'s output.
+    pub(crate) fn le_bytes_len(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    /// Appends the words, little-endian, to `out`.
+    pub(crate) fn write_le_bytes(&self, out: &mut Vec<u8>) {
+        out.reserve(self.words.len() * 8);
+        for w in &self.words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn nibbles(w: u64) -> [u64; 16] {
+        std::array::from_fn(|j| (w >> (4 * j)) & 15)
+    }
+
+    proptest! {
+        #[test]
+        fn word_operations_match_a_counter_loop(a in any::<u64>(), b in any::<u64>()) {
+            let (na, nb) = (nibbles(a), nibbles(b));
+            let nonzero = nonzero_nibbles(a);
+            let saturated = saturated_nibbles(a);
+            let sum = nibbles(saturating_add_nibbles(a, b));
+            let gathered = gather_nibble_flags(nonzero);
+            for j in 0..16 {
+                prop_assert_eq!((nonzero >> (4 * j)) & 15, u64::from(na[j] != 0));
+                prop_assert_eq!((saturated >> (4 * j)) & 15, u64::from(na[j] == 15));
+                prop_assert_eq!(sum[j], (na[j] + nb[j]).min(15));
+                prop_assert_eq!((gathered >> j) & 1, u64::from(na[j] != 0));
+            }
+            prop_assert_eq!(gathered >> 16, 0);
+        }
+    }
+
+    #[test]
+    fn word_operations_on_edge_values() {
+        for (a, b) in [
+            (0, 0),
+            (u64::MAX, u64::MAX),
+            (u64::MAX, 0),
+            (0x8888, 0x8888),
+        ] {
+            let sum = nibbles(saturating_add_nibbles(a, b));
+            for (j, s) in sum.iter().enumerate() {
+                assert_eq!(*s, (nibbles(a)[j] + nibbles(b)[j]).min(15));
+            }
+        }
+        assert_eq!(gather_nibble_flags(NIBBLE_LOW_BITS), 0xFFFF);
+        assert_eq!(gather_nibble_flags(1 << 60), 1 << 15);
+    }
+
+    #[test]
+    fn layout_and_tail_checks() {
+        let mut c = Counters::new(20).unwrap();
+        assert_eq!(c.words().len(), 2);
+        c.words_mut()[1] = 0x3 << 12; // counter 19
+        assert_eq!(c.get(19), Some(3));
+        assert_eq!(c.get(20), None);
+        let mut bytes = Vec::new();
+        c.write_le_bytes(&mut bytes);
+        assert_eq!(bytes.len() as u64, c.le_bytes_len());
+        // Counter 19 is the high nibble of byte 9.
+        assert_eq!(bytes[9], 0x30);
+        assert_eq!(Counters::from_le_bytes(&bytes, 20).unwrap(), c);
+        assert!(Counters::from_le_bytes(&bytes, 19).is_err());
+        assert!(Counters::from_le_bytes(&bytes[..15], 20).is_err());
+        assert!(Counters::from_le_bytes(&bytes, 33).is_err());
+        assert!(Counters::new(0).is_err());
+        assert!(matches!(
+            Counters::new(MAX_NUM_COUNTERS + 1),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn counts_and_bit_store_match_a_counter_loop() {
+        for len in [1u64, 15, 16, 17, 63, 64, 65, 200, 1000] {
+            let mut c = Counters::new(len).unwrap();
+            let mut x = len;
+            for i in 0..len {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let value = [0, 0, 1, 7, 15][(x >> 60) as usize % 5];
+                c.words_mut()[word_index(i)] |= value << nibble_shift(i);
+            }
+            let values: Vec<u8> = (0..len).map(|i| c.get(i).unwrap()).collect();
+            assert_eq!(
+                c.count_nonzero(),
+                values.iter().filter(|&&v| v != 0).count() as u64
+            );
+            assert_eq!(
+                c.count_saturated(),
+                values.iter().filter(|&&v| v == 15).count() as u64
+            );
+            let bits = c.to_bit_store();
+            assert_eq!(bits.len(), len);
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(bits.get(i as u64), v != 0, "len {len} counter {i}");
+            }
+            let mut doubled = c.clone();
+            doubled.saturating_add(&c);
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(doubled.get(i as u64), Some((2 * v).min(15)));
+            }
+            doubled.clear();
+            assert_eq!(doubled.count_nonzero(), 0);
+            assert_eq!(c.heap_bytes(), len.div_ceil(16) as usize * 8);
+        }
+    }
+}

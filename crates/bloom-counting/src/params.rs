@@ -1,0 +1,87 @@
+//! Number of counters, probe count and seed, and their place in the binary format.
+
+use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::{Error, format, math};
+
+use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
+
+/// Parameter bytes in the binary format: `num_counters` u64, `num_hashes` u32.
+pub(crate) const PARAMS_LEN: usize = 12;
+
+/// The validated parameters of a counting filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    pub(crate) num_counters: u64,
+    pub(crate) num_hashes: u32,
+    pub(crate) seed: u64,
+}
+
+impl Params {
+    /// The classic optimum: one counter where a classic filter has one bit, so the counting
+    /// filter's non-zero counters are exactly the bits of the classic filter for (n, p).
+    pub(crate) fn for_items(expected_items: u64, fpr: f64) -> Result<Params, Error> {
+        let num_counters = math::optimal_num_bits(expected_items, fpr)?;
+        let num_hashes = math::optimal_num_hashes(num_counters, expected_items)?;
+        Params::with_counters(num_counters, num_hashes)
+    }
+
+    pub(crate) fn with_counters(num_counters: u64, num_hashes: u32) -> Result<Params, Error> {
+        check_num_counters(num_counters)?;
+        math::check_num_hashes(num_hashes)?;
+        Ok(Params {
+            num_counters,
+            num_hashes,
+            seed: bloom_core::hash::DEFAULT_SEED,
+        })
+    }
+
+    pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {
+        Error::check_same("num_counters", self.num_counters, other.num_counters)?;
+        Error::check_same(
+            "num_hashes",
+            u64::from(self.num_hashes),
+            u64::from(other.num_hashes),
+        )?;
+        Error::check_same("seed", self.seed, other.seed)
+    }
+
+    pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut params = [0u8; PARAMS_LEN];
+        params[..8].copy_from_slice(&self.num_counters.to_le_bytes());
+        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
+        format::encode(
+            Variant::Counting,
+            HashScheme::Xxh3_128,
+            self.seed,
+            &params,
+            payload_len,
+            write,
+        )
+    }
+
+    /// Decodes and validates the frame; returns the parameters and the payload (the words).
+    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
+        let frame = format::decode(bytes, Variant::Counting, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let mut r = ByteReader::new(frame.params);
+        let num_counters = r.u64()?;
+        let num_hashes = r.u32()?;
+        if !(1..=MAX_NUM_COUNTERS).contains(&num_counters) {
+            return Err(Error::corrupt(format!(
+                "num_counters {num_counters} out of range"
+            )));
+        }
+        if math::check_num_hashes(num_hashes).is_err() {
+            return Err(Error::corrupt(format!(
+                "num_hashes {num_hashes} out of range"
+            )));
+        }
+        Ok((
+            Params {
+                num_counters,
+                num_hashes,
+                seed: frame.seed,
+            },
+            frame.payload,
+        ))
+    }
+}
