@@ -12,7 +12,7 @@ impl Subject for BloomFilter {
     }
 
     fn theory_fpr(&self, num_items: u64) -> f64 {
-        math::classic_fpr(self.num_bits(), self.num_hashes(), num_items)
+        math::paired_fpr(self.num_bits(), self.num_hashes(), num_items)
     }
 }
 
@@ -22,6 +22,6 @@ impl Subject for AtomicBloomFilter {
     }
 
     fn theory_fpr(&self, num_items: u64) -> f64 {
-        math::classic_fpr(self.num_bits(), self.num_hashes(), num_items)
+        math::paired_fpr(self.num_bits(), self.num_hashes(), num_items)
     }
 }

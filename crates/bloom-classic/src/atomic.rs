@@ -202,7 +202,7 @@ impl AtomicBloomFilter {
 
     /// The false-positive rate at the current fill.
     pub fn estimated_fpr(&self) -> f64 {
-        math::fpr_from_fill(self.fill_ratio(), self.num_hashes())
+        crate::params::fpr_for_fill(self.num_bits(), self.num_hashes(), self.count_ones())
     }
 
     /// Bytes held by the filter.

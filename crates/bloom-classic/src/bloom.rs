@@ -296,9 +296,11 @@ impl BloomFilter {
         math::estimate_cardinality(self.num_bits(), self.num_hashes(), self.count_ones())
     }
 
-    /// The false-positive rate at the current fill: `fill_ratio^k`.
+    /// The false-positive rate at the current fill: the expected rate
+    /// ([`paired_fpr`](bloom_core::math::paired_fpr)) for the number of keys the fill
+    /// suggests ([`estimated_len`](BloomFilter::estimated_len)); 1 when every bit is set.
     pub fn estimated_fpr(&self) -> f64 {
-        math::fpr_from_fill(self.fill_ratio(), self.num_hashes())
+        crate::params::fpr_for_fill(self.num_bits(), self.num_hashes(), self.count_ones())
     }
 
     /// Bytes held by the filter (the bit array plus the struct itself).

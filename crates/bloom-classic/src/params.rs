@@ -79,3 +79,14 @@ impl Params {
         ))
     }
 }
+
+/// The expected false-positive rate of a filter with `num_ones` of its bits set: the paired
+/// layout's rate for the number of keys that fill implies; 1 when every bit is set.
+pub(crate) fn fpr_for_fill(num_bits: u64, num_hashes: u32, num_ones: u64) -> f64 {
+    let n = math::estimate_cardinality(num_bits, num_hashes, num_ones);
+    if n.is_finite() {
+        math::paired_fpr(num_bits, num_hashes, n.round() as u64)
+    } else {
+        1.0
+    }
+}

@@ -323,9 +323,13 @@ impl BitStore {
             (word >> (pos & 63)) & 1 != 0
         };
         if words.len() * 8 <= BRANCH_FREE_MAX_BYTES {
-            probes.fold(true, |all, pos| all & test(pos))
+            probes
+                .pairs()
+                .fold(true, |all, (p, q)| all & test(p) & test(q))
         } else {
-            probes.into_iter().all(test)
+            // One branch per pair: the partner shares the first probe's cache line (or its
+            // neighbour), so testing it costs no extra miss.
+            probes.pairs().all(|(p, q)| test(p) & test(q))
         }
     }
 
@@ -344,13 +348,17 @@ impl BitStore {
         );
         let words = self.as_words_mut();
         let mut all = true;
-        for pos in probes {
+        for (p, q) in probes.pairs() {
+            let (wp, wq) = ((p >> 6) as usize, (q >> 6) as usize);
+            let (mp, mq) = (1u64 << (p & 63), 1u64 << (q & 63));
             // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
-            // has `ceil(len / 64)` words.
-            let word = unsafe { words.get_unchecked_mut((pos >> 6) as usize) };
-            let mask = 1u64 << (pos & 63);
-            all &= *word & mask != 0;
-            *word |= mask;
+            // has `ceil(len / 64)` words. Both bits are read before either is set, so a pair
+            // that repeats a position (the odd tail) or shares a word reports correctly.
+            unsafe {
+                all &= (*words.get_unchecked(wp) & mp != 0) & (*words.get_unchecked(wq) & mq != 0);
+                *words.get_unchecked_mut(wp) |= mp;
+                *words.get_unchecked_mut(wq) |= mq;
+            }
         }
         all
     }
@@ -359,9 +367,13 @@ impl BitStore {
     #[inline(always)]
     pub fn prefetch_all(&self, probes: Probes) {
         let words = self.as_words();
-        for pos in probes {
-            if let Some(word) = words.get((pos >> 6) as usize) {
-                prefetch(word);
+        for (p, q) in probes.pairs() {
+            // The partner lies in the same 64-byte group, which the first line may not cover
+            // entirely when the array is not 64-byte aligned: prefetch both.
+            for pos in [p, q] {
+                if let Some(word) = words.get((pos >> 6) as usize) {
+                    prefetch(word);
+                }
             }
         }
     }

@@ -9,7 +9,7 @@
 //!   and multiply-shift range reduction, identical on every platform.
 //! * [`bits`]: a `bitvec`-backed bit array and its lock-free atomic twin.
 //! * [`math`]: optimal sizes, false-positive rates (classic and blocked), cardinality.
-//! * [`format`]: the framing of every filter's bytes.
+//! * [`format`](mod@format): the framing of every filter's bytes.
 //! * `par` (feature `rayon`): parallel scatter of positions into a word array.
 //!
 //! # Example

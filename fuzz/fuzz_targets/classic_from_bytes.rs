@@ -1,0 +1,16 @@
+//! `BloomFilter::from_bytes` on arbitrary input: never panics, and whatever it accepts is a
+//! working filter that writes back the same bytes.
+#![no_main]
+
+use bloom_classic::{AtomicBloomFilter, BloomFilter};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(filter) = BloomFilter::from_bytes(data) {
+        assert_eq!(filter.to_bytes(), data);
+        let _ = filter.contains(&data.len());
+        let _ = filter.estimated_len();
+        let atomic = AtomicBloomFilter::from_bytes(data).expect("same bytes, same verdict");
+        assert_eq!(atomic.to_bytes(), data);
+    }
+});

@@ -1,0 +1,116 @@
+//! `from_bytes` allocates no more than its input's length, whatever the bytes claim.
+//!
+//! A counting global allocator records, per thread, the peak of live heap bytes; each check
+//! decodes bytes and compares that peak with the input's length. Hostile inputs claim huge
+//! sizes with a valid checksum, so the structural checks, not the checksum, must refuse them
+//! before allocating.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use bloom_classic::{AtomicBloomFilter, BloomFilter};
+use bloom_core::format;
+
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn record(delta: isize) {
+    // `try_with`: the allocator also runs while thread-locals are being torn down.
+    let _ = LIVE.try_with(|live| {
+        let now = live.get().saturating_add_signed(delta);
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every method forwards to the system allocator unchanged; the bookkeeping touches
+// only const-initialised thread-locals, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record(layout.size() as isize);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record(layout.size() as isize);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        record(-(layout.size() as isize));
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record(new_size as isize - layout.size() as isize);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `decode` and returns the peak of heap bytes it added on this thread.
+fn peak_during(decode: impl FnOnce()) -> usize {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    decode();
+    PEAK.with(Cell::get) - base
+}
+
+/// Asserts that `decode` of `bytes` allocates at most the input's length plus a small
+/// constant (the filter's own struct and error strings).
+pub fn assert_bounded<T, E>(bytes: &[u8], decode: impl Fn(&[u8]) -> Result<T, E>) {
+    let peak = peak_during(|| {
+        let _ = decode(bytes);
+    });
+    assert!(
+        peak <= bytes.len() + 1024,
+        "decoding {} bytes allocated {peak} bytes",
+        bytes.len()
+    );
+}
+
+/// Rewrites a field of a classic filter's bytes and fixes the checksum.
+fn with_field(bytes: &[u8], offset: usize, value: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out[offset..offset + value.len()].copy_from_slice(value);
+    let end = out.len() - 8;
+    let sum = format::checksum(&out[..end]);
+    out[end..].copy_from_slice(&sum.to_le_bytes());
+    out
+}
+
+#[test]
+fn classic_from_bytes_is_bounded_by_its_input() {
+    let mut f = BloomFilter::new(50_000, 0.01).unwrap();
+    f.insert_all(0..50_000u32);
+    let bytes = f.to_bytes();
+    // The counter sees the decoded filter's own allocation...
+    let decoded = peak_during(|| drop(BloomFilter::from_bytes(&bytes).unwrap()));
+    assert!(decoded >= f.bits().heap_bytes(), "{decoded}");
+    // ...and nothing beyond the input's size.
+    assert_bounded(&bytes, BloomFilter::from_bytes);
+    assert_bounded(&bytes, AtomicBloomFilter::from_bytes);
+
+    // Parameters claiming 2^40 bits, or a payload length near u64::MAX, with valid checksums.
+    let huge_bits = with_field(&bytes, 16, &(1u64 << 40).to_le_bytes());
+    assert!(BloomFilter::from_bytes(&huge_bits).is_err());
+    assert_bounded(&huge_bits, BloomFilter::from_bytes);
+    let huge_payload = with_field(&bytes, 28, &(u64::MAX - 8).to_le_bytes());
+    assert!(BloomFilter::from_bytes(&huge_payload).is_err());
+    assert_bounded(&huge_payload, BloomFilter::from_bytes);
+
+    // Every truncation.
+    for len in (0..bytes.len()).step_by(997) {
+        assert_bounded(&bytes[..len], BloomFilter::from_bytes);
+    }
+}
