@@ -568,7 +568,7 @@ mod tests {
             let x = (a + j * b + c * ((j * j * j - j) / 6)) as u64;
             let p = reduce(x, m);
             let s = p - p % 512;
-            let q = s + ((x & 0xffff_ffff) * (m - s).min(512) >> 32);
+            let q = s + (((x & 0xffff_ffff) * (m - s).min(512)) >> 32);
             out.push(p);
             out.push(q);
         }

@@ -27,6 +27,9 @@ pub struct Header {
     pub threads: usize,
     /// Whether the peer crates were compiled in.
     pub peers_feature: bool,
+    /// The system's one-minute load average when the run started (Linux), a hint of how
+    /// much other work shared the cores.
+    pub load_average: Option<f64>,
     /// Wall time of the sweep, in seconds.
     pub wall_seconds: f64,
 }
@@ -45,6 +48,7 @@ impl Header {
             rounds,
             threads,
             peers_feature: cfg!(feature = "peers"),
+            load_average: load_average(),
             wall_seconds: 0.0,
         }
     }
@@ -61,6 +65,16 @@ pub fn cpu_model() -> String {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| format!("unknown ({})", std::env::consts::ARCH))
+}
+
+/// The one-minute load average from `/proc/loadavg` (Linux).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The command line with the program's directory removed (it names the machine, not the

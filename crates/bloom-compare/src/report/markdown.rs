@@ -399,6 +399,12 @@ pub fn header_table(report: &Report) -> Table {
     t.push(vec!["tool".into(), h.tool.clone()]);
     t.push(vec!["date".into(), h.date.clone()]);
     t.push(vec!["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);
+    if let Some(load) = h.load_average {
+        t.push(vec![
+            "load average at start".into(),
+            format!("{load:.2} (other work sharing the cores)"),
+        ]);
+    }
     t.push(vec!["compiler".into(), h.rustc.clone()]);
     t.push(vec!["command".into(), format!("`{}`", h.command_line)]);
     t.push(vec![
