@@ -102,6 +102,11 @@ struct Cli {
     /// List the candidates and exit.
     #[arg(long)]
     list: bool,
+
+    /// Measure nothing: read a `report.json` written by an earlier run and write its outputs
+    /// (and, with `--write-docs`, the docs) again.
+    #[arg(long, value_name = "REPORT_JSON")]
+    rerender: Option<PathBuf>,
 }
 
 /// Parses `1000`, `1_000`, `100K`, `2.5M`, `1G`, `1e6`.
@@ -253,22 +258,30 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         return Err("the counting allocator is not installed".into());
     }
 
-    let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
-    let bar = progress_bar(cli.quiet);
-    let start = Instant::now();
-    let outcome = sweep.run(&mut |p| {
-        bar.set_length(p.total as u64);
-        bar.set_position(p.done as u64);
-        bar.set_message(p.what.to_string());
-    })?;
-    bar.finish_and_clear();
-    header.wall_seconds = start.elapsed().as_secs_f64();
-
-    let report = Report {
-        header,
-        candidates: entries.iter().map(CandidateInfo::from).collect(),
-        rows: outcome.rows,
-        skipped: outcome.skipped,
+    let report = match &cli.rerender {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => {
+            let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
+            let bar = progress_bar(cli.quiet);
+            let start = Instant::now();
+            let outcome = sweep.run(&mut |p| {
+                bar.set_length(p.total as u64);
+                bar.set_position(p.done as u64);
+                bar.set_message(p.what.to_string());
+            })?;
+            bar.finish_and_clear();
+            header.wall_seconds = start.elapsed().as_secs_f64();
+            Report {
+                header,
+                candidates: entries.iter().map(CandidateInfo::from).collect(),
+                rows: outcome.rows,
+                skipped: outcome.skipped,
+            }
+        }
     };
     println!("{}", markdown::render(&report));
 

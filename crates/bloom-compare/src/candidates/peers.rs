@@ -45,8 +45,8 @@ const GIVEN_OUR_HASHER: &str = "XXH3-128 low 64 bits (ours, passed in as its has
 /// The hasher description of peers given our hash as a pre-computed u64.
 const GIVEN_OUR_HASH: &str = "XXH3-128 low 64 bits (ours, passed in as a pre-hashed u64)";
 
-/// `fastbloom::BloomFilter`: a blocked Bloom filter (512-bit blocks) with several bits per
-/// 64-bit word.
+/// `fastbloom::BloomFilter`: a classic Bloom filter, its k probes anywhere in m bits,
+/// derived by double hashing from one 64-bit hash.
 #[derive(Debug, Clone, Copy)]
 pub struct Fastbloom;
 
@@ -59,7 +59,7 @@ impl Candidate for Fastbloom {
         crate_name: "fastbloom 0.17",
         origin: Origin::Peer,
         hasher: GIVEN_OUR_HASHER,
-        structure: "512-bit blocks, several bits per word",
+        structure: "k probes anywhere in m bits (double hashing of a 64-bit hash)",
         deletes: false,
         grows: false,
         fixed_fpr: None,
