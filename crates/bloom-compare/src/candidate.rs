@@ -1,0 +1,216 @@
+//! The adapter every candidate implements, and the registry of candidates.
+//!
+//! A candidate is a filter type seen through [`Candidate`]: how to build it for a capacity
+//! and target rate from a slice of keys, how to query it one key at a time and (where it
+//! has one) in batches, and (where it has one) how to build it on several threads. The
+//! sweep measures every candidate through this one trait, on the same keys, the way
+//! BurntSushi's rebar puts one adapter in front of every regex engine.
+//!
+//! Adding a variant is one marker type with an `impl Candidate` (see
+//! [`candidates`](crate::candidates)) and one line in [`ours`] or [`peers`].
+
+use std::fmt;
+
+use rayon::ThreadPool;
+use serde::{Deserialize, Serialize};
+
+use crate::keys::Key;
+
+/// Where a candidate comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// A filter of this workspace.
+    Ours,
+    /// A crate from crates.io, measured for comparison.
+    Peer,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Origin::Ours => "ours",
+            Origin::Peer => "peer",
+        })
+    }
+}
+
+/// What a candidate is: fixed facts the report prints beside its figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Info {
+    /// The name to select it with on the command line (`--variants classic`).
+    pub id: &'static str,
+    /// The type's name, as reports show it.
+    pub name: &'static str,
+    /// The crate (and, for peers, the version measured).
+    pub crate_name: &'static str,
+    /// Ours or a peer.
+    pub origin: Origin,
+    /// The hash function the candidate used in the sweep, and how it got it.
+    pub hasher: &'static str,
+    /// Its structure in a few words.
+    pub structure: &'static str,
+    /// Whether it supports removing keys.
+    pub deletes: bool,
+    /// Whether it grows past its capacity while keeping its rate.
+    pub grows: bool,
+    /// The rate it always has, when the target cannot be chosen (xor and cuckoo filters
+    /// with 8-bit fingerprints); the sweep then measures it once per size and load.
+    pub fixed_fpr: Option<f64>,
+    /// Whether it is built once from all its keys (no insert): measured at exactly its
+    /// capacity, once per size.
+    pub static_build: bool,
+    /// Whether, by its documentation, a failed insert may drop a key stored earlier (a
+    /// cuckoo filter that runs out of relocations): false negatives of such a candidate after
+    /// it reported full are shown but expected, everywhere else they are errors.
+    pub evicts_when_full: bool,
+}
+
+/// The hasher description of this workspace's filters.
+pub const OUR_HASHER: &str = "XXH3-128 (bloom-core, seeded, one call per key)";
+
+/// A candidate could not be built for a setting (a peer refused the parameters, ran out of
+/// construction attempts, ...). The sweep reports it and carries on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    /// What went wrong, in the candidate's words.
+    pub message: String,
+}
+
+impl BuildError {
+    /// An error with `message`.
+    pub fn new(message: impl fmt::Display) -> Self {
+        BuildError {
+            message: message.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// A built filter and how many of the offered keys it took.
+#[derive(Debug)]
+pub struct Built<C> {
+    /// The filter.
+    pub filter: C,
+    /// `keys[..accepted]` were inserted; an insert of `keys[accepted]` was refused (the
+    /// filter was full) and no later key was offered.
+    pub accepted: usize,
+}
+
+impl<C> Built<C> {
+    /// A filter that took every one of `count` keys.
+    pub fn all(filter: C, count: usize) -> Self {
+        Built {
+            filter,
+            accepted: count,
+        }
+    }
+}
+
+/// Inserts `keys` in order with `insert` (which returns `false` when it refused a key
+/// because the filter is full), stopping at the first refusal.
+#[inline]
+pub fn insert_until_full<C, K>(
+    mut filter: C,
+    keys: &[K],
+    mut insert: impl FnMut(&mut C, &K) -> bool,
+) -> Built<C> {
+    for (i, key) in keys.iter().enumerate() {
+        if !insert(&mut filter, key) {
+            return Built {
+                filter,
+                accepted: i,
+            };
+        }
+    }
+    Built::all(filter, keys.len())
+}
+
+/// The adapter of one filter type: a marker type whose associated functions build and query
+/// the filter as the sweep needs.
+///
+/// Everything is generic over the key type, so each candidate's loops are compiled for
+/// `u64` and `String` keys separately and nothing but the filter's own work is timed.
+/// [`Filter`](Candidate::Filter) may depend on the key type, for crates whose filter type
+/// does (`bloomfilter::Bloom<T>`).
+pub trait Candidate: 'static {
+    /// The filter type, for keys of type `K`.
+    type Filter<K: Key>;
+
+    /// What it is.
+    const INFO: Info;
+
+    /// Whether [`contains_batch`](Candidate::contains_batch) is the candidate's own batch
+    /// query (otherwise the batch columns stay empty).
+    const BATCH: bool = false;
+
+    /// Whether [`par_build`](Candidate::par_build) is implemented.
+    const PARALLEL: bool = false;
+
+    /// Builds a filter sized for `capacity` keys at false-positive rate `fpr`, holding
+    /// `keys` (all of them, unless it reports being full first). Timed as the insert cost.
+    ///
+    /// # Errors
+    ///
+    /// When the candidate refuses the parameters or fails to build.
+    fn build<K: Key>(
+        capacity: usize,
+        fpr: f64,
+        keys: &[K],
+    ) -> Result<Built<Self::Filter<K>>, BuildError>;
+
+    /// Whether `key` may be present.
+    fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool;
+
+    /// Answers [`contains`](Candidate::contains) for every key into `out` (cleared first).
+    fn contains_batch<K: Key>(filter: &Self::Filter<K>, keys: &[K], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(keys.iter().map(|k| Self::contains(filter, k)));
+    }
+
+    /// Builds the same filter as [`build`](Candidate::build) with every thread of `pool`.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Candidate::build); also when the candidate has no parallel build.
+    fn par_build<K: Key>(
+        capacity: usize,
+        fpr: f64,
+        keys: &[K],
+        pool: &ThreadPool,
+    ) -> Result<Self::Filter<K>, BuildError> {
+        let _ = (capacity, fpr, keys, pool);
+        Err(BuildError::new(format!(
+            "{} has no parallel build",
+            Self::INFO.name
+        )))
+    }
+}
+
+/// Every candidate of this workspace, in report order.
+pub fn ours() -> Vec<crate::measure::Entry> {
+    use crate::measure::Entry;
+    vec![
+        Entry::of::<crate::candidates::Classic>(),
+        Entry::of::<crate::candidates::AtomicClassic>(),
+    ]
+}
+
+/// Every peer crate, in report order (empty without the `peers` feature).
+pub fn peers() -> Vec<crate::measure::Entry> {
+    #[cfg(feature = "peers")]
+    {
+        crate::candidates::all_peers()
+    }
+    #[cfg(not(feature = "peers"))]
+    {
+        Vec::new()
+    }
+}

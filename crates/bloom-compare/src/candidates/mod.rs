@@ -1,0 +1,12 @@
+//! The adapters: one marker type and one `impl Candidate` per filter type.
+
+mod ours;
+#[cfg(feature = "peers")]
+mod peers;
+
+pub use ours::{AtomicClassic, Classic};
+#[cfg(feature = "peers")]
+pub use peers::{
+    Bloomfilter, Cuckoofilter, Fastbloom, GrowableBloom, Qfilter, SbbfRsSafe, XorfBinaryFuse8,
+    all as all_peers,
+};

@@ -1,0 +1,317 @@
+//! The keys a sweep inserts and queries: three kinds, generated from a seed, with the
+//! negatives (keys never inserted) guaranteed disjoint from the positives.
+//!
+//! Every key carries a distinct 64-bit identifier: identifier `i` of a run is
+//! `mix(i + seed)`, where `mix` is the SplitMix64 output function, a bijection on `u64`
+//! (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014).
+//! Positives take `i` in `[0, count)` and negatives `i` in `[2^63, 2^63 + count)`, so no
+//! negative can equal a positive, whatever the sizes, and the measured false-positive rate
+//! counts only true false positives.
+
+use std::fmt;
+use std::hash::Hash;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// A type of key the sweep can use: what every candidate's insert and query take.
+pub trait Key: Hash + Clone + fmt::Debug + Send + Sync + 'static {}
+
+impl Key for u64 {}
+impl Key for String {}
+
+/// The kinds of key a sweep measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyKind {
+    /// Random 64-bit integers: the cheapest key to hash.
+    U64,
+    /// Strings of 16 hex digits: short, fixed-length byte keys.
+    Str16,
+    /// URL-like strings of 50 to 120 bytes (uniformly distributed lengths): the crawler's key.
+    Url,
+}
+
+impl KeyKind {
+    /// Every kind, in report order.
+    pub const ALL: [KeyKind; 3] = [KeyKind::U64, KeyKind::Str16, KeyKind::Url];
+
+    /// The short name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyKind::U64 => "u64",
+            KeyKind::Str16 => "str16",
+            KeyKind::Url => "url",
+        }
+    }
+
+    /// A description for report headings.
+    pub fn describe(self) -> &'static str {
+        match self {
+            KeyKind::U64 => "u64 keys",
+            KeyKind::Str16 => "16-byte string keys",
+            KeyKind::Url => "URL-like keys (50-120 bytes)",
+        }
+    }
+}
+
+impl fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for KeyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "u64" => Ok(KeyKind::U64),
+            "str16" | "string" | "str" => Ok(KeyKind::Str16),
+            "url" => Ok(KeyKind::Url),
+            other => Err(format!(
+                "unknown key kind {other:?} (expected u64, str16 or url)"
+            )),
+        }
+    }
+}
+
+/// The SplitMix64 output function: a bijection on `u64` with good avalanche.
+#[inline]
+pub fn mix(x: u64) -> u64 {
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// SplitMix64, a seeded stream of 64-bit values (cheap, and good enough to pick key shapes
+/// and memory-probe addresses).
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next value.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.0)
+    }
+
+    /// A value in `[0, bound)` (multiply-shift; bias below `bound / 2^64`).
+    #[inline]
+    pub fn below(&mut self, bound: u64) -> u64 {
+        bloom_core::hash::reduce(self.next_u64(), bound)
+    }
+}
+
+/// The first index of the negative identifiers: half the identifier space, so positives
+/// (`[0, count)`) and negatives never meet.
+const NEGATIVE_BASE: u64 = 1 << 63;
+
+/// The identifier of key `index` in a run seeded with `seed`.
+#[inline]
+fn identifier(index: u64, seed: u64) -> u64 {
+    mix(index.wrapping_add(seed))
+}
+
+/// Which side of the split a key set is drawn from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Keys to insert.
+    Positive,
+    /// Keys never inserted, disjoint from every positive of the same seed.
+    Negative,
+}
+
+impl Side {
+    fn base(self) -> u64 {
+        match self {
+            Side::Positive => 0,
+            Side::Negative => NEGATIVE_BASE,
+        }
+    }
+}
+
+/// The identifiers of `count` keys of one side. Positives of a larger count extend those
+/// of a smaller one (the first keys are the same), so one generated set serves every n of a
+/// sweep.
+pub fn identifiers(side: Side, count: usize, seed: u64) -> impl Iterator<Item = u64> {
+    let base = side.base();
+    (0..count as u64).map(move |i| identifier(base + i, seed))
+}
+
+/// A 16-byte key: the identifier in hex.
+pub fn short_string(id: u64) -> String {
+    format!("{id:016x}")
+}
+
+/// Shortest and longest URL-like key, in bytes.
+pub const URL_LENGTHS: std::ops::RangeInclusive<usize> = 50..=120;
+
+const DOMAINS: [&str; 8] = [
+    "example",
+    "news-site",
+    "shop",
+    "archive",
+    "wiki",
+    "videos",
+    "blog",
+    "docs",
+];
+const TLDS: [&str; 5] = ["com", "org", "net", "io", "dev"];
+const SECTIONS: [&str; 6] = ["articles", "p", "products", "2024/07", "users", "search"];
+/// Characters the padding of a URL is drawn from.
+const URL_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Builds a URL-like key of 50 to 120 bytes around `id`: a host, a section, the identifier
+/// in hex (which makes the key unique), and random path characters up to a length drawn
+/// uniformly from [`URL_LENGTHS`].
+pub fn url(id: u64, seed: u64) -> String {
+    let mut rng = SplitMix64(id ^ mix(seed));
+    let target = *URL_LENGTHS.start()
+        + rng.below((URL_LENGTHS.end() - URL_LENGTHS.start() + 1) as u64) as usize;
+    let mut s = String::with_capacity(*URL_LENGTHS.end());
+    s.push_str("https://www.");
+    s.push_str(DOMAINS[rng.below(DOMAINS.len() as u64) as usize]);
+    s.push_str(&format!("{}.", rng.below(100)));
+    s.push_str(TLDS[rng.below(TLDS.len() as u64) as usize]);
+    s.push('/');
+    s.push_str(SECTIONS[rng.below(SECTIONS.len() as u64) as usize]);
+    s.push('/');
+    s.push_str(&format!("{id:016x}"));
+    // The fixed part is 39 to 53 bytes, inside the range; padding brings it to the target.
+    if s.len() < target {
+        s.push('/');
+    }
+    while s.len() < target {
+        s.push(URL_CHARS[rng.below(URL_CHARS.len() as u64) as usize] as char);
+    }
+    s
+}
+
+/// The positives and negatives of one kind, generated once per sweep.
+#[derive(Debug, Clone)]
+pub enum KeySet {
+    /// `u64` keys.
+    U64 {
+        /// Keys inserted (prefixes serve smaller settings).
+        positives: Vec<u64>,
+        /// Keys never inserted.
+        negatives: Vec<u64>,
+    },
+    /// String keys (16-byte or URL-like).
+    Strings {
+        /// The kind of strings.
+        kind: KeyKind,
+        /// Keys inserted.
+        positives: Vec<String>,
+        /// Keys never inserted.
+        negatives: Vec<String>,
+    },
+}
+
+impl KeySet {
+    /// Generates `positives` keys to insert and `negatives` keys never inserted, of `kind`.
+    pub fn generate(kind: KeyKind, positives: usize, negatives: usize, seed: u64) -> KeySet {
+        let strings = |side: Side, count: usize| -> Vec<String> {
+            identifiers(side, count, seed)
+                .map(|id| match kind {
+                    KeyKind::Url => url(id, seed),
+                    _ => short_string(id),
+                })
+                .collect()
+        };
+        match kind {
+            KeyKind::U64 => KeySet::U64 {
+                positives: identifiers(Side::Positive, positives, seed).collect(),
+                negatives: identifiers(Side::Negative, negatives, seed).collect(),
+            },
+            KeyKind::Str16 | KeyKind::Url => KeySet::Strings {
+                kind,
+                positives: strings(Side::Positive, positives),
+                negatives: strings(Side::Negative, negatives),
+            },
+        }
+    }
+
+    /// The kind of the keys.
+    pub fn kind(&self) -> KeyKind {
+        match self {
+            KeySet::U64 { .. } => KeyKind::U64,
+            KeySet::Strings { kind, .. } => *kind,
+        }
+    }
+
+    /// The number of positives held.
+    pub fn positives_len(&self) -> usize {
+        match self {
+            KeySet::U64 { positives, .. } => positives.len(),
+            KeySet::Strings { positives, .. } => positives.len(),
+        }
+    }
+
+    /// The number of negatives held.
+    pub fn negatives_len(&self) -> usize {
+        match self {
+            KeySet::U64 { negatives, .. } => negatives.len(),
+            KeySet::Strings { negatives, .. } => negatives.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn kinds_have_their_shapes_and_sides_are_disjoint() {
+        for kind in KeyKind::ALL {
+            let set = KeySet::generate(kind, 5_000, 5_000, 7);
+            match &set {
+                KeySet::U64 {
+                    positives,
+                    negatives,
+                } => {
+                    let p: HashSet<_> = positives.iter().collect();
+                    assert_eq!(p.len(), 5_000);
+                    assert!(negatives.iter().all(|k| !p.contains(k)));
+                }
+                KeySet::Strings {
+                    positives,
+                    negatives,
+                    ..
+                } => {
+                    let p: HashSet<_> = positives.iter().collect();
+                    assert_eq!(p.len(), 5_000);
+                    assert!(negatives.iter().all(|k| !p.contains(k)));
+                    for k in positives.iter().chain(negatives) {
+                        match kind {
+                            KeyKind::Str16 => assert_eq!(k.len(), 16),
+                            _ => assert!(URL_LENGTHS.contains(&k.len()), "{k} ({})", k.len()),
+                        }
+                    }
+                    if kind == KeyKind::Url {
+                        // Lengths spread over the whole range.
+                        let lengths: HashSet<usize> = positives.iter().map(String::len).collect();
+                        assert!(lengths.len() > 60, "{}", lengths.len());
+                    }
+                }
+            }
+            assert_eq!(set.kind(), kind);
+            assert_eq!((set.positives_len(), set.negatives_len()), (5_000, 5_000));
+        }
+    }
+
+    #[test]
+    fn larger_sets_extend_smaller_ones_and_seeds_differ() {
+        let small: Vec<u64> = identifiers(Side::Positive, 10, 1).collect();
+        let large: Vec<u64> = identifiers(Side::Positive, 100, 1).collect();
+        assert_eq!(small[..], large[..10]);
+        let other: Vec<u64> = identifiers(Side::Positive, 10, 2).collect();
+        assert_ne!(small, other);
+        assert_eq!("URL".parse::<KeyKind>(), Ok(KeyKind::Url));
+        assert!("bytes".parse::<KeyKind>().is_err());
+    }
+}

@@ -1,0 +1,66 @@
+//! Side-by-side measurement of the bloom-family filters and their peer crates.
+//!
+//! The `bloom-compare` binary runs a sweep (key kinds × sizes × target rates × loads) over
+//! every selected candidate, on the same keys, and reports for each: bits per key and its
+//! ratio to the information-theoretic bound, target and measured false-positive rate with
+//! a confidence interval, insert and query times (present and absent keys, single and
+//! batch), memory held and peak memory during the build, the speed-up of a parallel build,
+//! and a memory probe (the cost of a random cache-line read in a buffer of the filter's
+//! size, measured in the same run) that each query time is divided by. Every run also
+//! checks correctness: a false negative fails the run.
+//!
+//! ```sh
+//! cargo run --release -p bloom-compare            # the quick default sweep
+//! cargo run --release -p bloom-compare -- --help  # every option
+//! ```
+//!
+//! The library is the machinery behind it:
+//!
+//! * [`candidate`]: the [`Candidate`](candidate::Candidate) adapter trait; one marker type
+//!   and impl per filter in [`candidates`].
+//! * [`keys`]: seeded keys of three kinds, negatives disjoint from positives.
+//! * [`measure`] and [`sweep`]: measuring one candidate in one setting, and the whole grid.
+//! * [`probe`]: the memory probe. [`stats`]: the rate estimate and its interval.
+//! * [`alloc`]: the counting allocator behind the memory figures.
+//! * [`report`]: rows, header, and the markdown, CSV, JSON and SVG outputs.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//! use bloom_compare::{candidate, keys::KeyKind, sweep::{Negatives, Sweep}};
+//!
+//! let sweep = Sweep {
+//!     entries: candidate::ours(),
+//!     kinds: vec![KeyKind::U64],
+//!     sizes: vec![2_000],
+//!     fprs: vec![0.01],
+//!     loads: vec![100],
+//!     threads: 1,
+//!     rounds: 1,
+//!     seed: 1,
+//!     negatives: Negatives::Fixed(20_000),
+//!     probe_budget: Duration::from_millis(3),
+//! };
+//! let outcome = sweep.run(&mut |_| {})?;
+//! let classic = outcome.rows.iter().find(|r| r.candidate == "classic").unwrap();
+//! assert_eq!(classic.false_negatives, 0);
+//! assert!(classic.fpr_ci_low < 0.015);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Crate features
+//!
+//! * `peers` (on by default): the peer crates `fastbloom`, `bloomfilter`, `sbbf-rs-safe`,
+//!   `growable-bloom-filter`, `xorf` (binary fuse 8), `qfilter` and `cuckoofilter`, measured
+//!   beside ours.
+
+pub mod alloc;
+pub mod candidate;
+pub mod candidates;
+pub mod keys;
+pub mod measure;
+pub mod probe;
+pub mod report;
+pub mod stats;
+pub mod sweep;

@@ -1,0 +1,362 @@
+//! `bloom-compare`: the side-by-side sweep of the bloom-family filters and peer crates.
+//!
+//! ```sh
+//! cargo run --release -p bloom-compare              # quick default sweep, prints the tables
+//! cargo run --release -p bloom-compare -- --help    # every option
+//! ```
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use bloom_compare::candidate::{self, Origin};
+use bloom_compare::keys::KeyKind;
+use bloom_compare::measure::Entry;
+use bloom_compare::report::files::{self, Format};
+use bloom_compare::report::{CandidateInfo, Header, Report, docs, markdown};
+use bloom_compare::sweep::{Negatives, Sweep};
+
+#[global_allocator]
+static ALLOCATOR: bloom_compare::alloc::CountingAllocator = bloom_compare::alloc::CountingAllocator;
+
+/// Measures the bloom-family filters and peer crates side by side on the same keys: bits per
+/// key, measured false-positive rate, insert and query times against a memory probe,
+/// memory, parallel build. Every run also checks that no filter forgets a key.
+#[derive(Debug, Parser)]
+#[command(name = "bloom-compare", version)]
+struct Cli {
+    /// Our variants to measure: ids separated by commas, `all` or `none` (`--list` shows
+    /// the ids).
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    variants: Vec<String>,
+
+    /// Peer crates to measure: ids separated by commas, `all` or `none`.
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    peers: Vec<String>,
+
+    /// Capacities n every filter is sized for (`100K`, `1M`, `1e7` or plain numbers).
+    #[arg(long = "n", value_delimiter = ',', default_value = "100K,1M", value_parser = parse_count)]
+    sizes: Vec<usize>,
+
+    /// Target false-positive rates (`0.01` or `1%`).
+    #[arg(long = "fpr", value_delimiter = ',', default_value = "1%,0.1%", value_parser = parse_rate)]
+    fprs: Vec<f64>,
+
+    /// Keys inserted, in percent of the capacity.
+    #[arg(long = "load", value_delimiter = ',', default_value = "50,100,150")]
+    loads: Vec<u32>,
+
+    /// Key kinds: u64, str16 (16-byte strings), url (URL-like, 50-120 bytes).
+    #[arg(long = "keys", value_delimiter = ',', default_value = "u64")]
+    kinds: Vec<KeyKind>,
+
+    /// Threads for the parallel build (1: not measured) [default: the available cores].
+    #[arg(long)]
+    threads: Option<usize>,
+
+    /// Rounds per setting, interleaved across candidates; times are the fastest round's.
+    #[arg(long, default_value_t = 2)]
+    rounds: usize,
+
+    /// Negatives per setting [default: enough for about 2,000 false positives at the target
+    /// rate, between 100 thousand and 2 million].
+    #[arg(long, value_parser = parse_count)]
+    negatives: Option<usize>,
+
+    /// Milliseconds for each of the memory probe's two measurements.
+    #[arg(long, default_value_t = 12)]
+    probe_ms: u64,
+
+    /// Seed of the keys, so runs repeat.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+
+    /// Folder for the output files [default: target/bloom-compare].
+    #[arg(long)]
+    out: Option<PathBuf>,
+
+    /// Output files to write: markdown, csv, json, svg (the tables are printed either way).
+    #[arg(
+        long = "format",
+        value_delimiter = ',',
+        default_value = "markdown,csv,json,svg"
+    )]
+    formats: Vec<Format>,
+
+    /// Also regenerate docs/tradeoffs.md and docs/plots/*.svg from this run.
+    #[arg(long)]
+    write_docs: bool,
+
+    /// The docs folder `--write-docs` writes to [default: the workspace's docs/].
+    #[arg(long)]
+    docs_dir: Option<PathBuf>,
+
+    /// No progress bar (it is also hidden when stderr is not a terminal).
+    #[arg(long, short)]
+    quiet: bool,
+
+    /// List the candidates and exit.
+    #[arg(long)]
+    list: bool,
+
+    /// Measure nothing: read a `report.json` written by an earlier run and write its outputs
+    /// (and, with `--write-docs`, the docs) again.
+    #[arg(long, value_name = "REPORT_JSON")]
+    rerender: Option<PathBuf>,
+}
+
+/// Parses `1000`, `1_000`, `100K`, `2.5M`, `1G`, `1e6`.
+fn parse_count(s: &str) -> Result<usize, String> {
+    let t = s.trim().replace('_', "");
+    let (number, scale) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        _ => (t.as_str(), 1.0),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a count (try 100000, 100K, 1M or 1e6)"))?;
+    let value = value * scale;
+    if !(value >= 1.0 && value.fract() == 0.0 && value < 1e15) {
+        return Err(format!("{s:?} is not a positive whole count"));
+    }
+    Ok(value as usize)
+}
+
+/// Parses `0.01` or `1%`.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let value = match t.strip_suffix('%') {
+        Some(pct) => pct.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("{s:?} is not a rate (try 0.01 or 1%)"))?;
+    if value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(format!("{s:?} must be strictly between 0 and 1"))
+    }
+}
+
+/// The candidates named by `names` among `available` (`all`, `none`, or ids).
+fn select(available: Vec<Entry>, names: &[String], what: &str) -> Result<Vec<Entry>, String> {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.trim().to_ascii_lowercase())
+        .collect();
+    if names.iter().any(|n| n == "all") {
+        return Ok(available);
+    }
+    if names.iter().all(|n| n == "none" || n.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let mut chosen = Vec::new();
+    for name in names.iter().filter(|n| *n != "none") {
+        match available.iter().find(|e| e.info.id == name) {
+            Some(e) => chosen.push(*e),
+            None => {
+                let ids: Vec<&str> = available.iter().map(|e| e.info.id).collect();
+                return Err(format!(
+                    "unknown {what} {name:?}; available: {}",
+                    if ids.is_empty() {
+                        "none (built without the `peers` feature)".to_string()
+                    } else {
+                        ids.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    Ok(chosen)
+}
+
+/// `target/bloom-compare`, found from the executable's own place in `target/<profile>/`.
+fn default_out_dir() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            let profile_dir = exe.parent()?;
+            let target = profile_dir.parent()?;
+            (target.file_name()? == "target").then(|| target.join("bloom-compare"))
+        })
+        .unwrap_or_else(|| PathBuf::from("target").join("bloom-compare"))
+}
+
+/// The workspace's docs folder (this crate lives in `crates/bloom-compare`).
+fn default_docs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs")
+}
+
+fn progress_bar(quiet: bool) -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if quiet || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+    }
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise:.dim} [{bar:30.cyan/blue}] {pos}/{len} (eta {eta}) {msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+fn list(entries: &[Entry]) {
+    let infos: Vec<CandidateInfo> = entries.iter().map(CandidateInfo::from).collect();
+    for origin in [Origin::Ours, Origin::Peer] {
+        println!(
+            "{}:",
+            if origin == Origin::Ours {
+                "variants (--variants)"
+            } else {
+                "peers (--peers)"
+            }
+        );
+        for c in infos.iter().filter(|c| c.origin == origin) {
+            println!(
+                "  {:<24} {} ({}); hasher: {}",
+                c.id, c.name, c.crate_name, c.hasher
+            );
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    let args: Vec<String> = std::env::args().collect();
+    let ours = candidate::ours();
+    let peers = candidate::peers();
+    if cli.list {
+        let all: Vec<Entry> = ours.iter().chain(&peers).copied().collect();
+        list(&all);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut entries = select(ours, &cli.variants, "variant")?;
+    entries.extend(select(peers, &cli.peers, "peer")?);
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let sweep = Sweep {
+        entries: entries.clone(),
+        kinds: cli.kinds.clone(),
+        sizes: cli.sizes.clone(),
+        fprs: cli.fprs.clone(),
+        loads: cli.loads.clone(),
+        threads,
+        rounds: cli.rounds,
+        seed: cli.seed,
+        negatives: cli.negatives.map_or(Negatives::DEFAULT, Negatives::Fixed),
+        probe_budget: Duration::from_millis(cli.probe_ms.max(1)),
+    };
+    sweep.validate()?;
+    if !bloom_compare::alloc::is_installed() {
+        return Err("the counting allocator is not installed".into());
+    }
+
+    let report = match &cli.rerender {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => {
+            let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
+            let bar = progress_bar(cli.quiet);
+            let start = Instant::now();
+            let outcome = sweep.run(&mut |p| {
+                bar.set_length(p.total as u64);
+                bar.set_position(p.done as u64);
+                bar.set_message(p.what.to_string());
+            })?;
+            bar.finish_and_clear();
+            header.wall_seconds = start.elapsed().as_secs_f64();
+            Report {
+                header,
+                candidates: entries.iter().map(CandidateInfo::from).collect(),
+                rows: outcome.rows,
+                skipped: outcome.skipped,
+            }
+        }
+    };
+    println!("{}", markdown::render(&report));
+
+    let out = cli.out.clone().unwrap_or_else(default_out_dir);
+    let written = files::write_all(&report, &out, &cli.formats).map_err(|e| e.to_string())?;
+    if !written.is_empty() {
+        eprintln!("wrote {} files under {}", written.len(), out.display());
+    }
+    if cli.write_docs {
+        let dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
+        let written = docs::write(&report, &dir).map_err(|e| e.to_string())?;
+        eprintln!(
+            "regenerated {}",
+            written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+
+    if !report.is_correct() {
+        eprintln!();
+        eprintln!("################################################################");
+        eprintln!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
+        for r in report.false_negative_rows() {
+            eprintln!(
+                "#  {} ({} keys, n = {}, p = {}, load {}%): {} keys lost",
+                r.name, r.key_kind, r.n, r.target_fpr, r.load_percent, r.false_negatives
+            );
+        }
+        eprintln!("################################################################");
+        return Ok(ExitCode::from(3));
+    }
+    let flagged = report.flagged_rows().count();
+    if flagged > 0 {
+        eprintln!("warning: {flagged} measurements with a rate far above their target (marked ⚠)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("bloom-compare: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_rates_parse() {
+        assert_eq!(parse_count("100K"), Ok(100_000));
+        assert_eq!(parse_count("2.5M"), Ok(2_500_000));
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("1_000"), Ok(1_000));
+        assert!(parse_count("0").is_err());
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("lots").is_err());
+        assert_eq!(parse_rate("1%"), Ok(0.01));
+        assert_eq!(parse_rate("0.001"), Ok(0.001));
+        assert!(parse_rate("0").is_err());
+        assert!(parse_rate("100%").is_err());
+        assert!(parse_rate("x").is_err());
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

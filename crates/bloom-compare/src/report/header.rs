@@ -1,0 +1,166 @@
+//! The report header: the machine, the compiler, the date and the exact command.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// Where and how a report was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// `bloom-compare` and its version.
+    pub tool: String,
+    /// When the run started (UTC).
+    pub date: String,
+    /// CPU model, as the operating system names it.
+    pub cpu: String,
+    /// Logical cores available to the process.
+    pub cores: usize,
+    /// Version of the compiler that built the binary.
+    pub rustc: String,
+    /// The command line, as run (program name without its path).
+    pub command_line: String,
+    /// Seed of the keys.
+    pub seed: u64,
+    /// Rounds per setting.
+    pub rounds: usize,
+    /// Threads of the parallel build.
+    pub threads: usize,
+    /// Whether the peer crates were compiled in.
+    pub peers_feature: bool,
+    /// The system's one-minute load average when the run started (Linux), a hint of how
+    /// much other work shared the cores.
+    pub load_average: Option<f64>,
+    /// Wall time of the sweep, in seconds.
+    pub wall_seconds: f64,
+}
+
+impl Header {
+    /// A header for a run of `args` (the process's arguments, program name first) now.
+    pub fn collect(args: &[String], seed: u64, rounds: usize, threads: usize) -> Header {
+        Header {
+            tool: format!("bloom-compare {}", env!("CARGO_PKG_VERSION")),
+            date: utc_now(),
+            cpu: cpu_model(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            rustc: env!("BLOOM_COMPARE_RUSTC_VERSION").to_string(),
+            command_line: command_line(args),
+            seed,
+            rounds,
+            threads,
+            peers_feature: cfg!(feature = "peers"),
+            load_average: load_average(),
+            wall_seconds: 0.0,
+        }
+    }
+}
+
+/// The CPU model from `/proc/cpuinfo` (Linux), or what the target says elsewhere.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| format!("unknown ({})", std::env::consts::ARCH))
+}
+
+/// The one-minute load average from `/proc/loadavg` (Linux).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The command line with the program's directory removed (it names the machine, not the
+/// run) and arguments quoted where a shell would need it.
+pub fn command_line(args: &[String]) -> String {
+    let mut parts = Vec::with_capacity(args.len());
+    if let Some(program) = args.first() {
+        let name = std::path::Path::new(program)
+            .file_name()
+            .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
+        parts.push(name);
+    }
+    for arg in args.iter().skip(1) {
+        parts.push(shell_quote(arg));
+    }
+    parts.join(" ")
+}
+
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:%+@".contains(c));
+    if plain {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// The current time in UTC as `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format_utc(secs)
+}
+
+/// Formats seconds since the Unix epoch as `YYYY-MM-DD HH:MM UTC`, with the days-to-civil
+/// conversion of H. Hinnant ("chrono-Compatible Low-Level Date Algorithms", 2013).
+pub fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rem / 3_600,
+        rem % 3_600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_convert() {
+        assert_eq!(format_utc(0), "1970-01-01 00:00 UTC");
+        // 2000-02-29 12:34 UTC, a leap day.
+        assert_eq!(format_utc(951_827_640), "2000-02-29 12:34 UTC");
+        assert_eq!(format_utc(1_735_689_600), "2025-01-01 00:00 UTC");
+    }
+
+    #[test]
+    fn command_lines_are_quoted() {
+        let args: Vec<String> = [
+            "/x/target/release/bloom-compare",
+            "--n",
+            "1000,2000",
+            "a b",
+            "it's",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            command_line(&args),
+            r"bloom-compare --n 1000,2000 'a b' 'it'\''s'"
+        );
+    }
+}

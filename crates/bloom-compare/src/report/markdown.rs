@@ -1,0 +1,618 @@
+//! The report as markdown: the tables the command prints and docs/tradeoffs.md holds.
+
+use std::fmt::Write as _;
+
+use crate::keys::KeyKind;
+use crate::report::{FAR_ABOVE_FACTOR, Report, Row};
+
+/// A markdown table whose columns are padded to equal width, so it reads as well in a
+/// terminal as rendered.
+#[derive(Debug, Clone)]
+pub struct Table {
+    header: Vec<String>,
+    right: Vec<bool>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column headings; headings starting with `>` are right-aligned
+    /// (the `>` is dropped).
+    pub fn new(header: &[&str]) -> Table {
+        Table {
+            header: header
+                .iter()
+                .map(|h| h.trim_start_matches('>').to_string())
+                .collect(),
+            right: header.iter().map(|h| h.starts_with('>')).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row (missing cells are empty).
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// Whether no row was added.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The table as markdown lines.
+    pub fn render(&self) -> String {
+        let columns = self.header.len();
+        let width = |i: usize| {
+            self.rows
+                .iter()
+                .filter_map(|r| r.get(i))
+                .chain(std::iter::once(&self.header[i]))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(3)
+        };
+        let widths: Vec<usize> = (0..columns).map(width).collect();
+        let line = |cells: &[String]| {
+            let mut s = String::from("|");
+            for (i, w) in widths.iter().enumerate() {
+                let cell = cells.get(i).map_or("", String::as_str);
+                let pad = w - cell.chars().count();
+                if self.right[i] {
+                    let _ = write!(s, " {}{} |", " ".repeat(pad), cell);
+                } else {
+                    let _ = write!(s, " {}{} |", cell, " ".repeat(pad));
+                }
+            }
+            s.push('\n');
+            s
+        };
+        let mut out = line(&self.header);
+        out.push('|');
+        for (i, w) in widths.iter().enumerate() {
+            if self.right[i] {
+                let _ = write!(out, "{}:|", "-".repeat(w + 1));
+            } else {
+                let _ = write!(out, "{}|", "-".repeat(w + 2));
+            }
+        }
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(&line(row));
+        }
+        out
+    }
+}
+
+/// A rate in percent with three significant digits: `1%`, `0.0954%`.
+pub fn percent(rate: f64) -> String {
+    if rate == 0.0 {
+        return "0".into();
+    }
+    let pct = rate * 100.0;
+    let digits = (2 - pct.abs().log10().floor() as i32).clamp(0, 8) as usize;
+    let s = format!("{pct:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s}%")
+}
+
+/// Nanoseconds: one decimal below 100, none above.
+pub fn nanos(ns: f64) -> String {
+    if ns < 100.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+/// An optional figure, or a dash.
+pub fn opt(value: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    value.map_or_else(|| "–".to_string(), f)
+}
+
+/// Bytes in KiB, MiB or GiB.
+pub fn bytes(b: u64) -> String {
+    let b = b as f64;
+    if b < 1024.0 * 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else if b < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} MiB", b / (1024.0 * 1024.0))
+    } else {
+        format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+/// A count with thousands separators: `1,000,000`.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A count in short form: `100K`, `1M`, `2.5M`.
+pub fn short_count(n: u64) -> String {
+    let (value, unit) = if n >= 1_000_000_000 && n % 100_000_000 == 0 {
+        (n as f64 / 1e9, "G")
+    } else if n >= 1_000_000 && n % 100_000 == 0 {
+        (n as f64 / 1e6, "M")
+    } else if n >= 1_000 && n % 100 == 0 {
+        (n as f64 / 1e3, "K")
+    } else {
+        return n.to_string();
+    };
+    let s = format!("{value:.1}");
+    format!("{}{unit}", s.trim_end_matches(".0"))
+}
+
+fn ratio(x: f64) -> String {
+    format!("{x:.2}×")
+}
+
+/// The candidate cell: its name, with marks for anything wrong.
+fn candidate_cell(row: &Row) -> String {
+    let mut s = row.name.clone();
+    if row.has_false_negatives() {
+        let _ = write!(s, " ❌ {} FALSE NEGATIVES", row.false_negatives);
+    } else if row.false_negatives > 0 {
+        let _ = write!(s, " ({} evicted when full)", row.false_negatives);
+    }
+    if row.fpr_far_above_target {
+        s.push_str(" ⚠");
+    }
+    s
+}
+
+fn target_cell(row: &Row) -> String {
+    if (row.nominal_fpr - row.target_fpr).abs() > f64::EPSILON * row.target_fpr {
+        format!("{} (fixed)", percent(row.nominal_fpr))
+    } else {
+        percent(row.target_fpr)
+    }
+}
+
+fn measured_cell(row: &Row) -> String {
+    format!(
+        "{} [{}, {}]",
+        percent(row.measured_fpr),
+        percent(row.fpr_ci_low),
+        percent(row.fpr_ci_high)
+    )
+}
+
+/// The (kind, n) groups of a report, in run order.
+pub fn groups(report: &Report) -> Vec<(KeyKind, u64)> {
+    let mut groups: Vec<(KeyKind, u64)> = Vec::new();
+    for r in &report.rows {
+        if !groups.contains(&(r.key_kind, r.n)) {
+            groups.push((r.key_kind, r.n));
+        }
+    }
+    groups
+}
+
+/// The load the main tables show: 100% if measured, else the first load.
+pub fn main_load(report: &Report) -> u32 {
+    if report.rows.iter().any(|r| r.load_percent == 100) {
+        100
+    } else {
+        report.rows.first().map_or(100, |r| r.load_percent)
+    }
+}
+
+/// The loads measured, in run order.
+pub fn loads(report: &Report) -> Vec<u32> {
+    let mut loads: Vec<u32> = Vec::new();
+    for r in &report.rows {
+        if !loads.contains(&r.load_percent) {
+            loads.push(r.load_percent);
+        }
+    }
+    loads.sort_unstable();
+    loads
+}
+
+/// The target rates measured, in run order.
+pub fn fprs(report: &Report) -> Vec<f64> {
+    let mut fprs: Vec<f64> = Vec::new();
+    for r in &report.rows {
+        if !fprs.contains(&r.target_fpr) {
+            fprs.push(r.target_fpr);
+        }
+    }
+    fprs
+}
+
+/// The rows of one group at one load, ordered by target rate (run order) then candidate
+/// (report order).
+pub fn rows_at(report: &Report, kind: KeyKind, n: u64, load: u32) -> Vec<&Row> {
+    let order = |id: &str| report.candidates.iter().position(|c| c.id == id);
+    let fprs = fprs(report);
+    let mut rows: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| r.key_kind == kind && r.n == n && r.load_percent == load)
+        .collect();
+    rows.sort_by_key(|r| {
+        (
+            fprs.iter().position(|&p| p == r.target_fpr),
+            order(&r.candidate),
+        )
+    });
+    rows
+}
+
+/// The space and accuracy table of one group.
+pub fn accuracy_table(rows: &[&Row]) -> Table {
+    let mut t = Table::new(&[
+        "candidate",
+        ">target p",
+        ">measured p [95% CI]",
+        ">bits/key",
+        ">× log2(1/p)",
+        ">× 1.44 log2(1/p)",
+        ">memory",
+        ">peak in build",
+    ]);
+    for r in rows {
+        t.push(vec![
+            candidate_cell(r),
+            target_cell(r),
+            measured_cell(r),
+            opt(r.bits_per_key, |b| format!("{b:.2}")),
+            opt(r.ratio_to_bound, ratio),
+            opt(r.ratio_to_classic, ratio),
+            r.memory_bytes.map_or_else(|| "–".into(), bytes),
+            r.peak_build_bytes.map_or_else(|| "–".into(), bytes),
+        ]);
+    }
+    t
+}
+
+/// The speed table of one group.
+pub fn speed_table(rows: &[&Row]) -> Table {
+    let mut t = Table::new(&[
+        "candidate",
+        ">target p",
+        ">insert",
+        ">present",
+        ">absent",
+        ">present batch",
+        ">absent batch",
+        ">read: 1 / batch",
+        ">absent × read",
+        ">absent batch × read",
+        ">parallel build",
+    ]);
+    for r in rows {
+        t.push(vec![
+            candidate_cell(r),
+            target_cell(r),
+            nanos(r.insert_ns),
+            nanos(r.present_ns),
+            nanos(r.absent_ns),
+            opt(r.present_batch_ns, nanos),
+            opt(r.absent_batch_ns, nanos),
+            match (r.probe_single_ns, r.probe_batch_ns) {
+                (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
+                _ => "–".into(),
+            },
+            opt(r.absent_x_probe, ratio),
+            opt(r.absent_batch_x_probe, ratio),
+            match (r.parallel_speedup, r.threads) {
+                (Some(s), Some(t)) => format!("{s:.2}× on {t}"),
+                _ => "–".into(),
+            },
+        ]);
+    }
+    t
+}
+
+/// The load table of one (kind, n) group: the measured rate of every candidate at every
+/// load.
+pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
+    let loads = loads(report);
+    let mut header = vec!["candidate".to_string(), ">target p".to_string()];
+    header.extend(loads.iter().map(|l| format!(">{l}% of n")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header_refs);
+    let fprs = fprs(report);
+    for &fpr in &fprs {
+        for c in &report.candidates {
+            let cells: Vec<Option<&Row>> = loads
+                .iter()
+                .map(|&l| {
+                    report.rows.iter().find(|r| {
+                        r.key_kind == kind
+                            && r.n == n
+                            && r.target_fpr == fpr
+                            && r.candidate == c.id
+                            && r.load_percent == l
+                    })
+                })
+                .collect();
+            let Some(first) = cells.iter().flatten().next() else {
+                continue;
+            };
+            let mut row = vec![first.name.clone(), target_cell(first)];
+            for cell in &cells {
+                row.push(match cell {
+                    None => "–".into(),
+                    Some(r) => {
+                        let mut s = percent(r.measured_fpr);
+                        if r.full {
+                            let _ = write!(s, " (full at {}%)", r.keys_accepted * 100 / r.n.max(1));
+                        }
+                        if r.fpr_far_above_target {
+                            s.push_str(" ⚠");
+                        }
+                        s
+                    }
+                });
+            }
+            t.push(row);
+        }
+    }
+    t
+}
+
+/// The candidates table: who was measured, with which hasher.
+pub fn candidates_table(report: &Report) -> Table {
+    let mut t = Table::new(&[
+        "candidate",
+        "crate",
+        "structure",
+        "hasher used here",
+        "deletes",
+        "grows",
+        "batch query",
+        "parallel build",
+    ]);
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    for c in &report.candidates {
+        t.push(vec![
+            format!("`{}`", c.name),
+            format!("{} ({})", c.crate_name, c.origin),
+            c.structure.clone(),
+            c.hasher.clone(),
+            yes(c.deletes),
+            yes(c.grows),
+            yes(c.batch),
+            yes(c.parallel),
+        ]);
+    }
+    t
+}
+
+/// The header as a two-column table.
+pub fn header_table(report: &Report) -> Table {
+    let h = &report.header;
+    let mut t = Table::new(&["run", ""]);
+    t.push(vec!["tool".into(), h.tool.clone()]);
+    t.push(vec!["date".into(), h.date.clone()]);
+    t.push(vec!["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);
+    if let Some(load) = h.load_average {
+        t.push(vec![
+            "load average at start".into(),
+            format!("{load:.2} (other work sharing the cores)"),
+        ]);
+    }
+    t.push(vec!["compiler".into(), h.rustc.clone()]);
+    t.push(vec!["command".into(), format!("`{}`", h.command_line)]);
+    t.push(vec![
+        "seed, rounds, threads".into(),
+        format!("{}, {}, {}", h.seed, h.rounds, h.threads),
+    ]);
+    t.push(vec!["wall time".into(), format!("{:.1} s", h.wall_seconds)]);
+    t
+}
+
+/// The correctness verdict, one paragraph.
+pub fn verdict(report: &Report) -> String {
+    let mut out = String::new();
+    let bad: Vec<&Row> = report.false_negative_rows().collect();
+    if bad.is_empty() {
+        let _ = writeln!(
+            out,
+            "**Correctness:** no false negatives in {} measurements (every inserted key \
+             queried one at a time, in batches, and after the parallel build, in every round).",
+            report.rows.len()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "**❌ FALSE NEGATIVES:** {} measurements answered \"absent\" for keys they hold:",
+            bad.len()
+        );
+        for r in bad {
+            let _ = writeln!(
+                out,
+                "- {} ({} keys, n = {}, p = {}, load {}%): {} false negatives",
+                r.name,
+                r.key_kind,
+                count(r.n),
+                percent(r.target_fpr),
+                r.load_percent,
+                r.false_negatives
+            );
+        }
+    }
+    let tolerated: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| r.false_negatives > 0 && !r.has_false_negatives())
+        .collect();
+    for r in tolerated {
+        let _ = writeln!(
+            out,
+            "\n{} lost {} stored key(s) when it ran out of room ({} keys, n = {}, load {}%), as \
+             its documentation warns a failed insert does.",
+            r.name,
+            r.false_negatives,
+            r.key_kind,
+            count(r.n),
+            r.load_percent
+        );
+    }
+    let flagged: Vec<&Row> = report.flagged_rows().collect();
+    if !flagged.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**⚠ Rate far above target** (the whole 95% interval above {FAR_ABOVE_FACTOR}× the \
+             candidate's own target):"
+        );
+        for r in flagged {
+            let _ = writeln!(
+                out,
+                "- {} ({} keys, n = {}, target {}, load {}%): measured {}",
+                r.name,
+                r.key_kind,
+                count(r.n),
+                percent(r.nominal_fpr),
+                r.load_percent,
+                measured_cell(r)
+            );
+        }
+    }
+    for r in report.rows.iter().filter(|r| r.batch_disagrees) {
+        let _ = writeln!(
+            out,
+            "\nNote: {}'s batch query counted a different number of false positives than its \
+             single query ({} keys, n = {}, load {}%).",
+            r.name,
+            r.key_kind,
+            count(r.n),
+            r.load_percent
+        );
+    }
+    if !report.skipped.is_empty() {
+        let _ = writeln!(out, "\nNot measured:");
+        for s in &report.skipped {
+            let _ = writeln!(
+                out,
+                "- {} ({} keys, n = {}, p = {}, load {}%): {}",
+                s.candidate,
+                s.setting.kind,
+                count(s.setting.capacity as u64),
+                percent(s.setting.fpr),
+                s.setting.load_percent,
+                s.reason
+            );
+        }
+    }
+    out
+}
+
+/// How to read the tables.
+pub const LEGEND: &str = "\
+How to read the tables:
+
+- **measured p**: false positives among negatives drawn from a key set disjoint from the \
+inserted keys, with the 95% Wilson score interval.
+- **bits/key**: bytes the filter holds after its build (counted by the allocator, heap and \
+inline) × 8 / keys inserted. **× log2(1/p)** divides it by the information-theoretic \
+minimum for the *measured* rate (no filter with that rate can use fewer bits); \
+**× 1.44 log2(1/p)** by what an optimal classic Bloom filter needs for it.
+- **peak in build**: the most bytes the build held at once (filters built from all keys at \
+once need scratch space).
+- Times are nanoseconds per key, the fastest of the rounds. **insert** is the whole build \
+divided by the keys (for a filter built once from all keys, its construction). **present** \
+queries every inserted key, **absent** every negative; **batch** uses the candidate's own \
+batch query, where it has one.
+- **read: 1 / batch** is the memory probe, measured in the same run in a buffer the size of \
+the filter: one random cache-line read when each read waits for the previous one \
+(dependent chain), and per read when 32 random lines are prefetched together. \
+**absent × read** divides the single absent query by the first, **absent batch × read** the \
+batch absent query by the second. A loop of independent single queries lets the CPU overlap \
+their reads, so a multiple below 1 is possible for it.
+- **parallel build**: sequential build time over the build on that many threads.
+";
+
+/// The whole report as markdown: header, verdict, candidates, then for every (kind, n)
+/// group the accuracy and speed tables at the main load and the load table.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header_table(report).render());
+    let _ = writeln!(out, "{}", verdict(report));
+    let _ = writeln!(
+        out,
+        "### Candidates\n\n{}",
+        candidates_table(report).render()
+    );
+    let load = main_load(report);
+    for (kind, n) in groups(report) {
+        let rows = rows_at(report, kind, n, load);
+        if !rows.is_empty() {
+            let _ = writeln!(
+                out,
+                "### {}, n = {}, load {}%: space and accuracy\n\n{}",
+                kind.describe(),
+                count(n),
+                load,
+                accuracy_table(&rows).render()
+            );
+            let _ = writeln!(
+                out,
+                "### {}, n = {}, load {}%: time per key (ns)\n\n{}",
+                kind.describe(),
+                count(n),
+                load,
+                speed_table(&rows).render()
+            );
+        }
+        if loads(report).len() > 1 {
+            let _ = writeln!(
+                out,
+                "### {}, n = {}: measured rate by load\n\n{}",
+                kind.describe(),
+                count(n),
+                load_table(report, kind, n).render()
+            );
+        }
+    }
+    out.push_str(LEGEND);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_format() {
+        assert_eq!(percent(0.01), "1%");
+        assert_eq!(percent(0.000_954_3), "0.0954%");
+        assert_eq!(percent(0.012_345), "1.23%");
+        assert_eq!(percent(0.0), "0");
+        assert_eq!(percent(0.5), "50%");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count(12), "12");
+        assert_eq!(short_count(100_000), "100K");
+        assert_eq!(short_count(2_500_000), "2.5M");
+        assert_eq!(short_count(10_000_000), "10M");
+        assert_eq!(short_count(1234), "1234");
+        assert_eq!(bytes(2048), "2.0 KiB");
+        assert_eq!(bytes(3 * 1024 * 1024), "3.00 MiB");
+        assert_eq!(nanos(12.345), "12.3");
+        assert_eq!(nanos(123.4), "123");
+    }
+
+    #[test]
+    fn tables_pad_and_align() {
+        let mut t = Table::new(&["a", ">b"]);
+        t.push(vec!["long cell".into(), "1".into()]);
+        let s = t.render();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "| a         |   b |");
+        assert_eq!(lines[1], "|-----------|----:|");
+        assert_eq!(lines[2], "| long cell |   1 |");
+    }
+}

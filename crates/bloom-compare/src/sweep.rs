@@ -1,0 +1,372 @@
+//! The sweep: every selected candidate in every setting, on keys generated once per kind,
+//! with rounds interleaved across candidates so that a burst of noise from other work on
+//! the machine lands on one round of several candidates rather than all rounds of one.
+
+use std::time::Duration;
+
+use rayon::ThreadPool;
+use serde::{Deserialize, Serialize};
+
+use crate::keys::{KeyKind, KeySet};
+use crate::measure::{Context, Entry, Measurement, ProbeCache, Setting};
+use crate::report::Row;
+use crate::stats;
+
+/// How many negatives each setting queries.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Negatives {
+    /// Enough for about this many false positives at the candidate's target rate, within
+    /// `[min, max]` (see [`stats::negatives_for`]).
+    ForExpected {
+        /// False positives to expect.
+        false_positives: f64,
+        /// Fewest negatives.
+        min: usize,
+        /// Most negatives.
+        max: usize,
+    },
+    /// Always this many.
+    Fixed(usize),
+}
+
+impl Negatives {
+    /// The default: about 2,000 expected false positives (a 95% interval of about ±4.4% of
+    /// the rate), between 100 thousand and 2 million negatives.
+    pub const DEFAULT: Negatives = Negatives::ForExpected {
+        false_positives: 2_000.0,
+        min: 100_000,
+        max: 2_000_000,
+    };
+
+    /// How many negatives to query for a target rate `fpr`.
+    pub fn count(&self, fpr: f64) -> usize {
+        match *self {
+            Negatives::ForExpected {
+                false_positives,
+                min,
+                max,
+            } => stats::negatives_for(fpr, false_positives, min, max),
+            Negatives::Fixed(count) => count,
+        }
+    }
+}
+
+/// A sweep's configuration.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    /// The candidates, in report order.
+    pub entries: Vec<Entry>,
+    /// Key kinds.
+    pub kinds: Vec<KeyKind>,
+    /// Capacities (n).
+    pub sizes: Vec<usize>,
+    /// Target false-positive rates (p).
+    pub fprs: Vec<f64>,
+    /// Loads, in percent of capacity.
+    pub loads: Vec<u32>,
+    /// Threads of the parallel build (1: not measured).
+    pub threads: usize,
+    /// Rounds per setting; times are the fastest round's.
+    pub rounds: usize,
+    /// Seed of the keys and probe addresses.
+    pub seed: u64,
+    /// Negatives per setting.
+    pub negatives: Negatives,
+    /// Time for each of the memory probe's two measurements.
+    pub probe_budget: Duration,
+}
+
+/// Where a sweep is, for a progress display.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Measurements done.
+    pub done: usize,
+    /// Measurements in the whole sweep.
+    pub total: usize,
+    /// What is being done now.
+    pub what: &'a str,
+}
+
+/// A candidate that could not be measured in a setting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The candidate's id.
+    pub candidate: String,
+    /// The setting.
+    pub setting: Setting,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a sweep produced.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// One row per candidate and setting measured.
+    pub rows: Vec<Row>,
+    /// Candidates that could not be built in some setting.
+    pub skipped: Vec<Skipped>,
+}
+
+/// One planned setting and the candidates measured in it.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The setting.
+    pub setting: Setting,
+    /// Indices into [`Sweep::entries`].
+    pub entries: Vec<usize>,
+}
+
+impl Sweep {
+    /// Checks the configuration.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the first bad parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.entries.is_empty() {
+            return Err("no candidates selected".into());
+        }
+        if self.kinds.is_empty() || self.sizes.is_empty() || self.fprs.is_empty() {
+            return Err("key kinds, sizes and target rates must not be empty".into());
+        }
+        if self.loads.is_empty() {
+            return Err("loads must not be empty".into());
+        }
+        if let Some(n) = self.sizes.iter().find(|&&n| n == 0 || n > 1 << 34) {
+            return Err(format!("size {n} out of range (1 to 2^34)"));
+        }
+        if let Some(p) = self.fprs.iter().find(|&&p| !(p > 0.0 && p < 1.0)) {
+            return Err(format!("target rate {p} must be strictly between 0 and 1"));
+        }
+        if let Some(l) = self.loads.iter().find(|&&l| l == 0 || l > 1_000) {
+            return Err(format!("load {l}% out of range (1 to 1000)"));
+        }
+        if self.rounds == 0 || self.threads == 0 {
+            return Err("rounds and threads must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The load a candidate built once from its keys is measured at: 100% if the sweep has
+    /// it, else the first load.
+    fn static_load(&self) -> u32 {
+        if self.loads.contains(&100) {
+            100
+        } else {
+            self.loads[0]
+        }
+    }
+
+    /// Every setting, with the candidates measured in it. A candidate with a fixed rate is
+    /// measured at the first target rate only; one built once from its keys only at one
+    /// load (it always holds exactly its capacity).
+    pub fn plan(&self) -> Vec<Planned> {
+        let mut plan = Vec::new();
+        for &kind in &self.kinds {
+            for &capacity in &self.sizes {
+                for (fpr_index, &fpr) in self.fprs.iter().enumerate() {
+                    for &load_percent in &self.loads {
+                        let entries: Vec<usize> = self
+                            .entries
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, e)| e.info.fixed_fpr.is_none() || fpr_index == 0)
+                            .filter(|(_, e)| {
+                                !e.info.static_build || load_percent == self.static_load()
+                            })
+                            .map(|(i, _)| i)
+                            .collect();
+                        if !entries.is_empty() {
+                            plan.push(Planned {
+                                setting: Setting {
+                                    kind,
+                                    capacity,
+                                    load_percent,
+                                    fpr,
+                                },
+                                entries,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        plan
+    }
+
+    /// Negatives queried for `entry` in `setting`.
+    fn negatives_for(&self, entry: &Entry, setting: &Setting) -> usize {
+        self.negatives
+            .count(entry.info.fixed_fpr.unwrap_or(setting.fpr))
+    }
+
+    /// Runs the sweep, calling `progress` before each measurement.
+    ///
+    /// # Errors
+    ///
+    /// When the configuration is invalid or the thread pool cannot be built.
+    pub fn run(&self, progress: &mut dyn FnMut(Progress<'_>)) -> Result<Outcome, String> {
+        self.validate()?;
+        let pool = if self.threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.threads)
+                    .build()
+                    .map_err(|e| format!("thread pool: {e}"))?,
+            )
+        } else {
+            None
+        };
+        let plan = self.plan();
+        let total: usize = plan.iter().map(|p| p.entries.len() * self.rounds).sum();
+        let mut done = 0;
+        let mut outcome = Outcome::default();
+        for &kind in &self.kinds {
+            let settings: Vec<&Planned> = plan.iter().filter(|p| p.setting.kind == kind).collect();
+            let positives = settings
+                .iter()
+                .flat_map(|p| {
+                    p.entries
+                        .iter()
+                        .map(|&i| self.entries[i].keys_offered(&p.setting))
+                })
+                .max()
+                .unwrap_or(0);
+            let negatives = settings
+                .iter()
+                .flat_map(|p| {
+                    p.entries
+                        .iter()
+                        .map(|&i| self.negatives_for(&self.entries[i], &p.setting))
+                })
+                .max()
+                .unwrap_or(0);
+            let what = format!("generating {positives} + {negatives} {} keys", kind.name());
+            progress(Progress {
+                done,
+                total,
+                what: &what,
+            });
+            let keys = KeySet::generate(kind, positives, negatives, self.seed);
+            for planned in settings {
+                self.run_setting(
+                    planned,
+                    &keys,
+                    pool.as_ref(),
+                    &mut done,
+                    total,
+                    progress,
+                    &mut outcome,
+                );
+            }
+        }
+        Ok(outcome)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run_setting(
+        &self,
+        planned: &Planned,
+        keys: &KeySet,
+        pool: Option<&ThreadPool>,
+        done: &mut usize,
+        total: usize,
+        progress: &mut dyn FnMut(Progress<'_>),
+        outcome: &mut Outcome,
+    ) {
+        let setting = planned.setting;
+        let mut results: Vec<Option<Measurement>> = vec![None; planned.entries.len()];
+        let mut failed = vec![false; planned.entries.len()];
+        let mut probes = ProbeCache::new();
+        for round in 0..self.rounds {
+            probes.clear();
+            for (slot, &index) in planned.entries.iter().enumerate() {
+                let entry = &self.entries[index];
+                let what = format!(
+                    "{} n={} p={} load={}% {} (round {}/{})",
+                    setting.kind.name(),
+                    setting.capacity,
+                    setting.fpr,
+                    setting.load_percent,
+                    entry.info.id,
+                    round + 1,
+                    self.rounds
+                );
+                progress(Progress {
+                    done: *done,
+                    total,
+                    what: &what,
+                });
+                *done += 1;
+                if failed[slot] {
+                    continue;
+                }
+                let mut context = Context {
+                    negatives: self.negatives_for(entry, &setting),
+                    pool,
+                    probes: &mut probes,
+                    probe_budget: self.probe_budget,
+                    seed: self.seed ^ round as u64,
+                };
+                match entry.measure(&setting, keys, &mut context) {
+                    Ok(m) => {
+                        results[slot] = Some(match results[slot].take() {
+                            None => m,
+                            Some(best) => merge(best, m),
+                        })
+                    }
+                    Err(e) => {
+                        failed[slot] = true;
+                        results[slot] = None;
+                        outcome.skipped.push(Skipped {
+                            candidate: entry.info.id.to_string(),
+                            setting,
+                            reason: e.message,
+                        });
+                    }
+                }
+            }
+        }
+        for (slot, &index) in planned.entries.iter().enumerate() {
+            if let Some(m) = results[slot].take() {
+                let entry = &self.entries[index];
+                let threads = (entry.parallel && self.threads > 1).then_some(self.threads);
+                outcome
+                    .rows
+                    .push(Row::new(entry, &setting, &m, self.rounds, threads));
+            }
+        }
+    }
+}
+
+/// Two rounds of one candidate in one setting: the faster time of each measurement, the
+/// larger false-negative count, the first round's counts otherwise (they are the same for
+/// a deterministic filter).
+fn merge(a: Measurement, b: Measurement) -> Measurement {
+    let min_opt = |x: Option<Duration>, y: Option<Duration>| match (x, y) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    Measurement {
+        build: a.build.min(b.build),
+        present: a.present.min(b.present),
+        absent: a.absent.min(b.absent),
+        present_batch: min_opt(a.present_batch, b.present_batch),
+        absent_batch: min_opt(a.absent_batch, b.absent_batch),
+        false_negatives: a.false_negatives.max(b.false_negatives),
+        batch_false_negatives: a.batch_false_negatives.max(b.batch_false_negatives),
+        parallel: match (a.parallel, b.parallel) {
+            (Some((da, ma)), Some((db, mb))) => Some((da.min(db), ma.max(mb))),
+            (x, y) => x.or(y),
+        },
+        probe: match (a.probe, b.probe) {
+            (Some(x), Some(y)) => Some(crate::probe::ProbeResult {
+                bytes: x.bytes,
+                single_ns: x.single_ns.min(y.single_ns),
+                batched_ns: x.batched_ns.min(y.batched_ns),
+            }),
+            (x, y) => x.or(y),
+        },
+        ..a
+    }
+}

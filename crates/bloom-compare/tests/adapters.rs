@@ -1,0 +1,149 @@
+//! Every candidate's adapter, ours and the peers': no false negatives on a small set of
+//! every key kind, at every load, and a candidate that forgets keys is caught.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use bloom_compare::candidate::{self, BuildError, Built, Candidate, Info, Origin};
+use bloom_compare::keys::{Key, KeyKind};
+use bloom_compare::measure::Entry;
+use bloom_compare::report::{CandidateInfo, Header, Report};
+use bloom_compare::sweep::{Negatives, Sweep};
+use bloom_core::hash::{hash_key, low_half};
+
+#[global_allocator]
+static ALLOCATOR: bloom_compare::alloc::CountingAllocator = bloom_compare::alloc::CountingAllocator;
+
+fn small_sweep(entries: Vec<Entry>, loads: Vec<u32>) -> Sweep {
+    Sweep {
+        entries,
+        kinds: KeyKind::ALL.to_vec(),
+        sizes: vec![3_000],
+        fprs: vec![0.02],
+        loads,
+        threads: 2,
+        rounds: 1,
+        seed: 9,
+        negatives: Negatives::Fixed(10_000),
+        probe_budget: Duration::from_millis(1),
+    }
+}
+
+fn report(sweep: &Sweep) -> Report {
+    let outcome = sweep.run(&mut |_| {}).unwrap();
+    Report {
+        header: Header::collect(&["test".into()], sweep.seed, sweep.rounds, sweep.threads),
+        candidates: sweep.entries.iter().map(CandidateInfo::from).collect(),
+        rows: outcome.rows,
+        skipped: outcome.skipped,
+    }
+}
+
+#[test]
+fn every_adapter_finds_every_key_it_took() {
+    let mut entries = candidate::ours();
+    entries.extend(candidate::peers());
+    #[cfg(feature = "peers")]
+    assert_eq!(entries.len(), candidate::ours().len() + 7);
+    let sweep = small_sweep(entries.clone(), vec![100]);
+    let report = report(&sweep);
+    assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+    for entry in &entries {
+        for kind in KeyKind::ALL {
+            let row = report
+                .rows
+                .iter()
+                .find(|r| r.candidate == entry.info.id && r.key_kind == kind)
+                .unwrap_or_else(|| panic!("{} not measured on {kind}", entry.info.id));
+            assert_eq!(row.false_negatives, 0, "{} on {kind}", row.name);
+            assert_eq!(row.keys_offered, 3_000, "{} on {kind}", row.name);
+            assert!(row.keys_accepted > 0, "{} on {kind}", row.name);
+            assert!(row.memory_bytes.unwrap() > 0, "{} on {kind}", row.name);
+            assert!(row.bits_per_key.unwrap() > 4.0, "{} on {kind}", row.name);
+            // Each measures a rate near its own target (a 2% target or its fixed rate).
+            assert!(
+                row.measured_fpr < row.nominal_fpr * 2.0 + 0.002,
+                "{}: {} for {}",
+                row.name,
+                row.measured_fpr,
+                row.nominal_fpr
+            );
+            assert_eq!(row.present_batch_ns.is_some(), entry.batch, "{}", row.name);
+            assert_eq!(
+                row.parallel_speedup.is_some(),
+                entry.parallel,
+                "{}",
+                row.name
+            );
+            assert!(row.probe_single_ns.is_some());
+        }
+    }
+    assert!(report.is_correct());
+}
+
+#[test]
+fn over_capacity_loads_keep_every_accepted_key() {
+    let mut entries = candidate::ours();
+    entries.extend(candidate::peers());
+    let sweep = small_sweep(entries, vec![50, 150]);
+    let report = report(&sweep);
+    assert!(
+        report.is_correct(),
+        "{:?}",
+        report.false_negative_rows().collect::<Vec<_>>()
+    );
+    for row in &report.rows {
+        if row.full {
+            assert!(row.keys_accepted < row.keys_offered);
+        } else {
+            assert_eq!(row.keys_accepted, row.keys_offered, "{}", row.name);
+        }
+    }
+}
+
+/// A candidate that forgets one key in a hundred: the sweep must catch it.
+struct Forgetful;
+
+impl Candidate for Forgetful {
+    type Filter<K: Key> = HashSet<u64>;
+
+    const INFO: Info = Info {
+        id: "forgetful",
+        name: "Forgetful",
+        crate_name: "(test)",
+        origin: Origin::Ours,
+        hasher: "XXH3-128",
+        structure: "hash set that drops keys",
+        deletes: false,
+        grows: false,
+        fixed_fpr: None,
+        static_build: false,
+        evicts_when_full: false,
+    };
+
+    fn build<K: Key>(_: usize, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
+        let set = keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 100 != 7)
+            .map(|(_, k)| low_half(hash_key(k, 0)))
+            .collect();
+        Ok(Built::all(set, keys.len()))
+    }
+
+    fn contains<K: Key>(filter: &HashSet<u64>, key: &K) -> bool {
+        filter.contains(&low_half(hash_key(key, 0)))
+    }
+}
+
+#[test]
+fn a_false_negative_fails_the_run() {
+    let sweep = small_sweep(vec![Entry::of::<Forgetful>()], vec![100]);
+    let report = report(&sweep);
+    assert!(!report.is_correct());
+    let bad: Vec<_> = report.false_negative_rows().collect();
+    assert_eq!(bad.len(), 3);
+    assert!(bad.iter().all(|r| r.false_negatives == 30));
+    let text = bloom_compare::report::markdown::render(&report);
+    assert!(text.contains("FALSE NEGATIVES"), "{text}");
+}

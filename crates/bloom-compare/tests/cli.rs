@@ -1,0 +1,160 @@
+//! The binary end to end on tiny sizes: every format written, CSV and JSON parsed back.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use bloom_compare::report::files::{from_csv, from_json};
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn tiny_run_writes_every_format_and_parses_back() {
+    let out = out_dir("bloom-compare-cli");
+    let docs = out.join("docs");
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args([
+            "--n",
+            "2K,5K",
+            "--fpr",
+            "1%,0.1%",
+            "--load",
+            "50,100,150",
+            "--keys",
+            "u64,str16,url",
+            "--rounds",
+            "1",
+            "--negatives",
+            "20K",
+            "--probe-ms",
+            "2",
+            "--seed",
+            "7",
+            "--write-docs",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--docs-dir")
+        .arg(&docs)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("no false negatives"), "{stdout}");
+    assert!(
+        stdout.contains("URL-like keys (50-120 bytes), n = 5,000, load 100%: space and accuracy")
+    );
+    assert!(
+        stdout.contains("bloom-compare --n 2K,5K"),
+        "the header shows the command"
+    );
+    assert!(stdout.contains("BloomFilter"));
+    // No progress bar when stderr is not a terminal.
+    assert!(!stderr.contains("eta"), "{stderr}");
+
+    let csv = std::fs::read_to_string(out.join("report.csv")).unwrap();
+    let rows = from_csv(&csv).unwrap();
+    let json = std::fs::read_to_string(out.join("report.json")).unwrap();
+    let report = from_json(&json).unwrap();
+    assert_eq!(rows.len(), report.rows.len());
+    assert!(rows.len() >= 3 * 2 * 2 * 3 * 2, "{} rows", rows.len());
+    for (a, b) in rows.iter().zip(&report.rows) {
+        assert_eq!(
+            (a.key_kind, a.n, a.load_percent),
+            (b.key_kind, b.n, b.load_percent)
+        );
+        assert_eq!(a.candidate, b.candidate);
+        assert_eq!(a.false_positives, b.false_positives);
+        assert_eq!(a.memory_bytes, b.memory_bytes);
+        assert!((a.absent_ns - b.absent_ns).abs() <= 1e-9 * a.absent_ns.abs());
+    }
+    assert!(report.is_correct());
+    assert_eq!(report.header.seed, 7);
+    assert!(
+        report.header.rustc.starts_with("rustc "),
+        "{}",
+        report.header.rustc
+    );
+    assert!(!report.header.cpu.is_empty());
+
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("space and accuracy"));
+    for plot in ["fpr_vs_bits.svg", "query_vs_n.svg", "memory_vs_n.svg"] {
+        for dir in [out.join("plots"), docs.join("plots")] {
+            let svg = std::fs::read_to_string(dir.join(plot)).unwrap();
+            assert!(svg.starts_with("<svg"), "{plot}");
+            assert!(svg.contains("<text"), "{plot} has no text");
+            assert!(svg.contains("BloomFilter"), "{plot} has no legend");
+        }
+    }
+    let tradeoffs = std::fs::read_to_string(docs.join("tradeoffs.md")).unwrap();
+    assert!(tradeoffs.contains("## Choosing a variant"));
+    assert!(tradeoffs.contains("plots/fpr_vs_bits.svg"));
+}
+
+#[test]
+fn only_the_formats_asked_for_are_written() {
+    let out = out_dir("bloom-compare-cli-csv");
+    let status = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args([
+            "--n",
+            "1000",
+            "--fpr",
+            "5%",
+            "--load",
+            "100",
+            "--peers",
+            "none",
+            "--variants",
+            "classic",
+            "--rounds",
+            "1",
+            "--negatives",
+            "5000",
+            "--probe-ms",
+            "1",
+            "--format",
+            "csv",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    assert!(out.join("report.csv").exists());
+    assert!(!out.join("report.json").exists());
+    assert!(!out.join("plots").exists());
+    let rows = from_csv(&std::fs::read_to_string(out.join("report.csv")).unwrap()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].candidate, "classic");
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    for args in [
+        &["--fpr", "2"][..],
+        &["--n", "0"],
+        &["--keys", "bytes"],
+        &["--variants", "nonesuch"],
+        &["--load", "0"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+            .args(args)
+            .args(["--format", "csv", "--out"])
+            .arg(out_dir("bloom-compare-cli-bad"))
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?} accepted");
+        assert!(!output.stderr.is_empty(), "{args:?}");
+    }
+    let list = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .arg("--list")
+        .output()
+        .unwrap();
+    assert!(list.status.success());
+    assert!(String::from_utf8_lossy(&list.stdout).contains("classic"));
+}
