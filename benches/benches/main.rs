@@ -7,6 +7,7 @@
 
 use criterion::{criterion_group, criterion_main};
 
+mod blocked;
 mod classic;
 
 criterion_group! {
@@ -14,4 +15,9 @@ criterion_group! {
     config = classic::config();
     targets = classic::insert, classic::contains, classic::parallel_build
 }
-criterion_main!(benches);
+criterion_group! {
+    name = blocked_benches;
+    config = blocked::config();
+    targets = blocked::contains, blocked::split_block, blocked::insert, blocked::parallel_build
+}
+criterion_main!(benches, blocked_benches);

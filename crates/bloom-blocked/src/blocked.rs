@@ -15,6 +15,30 @@ use crate::storage::{Block, Blocks};
 /// query: enough cache misses in flight to cover the memory latency.
 pub(crate) const BATCH: usize = 16;
 
+/// The batch query's loop, expanded once per kernel: hash a group of keys and prefetch their
+/// blocks, then test them.
+macro_rules! batch_loop {
+    ($filter:expr, $keys:expr, $out:expr, |$block:ident, $high:ident, $k:ident| $test:expr) => {{
+        let filter = $filter;
+        let blocks = filter.blocks.as_slice();
+        let num_hashes = filter.params.num_hashes;
+        let mut index = [0usize; BATCH];
+        let mut high = [0u64; BATCH];
+        for group in $keys.chunks(BATCH) {
+            for ((key, i), h) in group.iter().zip(&mut index).zip(&mut high) {
+                let hash = filter.hash(key);
+                *i = filter.block_index(hash);
+                *h = high_half(hash);
+                prefetch(&blocks[*i]);
+            }
+            for (&i, &h) in index[..group.len()].iter().zip(&high) {
+                let ($block, $high, $k) = (&blocks[i], h, num_hashes);
+                $out.push($test);
+            }
+        }
+    }};
+}
+
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
 
@@ -304,47 +328,29 @@ impl BlockedBloomFilter {
                 // found AVX2 on this CPU.
                 unsafe { self.batch_avx2(keys, out) }
             }
-            _ => self.batch_with(keys, out, probe::contains_portable),
+            _ => self.batch_portable(keys, out),
         }
     }
 
+    fn batch_portable<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        batch_loop!(self, keys, out, |block, high, k| probe::contains_portable(
+            block, high, k
+        ));
+    }
+
+    /// The batch loop compiled for AVX2, so the kernel inlines into it (a closure would not
+    /// inherit the target feature, and every intrinsic would become a call).
+    ///
     /// # Safety
     ///
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn batch_avx2<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        self.batch_with(keys, out, |block, high, k| {
-            // SAFETY: this function requires AVX2 of its caller.
+        batch_loop!(self, keys, out, |block, high, k| {
+            // SAFETY: this function is compiled for AVX2 and its caller checked the CPU.
             unsafe { probe::avx2::contains(block, high, k) }
         });
-    }
-
-    #[inline(always)]
-    fn batch_with<T: Hash>(
-        &self,
-        keys: &[T],
-        out: &mut Vec<bool>,
-        test: impl Fn(&Block, u64, u32) -> bool,
-    ) {
-        let blocks = self.blocks.as_slice();
-        let k = self.params.num_hashes;
-        let mut index = [0usize; BATCH];
-        let mut high = [0u64; BATCH];
-        for group in keys.chunks(BATCH) {
-            for ((key, i), h) in group.iter().zip(&mut index).zip(&mut high) {
-                let hash = self.hash(key);
-                *i = self.block_index(hash);
-                *h = high_half(hash);
-                prefetch(&blocks[*i]);
-            }
-            out.extend(
-                index[..group.len()]
-                    .iter()
-                    .zip(&high)
-                    .map(|(&i, &h)| test(&blocks[i], h, k)),
-            );
-        }
     }
 
     /// The number of bits set.
