@@ -24,7 +24,9 @@ impl SplitMix64 {
 fn main() -> Result<(), bloom_blocked::Error> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().map_or(10_000_000, |a| a.parse().expect("n"));
-    let negatives: usize = args.next().map_or(10_000_000, |a| a.parse().expect("negatives"));
+    let negatives: usize = args
+        .next()
+        .map_or(10_000_000, |a| a.parse().expect("negatives"));
     let mut rng = SplitMix64(1);
     let keys: Vec<u64> = (0..n).map(|_| rng.next()).collect();
     // Distinct seeds: collisions between the sets have probability about 2^-64 per pair.
@@ -53,7 +55,10 @@ fn main() -> Result<(), bloom_blocked::Error> {
         100.0 * rate(fp),
         100.0 * sized.expected_fpr(n as u64)
     );
-    assert!(keys.iter().all(|key| sized.contains(key)), "no false negatives");
+    assert!(
+        keys.iter().all(|key| sized.contains(key)),
+        "no false negatives"
+    );
 
     let mut split = SplitBlockBloomFilter::new(n, 0.01)?;
     for key in &keys {
