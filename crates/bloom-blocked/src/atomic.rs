@@ -177,10 +177,25 @@ impl AtomicBlockedBloomFilter {
         })
     }
 
-    /// Adds every key of `keys`.
+    /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before
+    /// writing any (see [`BlockedBloomFilter::insert_all`]).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
+        let mut hashes = [0u128; BATCH];
+        let mut len = 0;
         for key in keys {
-            self.insert(&key);
+            let hash = self.hash(&key);
+            prefetch(self.block(hash));
+            hashes[len] = hash;
+            len += 1;
+            if len == BATCH {
+                for &h in &hashes {
+                    self.insert_hash(h);
+                }
+                len = 0;
+            }
+        }
+        for &h in &hashes[..len] {
+            self.insert_hash(h);
         }
     }
 
@@ -435,9 +450,8 @@ impl AtomicBlockedBloomFilter {
     /// instructions, which on x86 also stop a core from overlapping its cache misses.
     pub fn par_insert_all<T: Hash + Sync>(&self, keys: &[T]) {
         use rayon::prelude::*;
-        keys.par_iter().for_each(|key| {
-            self.insert(key);
-        });
+        keys.par_chunks(1 << 12)
+            .for_each(|chunk| self.insert_all(chunk));
     }
 }
 

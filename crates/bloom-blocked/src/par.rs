@@ -15,6 +15,9 @@ const CHUNK_KEYS: usize = 1 << 16;
 /// Below this many keys the parallel machinery costs more than it saves.
 const MIN_PARALLEL_KEYS: usize = 1 << 14;
 
+/// How far ahead of the entry being written the region update prefetches.
+const PREFETCH_AHEAD: usize = 16;
+
 /// Regions per worker thread: more regions than threads lets rayon balance them, and keeps
 /// a region's random writes within a cache-sized share of the filter.
 const REGIONS_PER_THREAD: usize = 16;
@@ -66,7 +69,12 @@ where
             .for_each(|(r, region)| {
                 let base = r << shift;
                 for worker in buckets {
-                    for &(i, value) in &worker[r] {
+                    // Prefetch a few entries ahead, so the writes find their lines cached.
+                    let entries = &worker[r];
+                    for (n, &(i, value)) in entries.iter().enumerate() {
+                        if let Some(&(ahead, _)) = entries.get(n + PREFETCH_AHEAD) {
+                            bloom_core::bits::prefetch(&region[ahead - base]);
+                        }
                         update(&mut region[i - base], value);
                     }
                 }
