@@ -67,7 +67,7 @@ pub struct MemoryProbe {
 }
 
 /// Keys per group of the batched probe: the filters' batch size.
-pub const PROBE_BATCH: usize = 16;
+pub const PROBE_BATCH: usize = 32;
 
 impl MemoryProbe {
     /// A buffer of `bytes` bytes (rounded up to whole lines) filled with random words.

@@ -13,7 +13,7 @@ use crate::storage::{Block, Blocks};
 
 /// Keys hashed, and their blocks prefetched, before any of them is tested by the batch
 /// query: enough cache misses in flight to cover the memory latency.
-pub(crate) const BATCH: usize = 16;
+pub(crate) const BATCH: usize = 32;
 
 /// The batch query's loop, expanded once per kernel: hash a group of keys and prefetch their
 /// blocks, then test them.

@@ -18,8 +18,8 @@
 //! x = ((x ^ c2) * m2) mod 512;  x ^= x >> 5        π(j) = x
 //! ```
 //!
-//! with `c1` = bits 0..9 of the high half, `m1` = bits 9..18 with bit 0 forced to 1,
-//! `c2` = bits 18..27, and `m2` = bits 27..36 with bit 0 forced to 1. Each step is a
+//! with `c1` = bits 0..9 of the high half, `m1` = bits 16..25 with bit 0 forced to 1,
+//! `c2` = bits 32..41, and `m2` = bits 48..57 with bit 0 forced to 1. Each step is a
 //! bijection of 9-bit values (xor with a constant, multiplication by an odd number modulo a
 //! power of two, and `x ^ (x >> s)` all are), so the k bits are distinct for every k up to
 //! 512. Bit p of a block is bit `p % 64` of its word `p / 64`, which on a little-endian
@@ -106,12 +106,13 @@ impl Pattern {
     /// The permutation keyed by the high half of a key's hash.
     #[inline(always)]
     pub(crate) fn new(high: u64) -> Pattern {
-        let v = high as u32;
+        // One 16-bit field each, so the AVX2 code can spread them with byte shuffles; only
+        // the low 9 bits of each matter modulo 512.
         Pattern {
-            c1: v,
-            m1: (v >> 9) | 1,
-            c2: v >> 18,
-            m2: ((high >> 27) as u32) | 1,
+            c1: high as u16 as u32,
+            m1: (high >> 16) as u16 as u32 | 1,
+            c2: (high >> 32) as u16 as u32,
+            m2: (high >> 48) as u16 as u32 | 1,
         }
     }
 
@@ -248,27 +249,32 @@ pub(crate) mod avx2 {
         // SAFETY: AVX2 is available (the caller's contract). The two loads read the 64 bytes
         // of `block`, a live reference aligned to 64; `LANES[r]` is a 32-byte static.
         unsafe {
-            let v = _mm256_set1_epi32(high as u32 as i32);
+            // The permutation runs in 16-bit lanes of a 128-bit register (one micro-op per
+            // instruction even on CPUs that split 256-bit ones); the four keys are the four
+            // 16-bit fields of `high`, spread to every lane by byte shuffles.
+            let h = _mm_cvtsi64_si128(high as i64);
+            let one16 = _mm_set1_epi16(1);
+            let c1 = _mm_shuffle_epi8(h, _mm_set1_epi16(0x0100));
+            let m1 = _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0302)), one16);
+            let c2 = _mm_shuffle_epi8(h, _mm_set1_epi16(0x0504));
+            let m2 = _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0706)), one16);
+            let nine_bits = _mm_set1_epi16(511);
             let one = _mm256_set1_epi32(1);
-            let m1 = _mm256_or_si256(_mm256_srli_epi32::<9>(v), one);
-            let c2 = _mm256_srli_epi32::<18>(v);
-            let m2 = _mm256_set1_epi32((((high >> 27) as u32) | 1) as i32);
-            let nine_bits = _mm256_set1_epi32(511);
             let low5 = _mm256_set1_epi32(31);
             let ptr = block.0.as_ptr().cast::<__m256i>();
             let lo = _mm256_load_si256(ptr);
             let hi = _mm256_load_si256(ptr.add(1));
-            let mut j = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let eight = _mm256_set1_epi32(8);
+            let mut j = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+            let eight = _mm_set1_epi16(8);
             let mut all = 1;
             let mut done = 0;
             while done < num_hashes {
                 let left = (num_hashes - done).min(8) as usize;
-                let mut x =
-                    _mm256_and_si256(_mm256_mullo_epi32(_mm256_xor_si256(j, v), m1), nine_bits);
-                x = _mm256_xor_si256(x, _mm256_srli_epi32::<4>(x));
-                x = _mm256_and_si256(_mm256_mullo_epi32(_mm256_xor_si256(x, c2), m2), nine_bits);
-                x = _mm256_xor_si256(x, _mm256_srli_epi32::<5>(x));
+                let mut x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(j, c1), m1), nine_bits);
+                x = _mm_xor_si128(x, _mm_srli_epi16::<4>(x));
+                x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(x, c2), m2), nine_bits);
+                x = _mm_xor_si128(x, _mm_srli_epi16::<5>(x));
+                let x = _mm256_cvtepu16_epi32(x);
                 let lanes = _mm256_loadu_si256(LANES[left].as_ptr().cast());
                 let bit =
                     _mm256_and_si256(_mm256_sllv_epi32(one, _mm256_and_si256(x, low5)), lanes);
@@ -283,7 +289,7 @@ pub(crate) mod avx2 {
                     select,
                 ));
                 all &= _mm256_testc_si256(words, bit);
-                j = _mm256_add_epi32(j, eight);
+                j = _mm_add_epi16(j, eight);
                 done += 8;
             }
             all != 0
