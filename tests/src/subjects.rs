@@ -57,16 +57,15 @@ impl Subject for SplitBlockBloomFilter {
     /// into the z blocks as a Poisson variable of mean n/z (Putze, Sanders, Singler 2007).
     fn theory_fpr(&self, num_items: u64) -> f64 {
         let lambda = num_items as f64 / self.num_blocks() as f64;
-        let (mut total, mut pmf, mut i) = (0.0, (-lambda).exp(), 0.0);
-        // Start from i = 0 in log space to avoid underflow for large lambda.
+        // Sum the pmf in log space from i = 0 (no underflow) far past the mean.
+        let last = (lambda + 50.0 * lambda.sqrt().max(1.0) + 50.0).ceil() as u64;
         let mut ln_pmf = -lambda;
-        while i < lambda + 50.0 * lambda.sqrt().max(1.0) + 50.0 {
-            pmf = ln_pmf.exp();
-            total += pmf * (1.0 - (31.0f64 / 32.0).powf(i)).powi(8);
-            i += 1.0;
-            ln_pmf += lambda.ln() - i.ln();
+        let mut total = 0.0;
+        for i in 0..=last {
+            let i = i as f64;
+            total += ln_pmf.exp() * (1.0 - (31.0f64 / 32.0).powf(i)).powi(8);
+            ln_pmf += lambda.ln() - (i + 1.0).ln();
         }
-        let _ = pmf;
         total
     }
 }
