@@ -735,6 +735,12 @@ mod tests {
         assert!(BlockedBloomFilter::with_params(512, 0).is_err());
         assert!(BlockedBloomFilter::with_params(512, 65).is_err());
         assert!(BlockedBloomFilter::with_params(u64::MAX, 3).is_err());
+        // The largest filter allowed (128 GiB): an error where the machine cannot map it,
+        // never an abort; where it can, lazily zeroed memory that is never touched.
+        match BlockedBloomFilter::with_params(1 << 40, 6) {
+            Ok(f) => assert_eq!(f.num_blocks(), 1 << 31),
+            Err(e) => assert!(matches!(e, Error::TooLarge { .. }), "{e}"),
+        }
     }
 
     #[test]

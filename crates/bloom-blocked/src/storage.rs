@@ -60,6 +60,26 @@ pub(crate) struct Blocks<B: BlockType> {
     _marker: PhantomData<B>,
 }
 
+/// `len` zeroed words, or `None` when the allocator refuses (instead of aborting the process,
+/// which is what `vec![0; len]` does): a filter too large for this machine is an `Error`.
+/// Zeroed allocations with the alignment of `u64` come from `calloc`, whose large blocks are
+/// fresh pages the kernel zeroes on first touch.
+fn zeroed_words(len: usize) -> Option<Vec<u64>> {
+    let layout = std::alloc::Layout::array::<u64>(len).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: the layout has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was just allocated by the global allocator with the layout of `len`
+    // `u64`s, which is the layout a `Vec<u64>` of capacity `len` deallocates with; all `len`
+    // words are initialised (zeroed).
+    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
 impl<B: BlockType> Blocks<B> {
     const WORDS_PER_BLOCK: usize = size_of::<B>() / 8;
 
@@ -79,7 +99,7 @@ impl<B: BlockType> Blocks<B> {
             .and_then(|w| w.checked_add(SLACK_WORDS))
             .filter(|w| w.checked_mul(8).is_some_and(|b| b <= isize::MAX as usize))
             .ok_or_else(too_large)?;
-        let words = vec![0u64; total];
+        let words = zeroed_words(total).ok_or_else(too_large)?;
         let offset = (words.as_ptr() as usize).next_multiple_of(ALIGN) - words.as_ptr() as usize;
         let blocks = Blocks {
             words,
