@@ -653,7 +653,7 @@ mod parallel {
         /// [`insert_all`](BlockedBloomFilter::insert_all)'s.
         ///
         /// Keys are hashed in parallel and sorted by the region of blocks they fall in; each
-        /// region is then written by one thread ([`crate::par::scatter`]): no atomics, and
+        /// region is then written by one thread: no atomics, and
         /// each thread's random writes stay inside a region a fraction of the filter's size.
         ///
         /// # Examples
