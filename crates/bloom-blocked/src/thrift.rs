@@ -66,11 +66,14 @@ pub struct ParquetHeader {
 }
 
 impl ParquetHeader {
-    /// Appends the header in Thrift's compact protocol.
+    /// Appends the header in Thrift's compact protocol. Parquet's field is an `i32`: a
+    /// `num_bytes` above `i32::MAX` is written as the negative number it wraps to, which
+    /// [`ParquetHeader::read`] (like every Parquet reader) rejects.
     pub fn write(&self, out: &mut Vec<u8>) {
         // Field 1, i32, delta 1: the zigzag varint of numBytes.
         out.push(0x15);
-        let mut z = (self.num_bytes as i32 as i64 as u64) << 1; // zigzag of a non-negative i32
+        let n = self.num_bytes as i32;
+        let mut z = u64::from(((n << 1) ^ (n >> 31)) as u32);
         loop {
             let byte = (z & 0x7f) as u8;
             z >>= 7;
@@ -315,6 +318,12 @@ mod tests {
                 0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0
             ]
         );
+        let mut out = Vec::new();
+        ParquetHeader {
+            num_bytes: u32::MAX,
+        }
+        .write(&mut out);
+        assert!(ParquetHeader::read(&out).is_err());
         for n in [32u32, 64, 1 << 20, 128 << 20] {
             let mut out = Vec::new();
             ParquetHeader { num_bytes: n }.write(&mut out);
