@@ -234,6 +234,37 @@ pub(crate) mod avx2 {
         t
     };
 
+    /// The four keys of π spread over eight 16-bit lanes: `(c1, m1, c2, m2)`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn keys(high: u64) -> [__m128i; 4] {
+        // SAFETY: AVX2 (and so SSSE3) is available: the caller's contract.
+        unsafe {
+            let h = _mm_cvtsi64_si128(high as i64);
+            let one16 = _mm_set1_epi16(1);
+            [
+                _mm_shuffle_epi8(h, _mm_set1_epi16(0x0100)),
+                _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0302)), one16),
+                _mm_shuffle_epi8(h, _mm_set1_epi16(0x0504)),
+                _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0706)), one16),
+            ]
+        }
+    }
+
+    /// π(j) for the eight j in the lanes of `j`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn permute(j: __m128i, [c1, m1, c2, m2]: [__m128i; 4]) -> __m128i {
+        // SAFETY: AVX2 is available: the caller's contract.
+        unsafe {
+            let nine_bits = _mm_set1_epi16(511);
+            let mut x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(j, c1), m1), nine_bits);
+            x = _mm_xor_si128(x, _mm_srli_epi16::<4>(x));
+            x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(x, c2), m2), nine_bits);
+            _mm_xor_si128(x, _mm_srli_epi16::<5>(x))
+        }
+    }
+
     /// Whether every bit of the key keyed by `high` is set in `block`.
     ///
     /// Eight positions at a time: the permutation in 32-bit lanes, then each lane's 32-bit
@@ -252,13 +283,7 @@ pub(crate) mod avx2 {
             // The permutation runs in 16-bit lanes of a 128-bit register (one micro-op per
             // instruction even on CPUs that split 256-bit ones); the four keys are the four
             // 16-bit fields of `high`, spread to every lane by byte shuffles.
-            let h = _mm_cvtsi64_si128(high as i64);
-            let one16 = _mm_set1_epi16(1);
-            let c1 = _mm_shuffle_epi8(h, _mm_set1_epi16(0x0100));
-            let m1 = _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0302)), one16);
-            let c2 = _mm_shuffle_epi8(h, _mm_set1_epi16(0x0504));
-            let m2 = _mm_or_si128(_mm_shuffle_epi8(h, _mm_set1_epi16(0x0706)), one16);
-            let nine_bits = _mm_set1_epi16(511);
+            let keys = keys(high);
             let one = _mm256_set1_epi32(1);
             let low5 = _mm256_set1_epi32(31);
             let ptr = block.0.as_ptr().cast::<__m256i>();
@@ -270,11 +295,7 @@ pub(crate) mod avx2 {
             let mut done = 0;
             while done < num_hashes {
                 let left = (num_hashes - done).min(8) as usize;
-                let mut x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(j, c1), m1), nine_bits);
-                x = _mm_xor_si128(x, _mm_srli_epi16::<4>(x));
-                x = _mm_and_si128(_mm_mullo_epi16(_mm_xor_si128(x, c2), m2), nine_bits);
-                x = _mm_xor_si128(x, _mm_srli_epi16::<5>(x));
-                let x = _mm256_cvtepu16_epi32(x);
+                let x = _mm256_cvtepu16_epi32(permute(j, keys));
                 let lanes = _mm256_loadu_si256(LANES[left].as_ptr().cast());
                 let bit =
                     _mm256_and_si256(_mm256_sllv_epi32(one, _mm256_and_si256(x, low5)), lanes);
