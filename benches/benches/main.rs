@@ -7,6 +7,7 @@
 
 use criterion::{criterion_group, criterion_main};
 
+mod blocked;
 mod classic;
 mod core;
 mod counting;
@@ -36,9 +37,16 @@ criterion_group! {
     targets = scalable::contains, scalable::insert
 }
 
+criterion_group! {
+    name = blocked_benches;
+    config = blocked::config();
+    targets = blocked::contains, blocked::split_block, blocked::insert, blocked::parallel_build
+}
+
 criterion_main!(
     classic_benches,
     core_benches,
     counting_benches,
-    scalable_benches
+    scalable_benches,
+    blocked_benches
 );

@@ -55,6 +55,64 @@ pub fn peer_hasher() -> BuildKeyHasher {
     BuildKeyHasher::default()
 }
 
+/// The memory probe: random 64-byte line reads in a buffer of a given size, the physical
+/// limit of a one-cache-line filter query. The buffer is allocated as a filter's is (zeroed
+/// lazily, advised to use transparent huge pages, then written), so both see the same pages.
+#[derive(Debug)]
+pub struct MemoryProbe {
+    words: Vec<u64>,
+    /// Words before the first 64-byte boundary.
+    offset: usize,
+    lines: u64,
+}
+
+/// Keys per group of the batched probe: the filters' batch size.
+pub const PROBE_BATCH: usize = 32;
+
+impl MemoryProbe {
+    /// A buffer of `bytes` bytes (rounded up to whole lines) filled with random words.
+    pub fn new(bytes: usize) -> Self {
+        let lines = bytes.div_ceil(64);
+        let mut words = vec![0u64; lines * 8 + 7];
+        bloom_core::bits::advise_huge_pages(&words);
+        let mut rng = SplitMix64(42);
+        for w in words.iter_mut() {
+            *w = rng.next_u64();
+        }
+        let offset = (words.as_ptr() as usize).next_multiple_of(64) - words.as_ptr() as usize;
+        MemoryProbe {
+            words,
+            offset: offset / 8,
+            lines: lines as u64,
+        }
+    }
+
+    #[inline(always)]
+    fn word(&self, key: u64) -> &u64 {
+        let line = bloom_core::hash::reduce(key, self.lines) as usize;
+        &self.words[self.offset + line * 8]
+    }
+
+    /// One random line read per key (the line picked by multiply-shift of the key), one key
+    /// after another: how many read words have their low bit set.
+    pub fn read_each(&self, keys: &[u64]) -> usize {
+        keys.iter().filter(|&&k| self.word(k) & 1 != 0).count()
+    }
+
+    /// The same reads in groups of [`PROBE_BATCH`]: the lines of a group are prefetched
+    /// before any is read, the pattern of the filters' `contains_batch`.
+    pub fn read_batched(&self, keys: &[u64]) -> usize {
+        let mut count = 0;
+        for group in keys.chunks(PROBE_BATCH) {
+            for &k in group {
+                bloom_core::bits::prefetch(self.word(k));
+            }
+            count += group.iter().filter(|&&k| self.word(k) & 1 != 0).count();
+        }
+        count
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +129,9 @@ mod tests {
             "{:?}",
             urls[0]
         );
+        let probe = MemoryProbe::new(1 << 16);
+        let keys = u64_keys(1000, 3);
+        assert_eq!(probe.read_each(&keys), probe.read_batched(&keys));
         let a = u64_keys(1000, 1);
         let b = u64_keys(1000, 2);
         assert!(a.iter().all(|k| !b.contains(k)));

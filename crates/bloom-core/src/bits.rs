@@ -124,25 +124,30 @@ pub fn alloc_zeroed_words(words: usize) -> Vec<u64> {
 
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
 /// reach of the TLB anyway.
-const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
-/// Asks Linux to back the 2 MiB-aligned interior of `words` with transparent huge pages.
-/// Advisory only: the kernel may decline, and nothing changes but speed.
+/// Asks Linux to back the 2 MiB-aligned interior of `memory` with transparent huge pages,
+/// when it spans at least [`HUGE_PAGE_THRESHOLD`] bytes. Advisory only: the kernel may
+/// decline, and nothing changes but speed. A no-op on other systems.
+///
+/// Filters probe random cache lines; with 4 KiB pages most probes of a large filter are a
+/// TLB miss as well as a cache miss. Any filter storage (bit words, counters, aligned
+/// blocks) can call this right after allocating.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(words: &[u64]) {
+pub fn advise_huge_pages<T>(memory: &[T]) {
     const HUGE_PAGE: usize = 2 << 20;
-    let bytes = std::mem::size_of_val(words);
+    let bytes = std::mem::size_of_val(memory);
     if bytes < HUGE_PAGE_THRESHOLD {
         return;
     }
-    let start = words.as_ptr() as usize;
+    let start = memory.as_ptr() as usize;
     let aligned_start = start.next_multiple_of(HUGE_PAGE);
     let aligned_end = (start + bytes) & !(HUGE_PAGE - 1);
     if aligned_end <= aligned_start {
         return;
     }
     // SAFETY: the range [aligned_start, aligned_end) lies inside the live allocation of
-    // `words`; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
+    // `memory`; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
     // contents, so no Rust-visible memory is affected.
     unsafe {
         libc::madvise(
@@ -153,8 +158,9 @@ fn advise_huge_pages(words: &[u64]) {
     }
 }
 
+/// Asks the kernel for huge pages (Linux only; a no-op here).
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_words: &[u64]) {}
+pub fn advise_huge_pages<T>(_memory: &[T]) {}
 
 /// A fixed-size array of bits, backed by `bitvec`'s `BitVec<u64, Lsb0>`.
 ///

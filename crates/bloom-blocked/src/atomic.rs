@@ -1,0 +1,520 @@
+//! The lock-free, shareable twin of [`BlockedBloomFilter`].
+
+use std::hash::Hash;
+use std::sync::atomic::Ordering;
+
+use bloom_core::bits::prefetch;
+use bloom_core::hash::{hash_key, high_half, low_half, random_seed, reduce};
+use bloom_core::{Error, Filter};
+
+use crate::BlockedBloomFilter;
+use crate::blocked::{BATCH, estimated_fpr, estimated_len};
+use crate::params::{self, Params};
+use crate::probe::Pattern;
+use crate::storage::{AtomicBlock, Block, Blocks};
+
+/// A 512-bit blocked Bloom filter whose every method takes `&self`: it can be shared between
+/// threads (it is `Send + Sync`) and inserted into concurrently without a lock.
+///
+/// An insert ORs the key's bits into the (at most eight) words of its block that need them,
+/// each with one `Relaxed` `fetch_or`, skipped when a `Relaxed` load shows the bits set
+/// already; a query is eight `Relaxed` loads at most. Relaxed is enough: bits only go from 0
+/// to 1 and nothing else is published through them, so a key is found by every query that
+/// starts after its insert returned (and the threads synchronised by any means). It answers
+/// exactly like a [`BlockedBloomFilter`] holding the same keys, has the same binary format,
+/// and converts to and from one without copying. Queries use the portable probe: the AVX2
+/// one reads a block with plain vector loads, which concurrent atomic writes forbid.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::AtomicBlockedBloomFilter;
+///
+/// let filter = AtomicBlockedBloomFilter::new(40_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for t in 0..4u64 {
+///         let filter = &filter;
+///         s.spawn(move || {
+///             for i in (t * 10_000)..((t + 1) * 10_000) {
+///                 filter.insert(&i);
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..40_000u64).all(|i| filter.contains(&i)));
+/// let fp = (40_000..140_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicBlockedBloomFilter {
+    blocks: Blocks<AtomicBlock>,
+    params: Params,
+}
+
+/// A snapshot taken with `Relaxed` loads: inserts racing with the clone may or may not be in
+/// it.
+impl Clone for AtomicBlockedBloomFilter {
+    fn clone(&self) -> Self {
+        AtomicBlockedBloomFilter {
+            blocks: self.snapshot().cast(),
+            params: self.params,
+        }
+    }
+}
+
+impl AtomicBlockedBloomFilter {
+    /// A filter sized for `expected_items` keys at false-positive rate `fpr`; see
+    /// [`BlockedBloomFilter::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::new`].
+    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::new(expected_items, fpr)?.into_atomic())
+    }
+
+    /// A filter of `num_bits` bits rounded up to whole blocks; see
+    /// [`BlockedBloomFilter::with_params`].
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::with_params`].
+    pub fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::with_params(num_bits, num_hashes)?.into_atomic())
+    }
+
+    /// Returns this filter emptied and re-keyed with `seed`; see
+    /// [`BlockedBloomFilter::with_seed`].
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.params.seed = seed;
+        self.clear();
+        self
+    }
+
+    /// Returns this filter emptied and re-keyed with a random seed.
+    pub fn with_random_seed(self) -> Self {
+        self.with_seed(random_seed())
+    }
+
+    pub(crate) fn from_parts(blocks: Blocks<AtomicBlock>, params: Params) -> Self {
+        AtomicBlockedBloomFilter { blocks, params }
+    }
+
+    /// The number of bits (a multiple of 512).
+    #[inline]
+    pub fn num_bits(&self) -> u64 {
+        self.params.num_bits()
+    }
+
+    /// The number of 512-bit blocks.
+    #[inline]
+    pub fn num_blocks(&self) -> u64 {
+        self.params.num_blocks
+    }
+
+    /// The number of bits each key sets in its block.
+    #[inline]
+    pub fn num_hashes(&self) -> u32 {
+        self.params.num_hashes
+    }
+
+    /// The hash seed.
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.params.seed
+    }
+
+    /// The 128-bit hash this filter computes for `key`.
+    #[inline]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        hash_key(key, self.params.seed)
+    }
+
+    #[inline(always)]
+    fn block(&self, hash: u128) -> &AtomicBlock {
+        &self.blocks.as_slice()[reduce(low_half(hash), self.params.num_blocks) as usize]
+    }
+
+    /// Adds a key from any thread. Returns `true` if it was possibly present already.
+    ///
+    /// When two threads insert the same new key at once, both may return `false`.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Adds a pre-computed hash; see [`insert`](AtomicBlockedBloomFilter::insert).
+    #[inline]
+    pub fn insert_hash(&self, hash: u128) -> bool {
+        let block = self.block(hash);
+        let mask = Pattern::new(high_half(hash)).mask(self.params.num_hashes);
+        let mut was_present = true;
+        for (word, m) in block.0.iter().zip(mask) {
+            // Skipping the locked write when the bits are set already keeps the line shared
+            // between cores instead of bouncing it on every insert of a known key.
+            if m != 0 && word.load(Ordering::Relaxed) & m != m {
+                was_present &= word.fetch_or(m, Ordering::Relaxed) & m == m;
+            }
+        }
+        was_present
+    }
+
+    /// Whether `key` may be present.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Whether a pre-computed hash may be present.
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> bool {
+        let block = self.block(hash);
+        let pattern = Pattern::new(high_half(hash));
+        (0..self.params.num_hashes).fold(true, |all, j| {
+            let p = pattern.position(j);
+            all & ((block.0[(p >> 6) as usize].load(Ordering::Relaxed) >> (p & 63)) & 1 != 0)
+        })
+    }
+
+    /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before
+    /// writing any (see [`BlockedBloomFilter::insert_all`]).
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
+        let mut hashes = [0u128; BATCH];
+        let mut len = 0;
+        for key in keys {
+            let hash = self.hash(&key);
+            prefetch(self.block(hash));
+            hashes[len] = hash;
+            len += 1;
+            if len == BATCH {
+                for &h in &hashes {
+                    self.insert_hash(h);
+                }
+                len = 0;
+            }
+        }
+        for &h in &hashes[..len] {
+            self.insert_hash(h);
+        }
+    }
+
+    /// Answers [`contains`](AtomicBlockedBloomFilter::contains) for every key, prefetching
+    /// each group's blocks first; see [`BlockedBloomFilter::contains_batch`].
+    pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.contains_batch_into(keys, &mut out);
+        out
+    }
+
+    /// [`contains_batch`](AtomicBlockedBloomFilter::contains_batch) into a caller's buffer
+    /// (cleared first).
+    pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(keys.len());
+        let mut hashes = [0u128; BATCH];
+        for group in keys.chunks(BATCH) {
+            for (h, key) in hashes.iter_mut().zip(group) {
+                *h = self.hash(key);
+                prefetch(self.block(*h));
+            }
+            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
+        }
+    }
+
+    fn fills(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.as_slice().iter().map(|b| {
+            b.0.iter()
+                .map(|w| w.load(Ordering::Relaxed).count_ones())
+                .sum()
+        })
+    }
+
+    /// The number of bits set (a snapshot).
+    pub fn count_ones(&self) -> u64 {
+        self.fills().map(u64::from).sum()
+    }
+
+    /// The fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.num_bits() as f64
+    }
+
+    /// The number of distinct keys inserted, estimated from the fill of each block; see
+    /// [`BlockedBloomFilter::estimated_len`].
+    pub fn estimated_len(&self) -> f64 {
+        estimated_len(self.fills(), self.params.num_hashes)
+    }
+
+    /// The false-positive rate at the current fill.
+    pub fn estimated_fpr(&self) -> f64 {
+        estimated_fpr(self.fills(), self.params.num_hashes, self.params.num_blocks)
+    }
+
+    /// The false-positive rate theory expects once `num_items` distinct keys are inserted.
+    pub fn expected_fpr(&self, num_items: u64) -> f64 {
+        params::theory_fpr(self.params.num_blocks, self.params.num_hashes, num_items)
+    }
+
+    /// Bytes held by the filter.
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+    }
+
+    /// Removes every key. Inserts racing with it may or may not survive.
+    pub fn clear(&self) {
+        for block in self.blocks.as_slice() {
+            for w in &block.0 {
+                w.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn zip_words<'a>(
+        &'a self,
+        other: &'a AtomicBlockedBloomFilter,
+    ) -> impl Iterator<Item = (&'a std::sync::atomic::AtomicU64, u64)> {
+        self.blocks
+            .as_slice()
+            .iter()
+            .zip(other.blocks.as_slice())
+            .flat_map(|(a, b)| {
+                a.0.iter()
+                    .zip(b.0.iter().map(|w| w.load(Ordering::Relaxed)))
+            })
+    }
+
+    /// Adds every key of `other` (word-wise `fetch_or`, safe under concurrent inserts).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    pub fn union(&self, other: &AtomicBlockedBloomFilter) -> Result<(), Error> {
+        self.params.check_compatible(&other.params)?;
+        for (a, b) in self.zip_words(other) {
+            a.fetch_or(b, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Keeps only bits set in both filters (word-wise `fetch_and`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    pub fn intersect(&self, other: &AtomicBlockedBloomFilter) -> Result<(), Error> {
+        self.params.check_compatible(&other.params)?;
+        for (a, b) in self.zip_words(other) {
+            a.fetch_and(b, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// A plain [`BlockedBloomFilter`] with the current bits (a snapshot).
+    pub fn to_blocked_filter(&self) -> BlockedBloomFilter {
+        BlockedBloomFilter::from_parts(self.snapshot(), self.params)
+    }
+
+    /// A plain copy of the blocks, read with `Relaxed` loads.
+    fn snapshot(&self) -> Blocks<Block> {
+        let mut copy =
+            Blocks::<Block>::zeroed(self.blocks.len()).expect("an array of this size exists");
+        for (dst, src) in copy.as_mut_slice().iter_mut().zip(self.blocks.as_slice()) {
+            for (d, s) in dst.0.iter_mut().zip(&src.0) {
+                *d = s.load(Ordering::Relaxed);
+            }
+        }
+        copy
+    }
+
+    /// Converts into a plain [`BlockedBloomFilter`] without copying.
+    pub fn into_blocked_filter(self) -> BlockedBloomFilter {
+        BlockedBloomFilter::from_parts(self.blocks.cast(), self.params)
+    }
+
+    /// The binary format, identical to [`BlockedBloomFilter::to_bytes`] for the same bits.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_blocked_filter().to_bytes()
+    }
+
+    /// Reads the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) or
+    /// [`BlockedBloomFilter::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::from_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::from_bytes(bytes)?.into_atomic())
+    }
+}
+
+impl From<BlockedBloomFilter> for AtomicBlockedBloomFilter {
+    fn from(filter: BlockedBloomFilter) -> Self {
+        filter.into_atomic()
+    }
+}
+
+impl From<AtomicBlockedBloomFilter> for BlockedBloomFilter {
+    fn from(filter: AtomicBlockedBloomFilter) -> Self {
+        filter.into_blocked_filter()
+    }
+}
+
+impl<T: Hash> Extend<T> for AtomicBlockedBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.insert_all(iter);
+    }
+}
+
+/// Collects keys into a filter sized for their number at 1%; see [`BlockedBloomFilter`]'s
+/// `FromIterator`.
+///
+/// # Panics
+///
+/// As [`BlockedBloomFilter`]'s `FromIterator`.
+impl<T: Hash> FromIterator<T> for AtomicBlockedBloomFilter {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        BlockedBloomFilter::from_iter(iter).into_atomic()
+    }
+}
+
+impl Filter for AtomicBlockedBloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "AtomicBlockedBloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        Ok(AtomicBlockedBloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        AtomicBlockedBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        AtomicBlockedBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        AtomicBlockedBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        AtomicBlockedBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> f64 {
+        AtomicBlockedBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        AtomicBlockedBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        AtomicBlockedBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        AtomicBlockedBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        AtomicBlockedBloomFilter::from_bytes(bytes)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for AtomicBlockedBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for AtomicBlockedBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::serde_bytes::deserialize(deserializer, AtomicBlockedBloomFilter::from_bytes)
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl AtomicBlockedBloomFilter {
+    /// Adds every key of `keys` from all of rayon's threads, through the atomic inserts.
+    ///
+    /// To build a filter from scratch, [`BlockedBloomFilter::par_insert_all`] (then
+    /// [`into_atomic`](BlockedBloomFilter::into_atomic)) is faster: it needs no locked
+    /// instructions, which on x86 also stop a core from overlapping its cache misses.
+    pub fn par_insert_all<T: Hash + Sync>(&self, keys: &[T]) {
+        use rayon::prelude::*;
+        keys.par_chunks(1 << 12)
+            .for_each(|chunk| self.insert_all(chunk));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_send_and_sync() {
+        fn assert_traits<T: Send + Sync>() {}
+        assert_traits::<AtomicBlockedBloomFilter>();
+    }
+
+    #[test]
+    fn answers_like_the_plain_filter() {
+        let mut plain = BlockedBloomFilter::new(2_000, 0.02).unwrap();
+        let atomic = AtomicBlockedBloomFilter::new(2_000, 0.02).unwrap();
+        for k in 0..2_000u32 {
+            assert_eq!(plain.insert(&k), atomic.insert(&k), "{k}");
+        }
+        for k in 0..10_000u32 {
+            assert_eq!(plain.contains(&k), atomic.contains(&k));
+        }
+        assert_eq!(atomic.to_bytes(), plain.to_bytes());
+        assert_eq!(atomic.to_blocked_filter(), plain);
+        let keys: Vec<u32> = (0..5000).collect();
+        assert_eq!(atomic.contains_batch(&keys), plain.contains_batch(&keys));
+        assert_eq!(
+            BlockedBloomFilter::from(AtomicBlockedBloomFilter::from(plain.clone())),
+            plain
+        );
+        assert_eq!(atomic.estimated_len(), plain.estimated_len());
+        assert_eq!(atomic.estimated_fpr(), plain.estimated_fpr());
+        let copy = atomic.clone();
+        assert_eq!(copy.count_ones(), atomic.count_ones());
+    }
+
+    #[test]
+    fn union_and_intersect() {
+        let a = AtomicBlockedBloomFilter::new(100, 0.01).unwrap();
+        let b = AtomicBlockedBloomFilter::new(100, 0.01).unwrap();
+        a.insert("a");
+        b.insert("b");
+        a.union(&b).unwrap();
+        assert!(a.contains("a") && a.contains("b"));
+        a.intersect(&b).unwrap();
+        assert!(a.contains("b"));
+        let c = AtomicBlockedBloomFilter::new(100, 0.01)
+            .unwrap()
+            .with_seed(3);
+        assert!(a.union(&c).is_err());
+        a.clear();
+        assert_eq!(a.count_ones(), 0);
+    }
+
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn parallel_atomic_inserts_find_every_key() {
+        let keys: Vec<u64> = (0..100_000).collect();
+        let f = AtomicBlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        f.par_insert_all(&keys);
+        let mut plain = BlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        plain.insert_all(&keys);
+        assert_eq!(f.into_blocked_filter(), plain);
+    }
+}

@@ -1,0 +1,59 @@
+//! Cache-line blocked Bloom filters, their lock-free twin, and Apache Parquet's split-block
+//! filter.
+//!
+//! A classic Bloom filter spreads a key's k bits over the whole array: on a filter larger
+//! than the cache, a query costs up to k cache misses. A blocked filter keeps each key's bits
+//! inside one 64-byte block, so a query costs one: the filter used in front of SSTables, in
+//! query engines' joins and in Parquet files.
+//!
+//! * [`BlockedBloomFilter`]: 512-bit (one cache line), 64-byte-aligned blocks, k distinct
+//!   bits per key with k chosen for the bits per key as a blocked filter needs, sized so the
+//!   rate asked for is the rate reached; a batch query that prefetches; AVX2 queries chosen at
+//!   run time ([`Probe`]).
+//! * [`AtomicBlockedBloomFilter`]: the same filter with `&self` inserts, lock-free and
+//!   `Send + Sync`.
+//! * [`SplitBlockBloomFilter`]: Parquet's split-block filter, bit-compatible with every
+//!   Parquet implementation, with the Thrift [`ParquetHeader`] reader and writer.
+//!
+//! All share the workspace's [`Filter`] trait, [`Error`] type and binary format.
+//! `docs/blocked.md` explains the choice of k, the position scheme and the storage.
+//!
+//! # Example
+//!
+//! ```
+//! use bloom_blocked::BlockedBloomFilter;
+//!
+//! let mut filter = BlockedBloomFilter::new(1_000_000, 0.01)?;
+//! let keys: Vec<u64> = (0..1_000u64).collect();
+//! filter.insert_all(&keys);
+//! assert!(filter.contains_batch(&keys).iter().all(|&present| present));
+//! let copy = BlockedBloomFilter::from_bytes(&filter.to_bytes())?;
+//! assert_eq!(copy, filter);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Crate features
+//!
+//! * `rayon`: parallel bulk build, `BlockedBloomFilter::par_insert_all`, `ParallelExtend`,
+//!   `FromParallelIterator`, and `AtomicBlockedBloomFilter::par_insert_all`.
+//! * `serde`: `Serialize` and `Deserialize` for the three types, as the bytes of `to_bytes`.
+//!
+//! [`Filter`]: bloom_core::Filter
+//! [`Error`]: bloom_core::Error
+
+mod atomic;
+mod blocked;
+#[cfg(feature = "rayon")]
+mod par;
+mod params;
+mod probe;
+mod sbbf;
+mod storage;
+mod thrift;
+
+pub use atomic::AtomicBlockedBloomFilter;
+pub use blocked::{BlockedBloomFilter, DEFAULT_FPR};
+pub use bloom_core::{Error, Filter};
+pub use probe::{BLOCK_BITS, Probe};
+pub use sbbf::SplitBlockBloomFilter;
+pub use thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};

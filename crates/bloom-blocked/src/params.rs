@@ -1,0 +1,211 @@
+//! Size, probe count and seed of a 512-bit blocked filter: sizing, the k table, and the
+//! parameters' bytes.
+
+use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::{Error, format, math};
+
+use crate::probe::BLOCK_BITS;
+
+/// Parameter bytes in the binary format: `num_bits` u64, `num_hashes` u32.
+pub(crate) const PARAMS_LEN: usize = 12;
+
+/// The share of the target rate [`Params::for_items`] sizes for. A filter's measured rate
+/// scatters around its expectation (which keys share a block is chance); sizing for the
+/// target exactly would leave half of all filters measuring above it. Two percent of headroom
+/// costs about 0.03 bits per key at 1%.
+pub(crate) const SIZING_HEADROOM: f64 = 0.98;
+
+/// The validated parameters of a blocked filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    pub(crate) num_blocks: u64,
+    pub(crate) num_hashes: u32,
+    pub(crate) seed: u64,
+}
+
+/// The false-positive rate of `num_blocks` blocks, `num_hashes` distinct bits per key,
+/// holding `num_items` keys.
+pub(crate) fn theory_fpr(num_blocks: u64, num_hashes: u32, num_items: u64) -> f64 {
+    math::blocked_fpr_distinct(num_blocks * BLOCK_BITS, BLOCK_BITS, num_hashes, num_items)
+}
+
+/// The number of distinct bits per key that minimises the false-positive rate of a 512-bit
+/// blocked filter with `bits_per_key` bits per key, by [`math::blocked_fpr_distinct`].
+pub(crate) fn optimal_num_hashes(bits_per_key: f64) -> u32 {
+    if !(bits_per_key.is_finite() && bits_per_key > 0.0) {
+        return 1;
+    }
+    // A large n makes the Poisson mixture exact; only the ratio matters.
+    let n = 1u64 << 30;
+    let bits = ((n as f64 * bits_per_key) as u64).max(1);
+    let fpr = |k: u32| math::blocked_fpr_distinct(bits, BLOCK_BITS, k, n);
+    let mut best = 1;
+    let mut best_fpr = fpr(1);
+    for k in 2..=math::MAX_NUM_HASHES {
+        let p = fpr(k);
+        if p < best_fpr {
+            best = k;
+            best_fpr = p;
+        } else if p > best_fpr * 1.5 {
+            // The rate is unimodal in k: far past the minimum, stop.
+            break;
+        }
+    }
+    best
+}
+
+impl Params {
+    /// The smallest filter (and, among equal sizes, the fewest bits per key) whose
+    /// [`theory_fpr`] holding `expected_items` keys is at most `fpr` x [`SIZING_HEADROOM`].
+    pub(crate) fn for_items(expected_items: u64, fpr: f64) -> Result<Params, Error> {
+        // A blocked filter never beats the classic optimum: start the search there.
+        let classic = math::optimal_num_bits(expected_items, fpr)?;
+        let fpr = fpr * SIZING_HEADROOM;
+        let classic_k = math::optimal_num_hashes(classic, expected_items)?;
+        let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
+        let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
+        let mut best: Option<(u64, u32)> = None;
+        for k in 1..=(classic_k + 2).min(math::MAX_NUM_HASHES) {
+            let fits = |blocks: u64| theory_fpr(blocks, k, expected_items) <= fpr;
+            // Gallop up from the classic size, then bisect: fits(hi), !fits(lo).
+            let mut lo = start - 1;
+            let mut hi = start;
+            while !fits(hi) {
+                if hi == max_blocks || best.is_some_and(|(b, _)| hi > b) {
+                    break;
+                }
+                lo = hi;
+                hi = (hi * 2).min(max_blocks);
+            }
+            if !fits(hi) {
+                continue;
+            }
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if fits(mid) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            if best.is_none_or(|(b, _)| hi < b) {
+                best = Some((hi, k));
+            }
+        }
+        match best {
+            Some((num_blocks, num_hashes)) => Params::with_blocks(num_blocks, num_hashes),
+            None => Err(Error::TooLarge {
+                requested_bits: (classic as f64).max(math::MAX_NUM_BITS as f64 + 1.0),
+                max_bits: math::MAX_NUM_BITS,
+            }),
+        }
+    }
+
+    /// `num_bits` rounded up to whole blocks.
+    pub(crate) fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Params, Error> {
+        math::check_num_bits(num_bits)?;
+        Params::with_blocks(num_bits.div_ceil(BLOCK_BITS), num_hashes)
+    }
+
+    fn with_blocks(num_blocks: u64, num_hashes: u32) -> Result<Params, Error> {
+        math::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
+        math::check_num_hashes(num_hashes)?;
+        Ok(Params {
+            num_blocks,
+            num_hashes,
+            seed: bloom_core::hash::DEFAULT_SEED,
+        })
+    }
+
+    pub(crate) fn num_bits(&self) -> u64 {
+        self.num_blocks * BLOCK_BITS
+    }
+
+    pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {
+        Error::check_same("num_bits", self.num_bits(), other.num_bits())?;
+        Error::check_same(
+            "num_hashes",
+            u64::from(self.num_hashes),
+            u64::from(other.num_hashes),
+        )?;
+        Error::check_same("seed", self.seed, other.seed)
+    }
+
+    pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut params = [0u8; PARAMS_LEN];
+        params[..8].copy_from_slice(&self.num_bits().to_le_bytes());
+        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
+        format::encode(
+            Variant::Blocked,
+            HashScheme::Xxh3_128,
+            self.seed,
+            &params,
+            payload_len,
+            write,
+        )
+    }
+
+    /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
+    /// words, little-endian), whose length is checked against the parameters.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
+        let frame = format::decode(bytes, Variant::Blocked, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let mut r = ByteReader::new(frame.params);
+        let num_bits = r.u64()?;
+        let num_hashes = r.u32()?;
+        if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+            return Err(Error::corrupt(format!(
+                "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+            )));
+        }
+        if math::check_num_hashes(num_hashes).is_err() {
+            return Err(Error::corrupt(format!(
+                "num_hashes {num_hashes} out of range"
+            )));
+        }
+        if frame.payload.len() as u64 != num_bits / 8 {
+            return Err(Error::corrupt(format!(
+                "{} payload bytes for {num_bits} bits",
+                frame.payload.len()
+            )));
+        }
+        Ok((
+            Params {
+                num_blocks: num_bits / BLOCK_BITS,
+                num_hashes,
+                seed: frame.seed,
+            },
+            frame.payload,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k_table_follows_the_formula() {
+        // The table docs/blocked.md prints.
+        let table: Vec<(f64, u32)> = [4.0, 6.0, 8.0, 9.0, 10.0, 10.5, 12.0, 16.0, 20.0, 24.0, 32.0]
+            .iter()
+            .map(|&c| (c, optimal_num_hashes(c)))
+            .collect();
+        let expected = [3, 4, 5, 6, 6, 7, 7, 9, 11, 12, 14];
+        for ((c, k), e) in table.iter().zip(expected) {
+            assert_eq!(*k, e, "{c} bits per key");
+        }
+    }
+
+    #[test]
+    fn sizing_meets_the_target_with_few_bits() {
+        let p = Params::for_items(1_000_000, 0.01).unwrap();
+        let fpr = theory_fpr(p.num_blocks, p.num_hashes, 1_000_000);
+        assert!(fpr <= 0.01 * SIZING_HEADROOM);
+        assert!(theory_fpr(p.num_blocks - 1, p.num_hashes, 1_000_000) > 0.01 * SIZING_HEADROOM);
+        let bits_per_key = p.num_bits() as f64 / 1e6;
+        assert!(bits_per_key < 10.5, "{bits_per_key}");
+        assert!(Params::for_items(1 << 40, 1e-30).is_err());
+        assert!(Params::for_items(10, 1e-30).is_ok());
+        assert!(Params::for_items(1, 0.5).is_ok());
+    }
+}

@@ -1,0 +1,779 @@
+//! Apache Parquet's split-block Bloom filter, bit for bit.
+
+use std::hash::{Hash, Hasher};
+
+use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::{Error, Filter, format};
+use xxhash_rust::xxh64::{Xxh64, xxh64};
+
+use crate::probe::{self, Probe};
+use crate::storage::{Blocks, SplitBlock};
+use crate::thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
+
+/// Parameter bytes in the binary format: `num_bytes` u64.
+const PARAMS_LEN: usize = 8;
+
+/// Bytes of one 256-bit block.
+const BLOCK_BYTES: usize = 32;
+
+/// Apache Parquet's split-block Bloom filter (SBBF), exactly as the Parquet format specifies
+/// it (parquet-format, BloomFilter.md), so Spark, DuckDB, DataFusion, Trino and the `parquet`
+/// crate read what it writes and it reads what they write.
+///
+/// * A value is hashed with XXH64, seed 0, over its plain encoding (little-endian `i32`,
+///   `i64`, IEEE-754 `f32`/`f64`; the bytes of a byte array without their length prefix).
+/// * The bitset is z blocks of eight little-endian `u32` words. The hash's high 32 bits pick
+///   the block, `((h >> 32) * z) >> 32`; in word j of it the bit
+///   `(low32(h) * SALT[j]) >> 27` is set (wrapping 32-bit multiplication, the spec's eight
+///   salts).
+///
+/// The bitset alone is [`bitset_bytes`](SplitBlockBloomFilter::bitset_bytes); with
+/// Parquet's Thrift `BloomFilterHeader` in front, as stored in a file, it is
+/// [`to_parquet_bytes`](SplitBlockBloomFilter::to_parquet_bytes). [`to_bytes`](
+/// SplitBlockBloomFilter::to_bytes) is the workspace's own checksummed format.
+///
+/// Generic keys (`insert(&key)` with `T: Hash`) are hashed over the bytes `Hash` writes, which
+/// for integers is their plain encoding (`insert(&5i64)` equals `insert_i64(5)`), but for
+/// strings and byte slices adds a length or terminator: use
+/// [`insert_bytes`](SplitBlockBloomFilter::insert_bytes) for Parquet's byte arrays.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::SplitBlockBloomFilter;
+///
+/// let mut filter = SplitBlockBloomFilter::new(10_000, 0.01)?;
+/// for i in 0..10_000i64 {
+///     filter.insert_i64(i);
+/// }
+/// filter.insert_bytes(b"hello");
+/// assert!((0..10_000i64).all(|i| filter.contains_i64(i)) && filter.contains_bytes(b"hello"));
+/// let fp = (10_000..110_000i64).filter(|&i| filter.contains_i64(i)).count();
+/// assert!(fp < 1_000, "{fp} false positives in 100,000");
+/// let parquet = filter.to_parquet_bytes();
+/// assert_eq!(SplitBlockBloomFilter::from_parquet_bytes(&parquet)?, filter);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct SplitBlockBloomFilter {
+    blocks: Blocks<SplitBlock>,
+    probe: Probe,
+}
+
+impl PartialEq for SplitBlockBloomFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+    }
+}
+
+impl Eq for SplitBlockBloomFilter {}
+
+impl std::fmt::Debug for SplitBlockBloomFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SplitBlockBloomFilter")
+            .field("num_bytes", &self.num_bytes())
+            .field("probe", &self.probe)
+            .finish()
+    }
+}
+
+/// Parquet's size for an explicit byte count: clamped to 32 bytes..128 MiB, then rounded up
+/// to a power of two.
+fn parquet_num_bytes(num_bytes: usize) -> usize {
+    num_bytes
+        .clamp(BITSET_MIN_BYTES, BITSET_MAX_BYTES)
+        .next_power_of_two()
+}
+
+impl SplitBlockBloomFilter {
+    /// A filter for `ndv` distinct values at false-positive rate `fpp`, sized by Parquet's
+    /// rule: `m = -8 ndv / ln(1 - fpp^(1/8))` bits (the split-block rate, Putze, Sanders and
+    /// Singler, WEA 2007, solved for m with k = 8), in bytes rounded up to a power of two
+    /// (at least 32). The same `(ndv, fpp)` gives the same size as the `parquet` crate's
+    /// `Sbbf::new_with_ndv_fpp`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `ndv = 0` or `fpp` not in (0, 1) (NaN included);
+    /// [`Error::TooLarge`] when the rule asks for more than Parquet's 128 MiB limit (the
+    /// `parquet` crate clamps silently, and its filter then misses the rate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// assert_eq!(SplitBlockBloomFilter::new(1_000_000, 0.01)?.num_bytes(), 2 << 20);
+    /// assert!(SplitBlockBloomFilter::new(1 << 40, 0.01).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(ndv: usize, fpp: f64) -> Result<Self, Error> {
+        bloom_core::math::check_items(ndv as u64)?;
+        bloom_core::math::check_fpr(fpp)?;
+        let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
+        let num_bytes = num_bits / 8.0;
+        // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).
+        if num_bytes > BITSET_MAX_BYTES as f64 {
+            return Err(Error::TooLarge {
+                requested_bits: num_bits,
+                max_bits: BITSET_MAX_BYTES as u64 * 8,
+            });
+        }
+        Ok(Self::with_num_bytes(num_bytes as usize))
+    }
+
+    /// A filter of `num_bytes` bytes by Parquet's rule: clamped to 32 bytes..128 MiB and
+    /// rounded up to a power of two, as the `parquet` crate's `Sbbf::new_with_num_of_bytes`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// assert_eq!(SplitBlockBloomFilter::with_num_bytes(1000).num_bytes(), 1024);
+    /// assert_eq!(SplitBlockBloomFilter::with_num_bytes(0).num_bytes(), 32);
+    /// ```
+    pub fn with_num_bytes(num_bytes: usize) -> Self {
+        let blocks = parquet_num_bytes(num_bytes) / BLOCK_BYTES;
+        SplitBlockBloomFilter {
+            blocks: Blocks::zeroed(blocks).expect("at most 128 MiB"),
+            probe: Probe::best(),
+        }
+    }
+
+    /// Returns this filter using the given query implementation (same bits, same answers).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `probe` is not available on this CPU.
+    pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
+        self.probe = probe.check()?;
+        Ok(self)
+    }
+
+    /// The query implementation in use.
+    pub fn probe(&self) -> Probe {
+        self.probe
+    }
+
+    /// Bytes of the bitset (32 per block).
+    pub fn num_bytes(&self) -> usize {
+        self.blocks.len() * BLOCK_BYTES
+    }
+
+    /// The number of 256-bit blocks, z.
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Parquet's hash of a value's plain-encoded bytes: XXH64 with seed 0.
+    #[inline]
+    pub fn hash_bytes(bytes: &[u8]) -> u64 {
+        xxh64(bytes, 0)
+    }
+
+    /// The hash of a generic key: XXH64 (seed 0) over the bytes its `Hash` writes, integers
+    /// little-endian (see the type's docs for what that means for strings).
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        let mut hasher = PlainHasher::default();
+        key.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    #[inline(always)]
+    fn block_index(&self, hash: u64) -> usize {
+        (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize
+    }
+
+    /// Adds a pre-computed XXH64 hash; returns whether all its bits were set before.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let index = self.block_index(hash);
+        let probe = self.probe;
+        let block = &mut self.blocks.as_mut_slice()[index];
+        match probe {
+            #[cfg(target_arch = "x86_64")]
+            Probe::Avx2 => {
+                // SAFETY: the filter holds `Avx2` only after run-time detection found it.
+                unsafe { probe::avx2::split_insert(block, hash as u32) }
+            }
+            _ => probe::split_insert_portable(block, hash as u32),
+        }
+    }
+
+    /// Whether a pre-computed XXH64 hash may be present.
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let block = &self.blocks.as_slice()[self.block_index(hash)];
+        match self.probe {
+            #[cfg(target_arch = "x86_64")]
+            Probe::Avx2 => {
+                // SAFETY: the filter holds `Avx2` only after run-time detection found it.
+                unsafe { probe::avx2::split_contains(block, hash as u32) }
+            }
+            _ => probe::split_contains_portable(block, hash as u32),
+        }
+    }
+
+    /// Adds a generic key (see the type's docs); returns whether it was possibly present.
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Whether a generic key may be present.
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Adds a value by its plain-encoded bytes (a `BYTE_ARRAY` or `FIXED_LEN_BYTE_ARRAY`
+    /// value's bytes, a UTF-8 string's bytes).
+    #[inline]
+    pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
+        self.insert_hash(Self::hash_bytes(bytes))
+    }
+
+    /// Whether a value given by its plain-encoded bytes may be present.
+    #[inline]
+    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.contains_hash(Self::hash_bytes(bytes))
+    }
+
+    /// Adds an `INT32` value (plain encoding: 4 bytes little-endian).
+    #[inline]
+    pub fn insert_i32(&mut self, value: i32) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// Whether an `INT32` value may be present.
+    #[inline]
+    pub fn contains_i32(&self, value: i32) -> bool {
+        self.contains_bytes(&value.to_le_bytes())
+    }
+
+    /// Adds an `INT64` value (plain encoding: 8 bytes little-endian).
+    #[inline]
+    pub fn insert_i64(&mut self, value: i64) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// Whether an `INT64` value may be present.
+    #[inline]
+    pub fn contains_i64(&self, value: i64) -> bool {
+        self.contains_bytes(&value.to_le_bytes())
+    }
+
+    /// Adds a `FLOAT` value (plain encoding: IEEE-754 bits, 4 bytes little-endian; `0.0`
+    /// and `-0.0`, and NaNs with different payloads, are different values).
+    #[inline]
+    pub fn insert_f32(&mut self, value: f32) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// Whether a `FLOAT` value may be present.
+    #[inline]
+    pub fn contains_f32(&self, value: f32) -> bool {
+        self.contains_bytes(&value.to_le_bytes())
+    }
+
+    /// Adds a `DOUBLE` value (plain encoding: IEEE-754 bits, 8 bytes little-endian).
+    #[inline]
+    pub fn insert_f64(&mut self, value: f64) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// Whether a `DOUBLE` value may be present.
+    #[inline]
+    pub fn contains_f64(&self, value: f64) -> bool {
+        self.contains_bytes(&value.to_le_bytes())
+    }
+
+    /// Adds every key of `keys` (generic keys, see the type's docs).
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+
+    /// Answers [`contains`](SplitBlockBloomFilter::contains) for every key, in order, with the
+    /// blocks of each group of keys prefetched before any is tested.
+    pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.contains_batch_into(keys, &mut out);
+        out
+    }
+
+    /// [`contains_batch`](SplitBlockBloomFilter::contains_batch) into a caller's buffer
+    /// (cleared first).
+    pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        out.clear();
+        out.reserve(keys.len());
+        let blocks = self.blocks.as_slice();
+        let mut hashes = [0u64; crate::blocked::BATCH];
+        for group in keys.chunks(crate::blocked::BATCH) {
+            for (h, key) in hashes.iter_mut().zip(group) {
+                *h = self.hash(key);
+                bloom_core::bits::prefetch(&blocks[self.block_index(*h)]);
+            }
+            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
+        }
+    }
+
+    fn words(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.as_slice().iter().flat_map(|b| b.0)
+    }
+
+    /// The number of bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.words().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / (self.num_bytes() * 8) as f64
+    }
+
+    /// The false-positive rate at the current fill: the mean over blocks of the product over
+    /// the eight words of the fraction of the word's bits set.
+    pub fn estimated_fpr(&self) -> f64 {
+        let total: f64 = self
+            .blocks
+            .as_slice()
+            .iter()
+            .map(|b| {
+                b.0.iter()
+                    .map(|w| f64::from(w.count_ones()) / 32.0)
+                    .product::<f64>()
+            })
+            .sum();
+        total / self.num_blocks() as f64
+    }
+
+    /// The number of distinct values inserted, estimated from the fill: each value sets one
+    /// bit in each word of its block, so a word with X of 32 bits set has seen about
+    /// `ln(1 - X/32) / ln(1 - 1/32)` values; the estimate averages the eight words of each
+    /// block and sums over blocks. Infinite when a word is full.
+    pub fn estimated_len(&self) -> f64 {
+        let per_value = (-1.0f64 / 32.0).ln_1p();
+        self.words()
+            .map(|w| {
+                if w == u32::MAX {
+                    f64::INFINITY
+                } else {
+                    (-f64::from(w.count_ones()) / 32.0).ln_1p() / per_value / 8.0
+                }
+            })
+            .sum()
+    }
+
+    /// Bytes held by the filter.
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+    }
+
+    /// Removes every value.
+    pub fn clear(&mut self) {
+        self.blocks.words_mut().fill(0);
+    }
+
+    /// Adds every value of `other`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the sizes differ; `self` is unchanged.
+    pub fn union(&mut self, other: &SplitBlockBloomFilter) -> Result<(), Error> {
+        Error::check_same(
+            "num_bytes",
+            self.num_bytes() as u64,
+            other.num_bytes() as u64,
+        )?;
+        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
+            *a |= *b;
+        }
+        Ok(())
+    }
+
+    /// Keeps only bits set in both filters.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the sizes differ; `self` is unchanged.
+    pub fn intersect(&mut self, other: &SplitBlockBloomFilter) -> Result<(), Error> {
+        Error::check_same(
+            "num_bytes",
+            self.num_bytes() as u64,
+            other.num_bytes() as u64,
+        )?;
+        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
+            *a &= *b;
+        }
+        Ok(())
+    }
+
+    /// The raw bitset as Parquet stores it: the blocks' `u32` words, little-endian.
+    pub fn bitset_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.num_bytes());
+        self.write_bitset(&mut out);
+        out
+    }
+
+    fn write_bitset(&self, out: &mut Vec<u8>) {
+        for w in self.words() {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    /// A filter over a raw Parquet bitset.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] unless the length is a multiple of 32 between 32 bytes and 128 MiB
+    /// (any whole number of blocks: the block index formula needs no power of two, though
+    /// Parquet writers produce one).
+    pub fn from_bitset(bitset: &[u8]) -> Result<Self, Error> {
+        let n = bitset.len();
+        if !(BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) || n % BLOCK_BYTES != 0 {
+            return Err(Error::corrupt(format!(
+                "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+            )));
+        }
+        let mut filter = SplitBlockBloomFilter {
+            blocks: Blocks::zeroed(n / BLOCK_BYTES)?,
+            probe: Probe::best(),
+        };
+        for (block, chunk) in filter
+            .blocks
+            .as_mut_slice()
+            .iter_mut()
+            .zip(bitset.chunks_exact(BLOCK_BYTES))
+        {
+            for (w, bytes) in block.0.iter_mut().zip(chunk.chunks_exact(4)) {
+                *w = u32::from_le_bytes(bytes.try_into().expect("chunks of 4"));
+            }
+        }
+        Ok(filter)
+    }
+
+    /// Parquet's serialised form, as stored in a file: the Thrift-compact
+    /// `BloomFilterHeader` ([`ParquetHeader`]) followed by the bitset.
+    pub fn to_parquet_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.num_bytes() + 16);
+        ParquetHeader {
+            num_bytes: self.num_bytes() as u32,
+        }
+        .write(&mut out);
+        self.write_bitset(&mut out);
+        out
+    }
+
+    /// Reads Parquet's serialised form: a `BloomFilterHeader` and exactly the bitset it
+    /// announces (the `parquet` crate's `Sbbf::write` output, or a filter's bytes cut from a
+    /// file using the column chunk's `bloom_filter_length`).
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`ParquetHeader::read`]; [`Error::Truncated`] when the bitset is
+    /// shorter than announced, [`Error::Corrupt`] when bytes follow it.
+    pub fn from_parquet_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (header, header_len) = ParquetHeader::read(bytes)?;
+        let bitset = &bytes[header_len..];
+        let expected = header.num_bytes as usize;
+        if bitset.len() < expected {
+            return Err(Error::Truncated {
+                needed: expected as u64,
+                available: bitset.len() as u64,
+            });
+        }
+        if bitset.len() > expected {
+            return Err(Error::corrupt(format!(
+                "{} bytes after the bitset",
+                bitset.len() - expected
+            )));
+        }
+        Self::from_bitset(bitset)
+    }
+
+    /// The filter in the workspace's binary format (`docs/format.md`): the header (hash
+    /// scheme Parquet's, seed 0), `num_bytes`, the Parquet bitset, and a checksum.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        format::encode(
+            Variant::SplitBlock,
+            HashScheme::ParquetXxh64,
+            0,
+            &(self.num_bytes() as u64).to_le_bytes(),
+            self.num_bytes() as u64,
+            |out| self.write_bitset(out),
+        )
+    }
+
+    /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// Any framing error of the format, [`Error::Corrupt`] for a seed other than 0, a size
+    /// that disagrees with the payload, or a size Parquet does not allow. Never a panic;
+    /// allocates the payload's size plus 56 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let frame = format::decode(
+            bytes,
+            Variant::SplitBlock,
+            HashScheme::ParquetXxh64,
+            PARAMS_LEN,
+        )?;
+        if frame.seed != 0 {
+            return Err(Error::corrupt(format!(
+                "seed {} (Parquet's hash has seed 0)",
+                frame.seed
+            )));
+        }
+        let num_bytes = ByteReader::new(frame.params).u64()?;
+        if num_bytes != frame.payload.len() as u64 {
+            return Err(Error::corrupt(format!(
+                "num_bytes {num_bytes} for a payload of {} bytes",
+                frame.payload.len()
+            )));
+        }
+        Self::from_bitset(frame.payload)
+    }
+}
+
+/// Buffers what `Hash` writes (integers little-endian) and finishes with one XXH64 (seed 0):
+/// for a single integer key, exactly Parquet's hash of its plain encoding.
+struct PlainHasher {
+    len: usize,
+    buf: [u8; 64],
+    stream: Option<Box<Xxh64>>,
+}
+
+impl Default for PlainHasher {
+    fn default() -> Self {
+        PlainHasher {
+            len: 0,
+            buf: [0; 64],
+            stream: None,
+        }
+    }
+}
+
+impl Hasher for PlainHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if end <= self.buf.len() {
+            self.buf[self.len..end].copy_from_slice(bytes);
+            self.len = end;
+        } else {
+            let stream = self.stream.get_or_insert_with(|| Box::new(Xxh64::new(0)));
+            stream.update(&self.buf[..self.len]);
+            stream.update(bytes);
+            self.len = 0;
+        }
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.write_u16(i as u16);
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.write_u128(i as u128);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.write_u64(i as i64 as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        match &self.stream {
+            None => xxh64(&self.buf[..self.len], 0),
+            Some(stream) => {
+                let mut stream = stream.clone();
+                stream.update(&self.buf[..self.len]);
+                stream.digest()
+            }
+        }
+    }
+}
+
+impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.insert_all(iter);
+    }
+}
+
+impl Filter for SplitBlockBloomFilter {
+    type Hash = u64;
+    const NAME: &'static str = "SplitBlockBloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        Ok(SplitBlockBloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u64) -> bool {
+        SplitBlockBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        SplitBlockBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        SplitBlockBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        SplitBlockBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> f64 {
+        SplitBlockBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        SplitBlockBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        SplitBlockBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        SplitBlockBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        SplitBlockBloomFilter::from_bytes(bytes)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for SplitBlockBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::serde_bytes::deserialize(deserializer, SplitBlockBloomFilter::from_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_integers_hash_as_plain_encoding() {
+        let f = SplitBlockBloomFilter::with_num_bytes(64);
+        assert_eq!(
+            f.hash(&5i64),
+            SplitBlockBloomFilter::hash_bytes(&5i64.to_le_bytes())
+        );
+        assert_eq!(
+            f.hash(&-3i32),
+            SplitBlockBloomFilter::hash_bytes(&(-3i32).to_le_bytes())
+        );
+        // XXH64 of the empty input with seed 0 (the reference implementation's test vector).
+        assert_eq!(
+            SplitBlockBloomFilter::hash_bytes(b""),
+            0xef46_db37_51d8_e999
+        );
+        let long: Vec<u8> = (0..200).map(|i| i as u8).collect();
+        let mut expected = 200u64.to_le_bytes().to_vec();
+        expected.extend_from_slice(&long);
+        assert_eq!(f.hash(&long), SplitBlockBloomFilter::hash_bytes(&expected));
+    }
+
+    #[test]
+    fn sizing_follows_parquet() {
+        assert_eq!(SplitBlockBloomFilter::with_num_bytes(33).num_bytes(), 64);
+        assert_eq!(
+            SplitBlockBloomFilter::with_num_bytes(usize::MAX).num_bytes(),
+            BITSET_MAX_BYTES
+        );
+        assert!(SplitBlockBloomFilter::new(0, 0.1).is_err());
+        assert!(SplitBlockBloomFilter::new(10, 1.0).is_err());
+        assert!(SplitBlockBloomFilter::new(10, f64::NAN).is_err());
+    }
+
+    #[test]
+    fn bitset_and_parquet_forms_round_trip() {
+        let mut f = SplitBlockBloomFilter::with_num_bytes(1024);
+        for i in 0..100 {
+            f.insert_i32(i);
+            f.insert_f64(f64::from(i) / 3.0);
+        }
+        assert_eq!(
+            SplitBlockBloomFilter::from_bitset(&f.bitset_bytes()).unwrap(),
+            f
+        );
+        let p = f.to_parquet_bytes();
+        assert_eq!(SplitBlockBloomFilter::from_parquet_bytes(&p).unwrap(), f);
+        assert!(SplitBlockBloomFilter::from_parquet_bytes(&p[..p.len() - 1]).is_err());
+        let mut longer = p.clone();
+        longer.push(0);
+        assert!(SplitBlockBloomFilter::from_parquet_bytes(&longer).is_err());
+        assert!(SplitBlockBloomFilter::from_bitset(&[0; 48]).is_err());
+        assert!(SplitBlockBloomFilter::from_bitset(&[]).is_err());
+        assert!(SplitBlockBloomFilter::from_bitset(&[0; 96]).is_ok());
+        assert_eq!(SplitBlockBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+
+    #[test]
+    fn portable_and_simd_build_the_same_bits() {
+        let mut a = SplitBlockBloomFilter::with_num_bytes(4096);
+        let mut b = a.clone().with_probe(Probe::Portable).unwrap();
+        for i in 0..2_000i64 {
+            assert_eq!(a.insert_i64(i), b.insert_i64(i));
+        }
+        assert_eq!(a, b);
+        for i in 0..20_000i64 {
+            assert_eq!(a.contains_i64(i), b.contains_i64(i));
+        }
+    }
+}
