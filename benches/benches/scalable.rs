@@ -6,8 +6,12 @@
 //! false-positive rate of each grown filter (on keys never inserted) and the memory of the
 //! scalable filter against the classic one.
 //!
+//! `scalable/contains-10M` also times `contains_batch`, and the query `contains` used before
+//! the pair-by-pair early exit (each layer probe by probe, bounds-checked), rebuilt here from
+//! the filter's public parts, so before and after are compared in one run.
+//!
 //! ```text
-//! cargo bench -p bloom-benches -- scalable/
+//! cargo bench -p bloom-benches --bench main -- scalable/
 //! ```
 
 use std::hint::black_box;
@@ -16,6 +20,8 @@ use std::time::Duration;
 
 use bloom_benches::u64_keys;
 use bloom_classic::BloomFilter;
+use bloom_core::bits::test_bit;
+use bloom_core::hash::Probes;
 use bloom_scalable::ScalableBloomFilter;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use growable_bloom_filter::GrowableBloom;
@@ -95,6 +101,17 @@ fn grown() -> &'static Grown {
     })
 }
 
+/// The query of the first version of the crate, for the before/after comparison: newest
+/// layer first, each layer stopping at its first zero bit, probe by probe.
+fn contains_per_probe(f: &ScalableBloomFilter, key: &u64) -> bool {
+    let h = f.hash(key);
+    f.layers().iter().rev().any(|l| {
+        let (bits, k) = (l.filter().bits(), l.filter().num_hashes());
+        let words = bits.as_words();
+        Probes::new(h, k, bits.len()).all(|pos| test_bit(words, pos))
+    })
+}
+
 pub(crate) fn contains(c: &mut Criterion) {
     let g = grown();
     let mut group = c.benchmark_group("scalable/contains-10M");
@@ -104,8 +121,28 @@ pub(crate) fn contains(c: &mut Criterion) {
     let present: Vec<u64> = g.present.iter().step_by(stride).copied().collect();
     let absent = &g.absent[..QUERIES];
     for (which, keys) in [("present", &present[..]), ("absent", absent)] {
+        assert!(
+            keys.iter()
+                .all(|k| g.ours.contains(k) == contains_per_probe(&g.ours, k))
+        );
         group.bench_function(BenchmarkId::new("ScalableBloomFilter", which), |b| {
             b.iter(|| black_box(keys.iter().filter(|k| g.ours.contains(*k)).count()))
+        });
+        group.bench_function(BenchmarkId::new("ScalableBloomFilter-batch", which), |b| {
+            let mut out = Vec::with_capacity(keys.len());
+            b.iter(|| {
+                g.ours.contains_batch_into(keys, &mut out);
+                black_box(out.iter().filter(|&&x| x).count())
+            })
+        });
+        group.bench_function(BenchmarkId::new("ScalableBloomFilter-before", which), |b| {
+            b.iter(|| {
+                black_box(
+                    keys.iter()
+                        .filter(|k| contains_per_probe(&g.ours, k))
+                        .count(),
+                )
+            })
         });
         group.bench_function(BenchmarkId::new("growable-bloom-filter", which), |b| {
             b.iter(|| black_box(keys.iter().filter(|k| g.peer.contains(*k)).count()))
