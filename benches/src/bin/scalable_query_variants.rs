@@ -10,7 +10,8 @@
 //! shared machine is not counted. Printed: the median ns per query over the chunks, and the
 //! median over the chunks of `growable-bloom-filter`'s time divided by the variant's (both
 //! timed on the same chunk one after the other), the figure that survives a noisy machine.
-//! The crate's own `contains`, `contains_hash` and `contains_batch` are timed alongside.
+//! The crate's own `contains`, `contains_hash` and `contains_batch` are timed alongside, and
+//! variants of the batch pipeline (from precomputed hashes).
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin scalable_query_variants
@@ -18,7 +19,7 @@
 
 use std::hint::black_box;
 
-use bloom_benches::u64_keys;
+use bloom_benches::{thread_cpu_ns, u64_keys};
 use bloom_core::bits::{BitStore, test_bit};
 use bloom_core::hash::{Probes, Steps};
 use bloom_scalable::ScalableBloomFilter;
@@ -82,8 +83,7 @@ fn per_probe(meta: &[Meta<'_>], h: u128) -> bool {
     })
 }
 
-/// Newest first, each layer stopping at its first pair with a zero bit (what
-/// `contains_hash` does).
+/// Newest first, each layer stopping at its first pair with a zero bit.
 fn per_pair(meta: &[Meta<'_>], h: u128) -> bool {
     meta.iter().rev().any(|m| {
         let mut s = Steps::new(h);
@@ -91,7 +91,8 @@ fn per_pair(meta: &[Meta<'_>], h: u128) -> bool {
     })
 }
 
-/// As `per_pair`, each layer prefetching its pair 1 before testing its pair 0.
+/// As `per_pair`, each layer prefetching its pair 1 before testing its pair 0 (what
+/// `contains_hash` does).
 fn per_pair_next_prefetched(meta: &[Meta<'_>], h: u128) -> bool {
     meta.iter().rev().any(|m| {
         let mut s = Steps::new(h);
@@ -183,24 +184,89 @@ fn floor_first_pairs_only(meta: &[Meta<'_>], h: u128) -> bool {
     meta.iter().fold(false, |any, m| any | pair(m, x0, 0))
 }
 
-/// Nanoseconds this thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`), so time the
-/// scheduler gave to other processes of the shared machine is not counted.
-fn cpu_ns() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec; the call only writes it.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
+/// A batch pipeline like `contains_batch`, `D` keys between stages: prefetch every layer's
+/// first pair; test it, the layers that pass prefetch their second pair (with
+/// `REST_EARLY`, all their remaining pairs, and the next stage answers); test that, the
+/// layers that pass again prefetch the rest; answer.
+fn pipeline<const D: usize, const REST_EARLY: bool>(
+    meta: &[Meta<'_>],
+    hashes: &[u128],
+    out: &mut Vec<bool>,
+) {
+    out.clear();
+    let n = hashes.len();
+    let last_stage = if REST_EARLY { 2 } else { 3 };
+    let mut alive = vec![0u64; n];
+    for t in 0..n + last_stage * D {
+        if t < n {
+            let x0 = Steps::new(hashes[t]).value();
+            for m in meta.iter().rev() {
+                m.bits.prefetch_pair(x0);
+            }
+        }
+        if let Some(k) = t.checked_sub(D).filter(|&k| k < n) {
+            let mut steps = Steps::new(hashes[k]);
+            let x0 = steps.next_value();
+            let mut mask = 0u64;
+            for (i, m) in meta.iter().enumerate() {
+                mask |= u64::from(pair(m, x0, 0)) << i;
+            }
+            alive[k] = mask;
+            each(mask, |i| {
+                let m = &meta[i];
+                let mut s = steps;
+                let end = if REST_EARLY { m.pairs } else { m.pairs.min(2) };
+                for _ in 1..end {
+                    m.bits.prefetch_pair(s.next_value());
+                }
+            });
+        }
+        if !REST_EARLY {
+            if let Some(k) = t.checked_sub(2 * D).filter(|&k| k < n) {
+                let mut steps = Steps::new(hashes[k]);
+                steps.next_value();
+                let x1 = steps.next_value();
+                let mut mask = alive[k];
+                each(mask, |i| {
+                    let m = &meta[i];
+                    if m.pairs > 1 && !pair(m, x1, 1) {
+                        mask &= !(1 << i);
+                    } else {
+                        let mut s = steps;
+                        for _ in 2..m.pairs {
+                            m.bits.prefetch_pair(s.next_value());
+                        }
+                    }
+                });
+                alive[k] = mask;
+            }
+        }
+        if let Some(k) = t.checked_sub(last_stage * D).filter(|&k| k < n) {
+            let mut mask = alive[k];
+            let mut found = false;
+            while mask != 0 {
+                let i = 63 - mask.leading_zeros() as usize;
+                mask &= !(1 << i);
+                let m = &meta[i];
+                let mut s = Steps::new(hashes[k]);
+                s.next_value();
+                if (1..m.pairs).all(|j| pair(m, s.next_value(), j)) {
+                    found = true;
+                    break;
+                }
+            }
+            out.push(found);
+        }
+    }
 }
+
+type Batch = (&'static str, fn(&[Meta<'_>], &[u128], &mut Vec<bool>));
 
 /// CPU ns per item of counting the items `f` accepts.
 fn ns_per_query<T>(items: &[T], f: impl Fn(&T) -> bool) -> f64 {
-    let start = cpu_ns();
+    let start = thread_cpu_ns() as f64;
     black_box(items.iter().filter(|x| f(x)).count());
-    (cpu_ns() - start) / items.len() as f64
+    (thread_cpu_ns() as f64 - start) / items.len() as f64
 }
 
 type Variant = (&'static str, fn(&[Meta<'_>], u128) -> bool);
@@ -249,6 +315,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("two pairs of every layer prefetched", two_pairs_prefetched),
         ("floor: first pairs only (wrong)", floor_first_pairs_only),
     ];
+    let batches: Vec<Batch> = vec![
+        ("batch: distance 2", pipeline::<2, false>),
+        ("batch: distance 4", pipeline::<4, false>),
+        ("batch: distance 8", pipeline::<8, false>),
+        ("batch: all pairs after the first", pipeline::<4, true>),
+    ];
     for (which, keys) in [("present", &present), ("absent", &absent)] {
         let hashes: Vec<u128> = keys.iter().map(|k| ours.hash(k)).collect();
         let expected: Vec<bool> = hashes.iter().map(|&h| ours.contains_hash(h)).collect();
@@ -259,7 +331,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut out = Vec::new();
         ours.contains_batch_into(keys, &mut out);
         assert_eq!(out, expected, "contains_batch disagrees");
-        let n = variants.len();
+        for (name, b) in &batches {
+            b(&meta, &hashes, &mut out);
+            assert_eq!(out, expected, "{name} disagrees");
+        }
+        let n = variants.len() + batches.len();
         let mut runs: Vec<Vec<f64>> = vec![Vec::new(); n + 4];
         for round in 0..ROUNDS * CHUNKS {
             let c = round % CHUNKS;
@@ -268,20 +344,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for (r, (_, v)) in runs.iter_mut().zip(&variants) {
                 r.push(ns_per_query(hs, |&h| v(&meta, h)));
             }
+            for (r, (_, b)) in runs[variants.len()..].iter_mut().zip(&batches) {
+                let start = thread_cpu_ns() as f64;
+                b(&meta, hs, &mut out);
+                black_box(out.iter().filter(|&&x| x).count());
+                r.push((thread_cpu_ns() as f64 - start) / hs.len() as f64);
+            }
             runs[n].push(ns_per_query(hs, |&h| ours.contains_hash(h)));
             runs[n + 1].push(ns_per_query(ks, |k| ours.contains(k)));
-            let start = cpu_ns();
+            let start = thread_cpu_ns() as f64;
             ours.contains_batch_into(ks, &mut out);
             black_box(out.iter().filter(|&&x| x).count());
-            runs[n + 2].push((cpu_ns() - start) / ks.len() as f64);
+            runs[n + 2].push((thread_cpu_ns() as f64 - start) / ks.len() as f64);
             runs[n + 3].push(ns_per_query(ks, |k| peer.contains(k)));
         }
-        let names = variants.iter().map(|(n, _)| *n).chain([
-            "ScalableBloomFilter::contains_hash",
-            "ScalableBloomFilter::contains",
-            "ScalableBloomFilter::contains_batch",
-            "growable-bloom-filter",
-        ]);
+        let names = variants
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(batches.iter().map(|(n, _)| *n))
+            .chain([
+                "ScalableBloomFilter::contains_hash",
+                "ScalableBloomFilter::contains",
+                "ScalableBloomFilter::contains_batch",
+                "growable-bloom-filter",
+            ]);
         println!(
             "{which} keys: median CPU ns per query over {} chunks of {CHUNK}; median of the \
              chunks' growable / variant",

@@ -364,15 +364,18 @@ impl BitStore {
         let words = self.as_words();
         let (p, q) = pair_at(x, self.len());
         let q = if lone { p } else { q };
-        let test = |pos: u64| {
+        let shifted = |pos: u64| {
             debug_assert!(pos < self.len());
             // SAFETY: `pair_at(x, m)` gives positions below `m` for every `x` and every
             // `m >= 1` (documented there and tested), `m == self.len() >= 1` here, and a
             // store of `len` bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
             let word = unsafe { *words.get_unchecked((pos >> 6) as usize) };
-            (word >> (pos & 63)) & 1 != 0
+            word >> (pos & 63)
         };
-        test(p) & test(q)
+        // The two bits are combined as integers, not as `bool`s: with `&` of two `bool`s
+        // feeding a loop's exit, the compiler may test them with two branches, and for an
+        // absent key the first bit alone is a coin flip.
+        shifted(p) & shifted(q) & 1 != 0
     }
 
     /// Prefetches the cache lines of the pair that step value `x` gives in this store (see
