@@ -25,7 +25,7 @@ use bitvec::prelude::{BitVec, Lsb0};
 use bitvec::slice::BitSlice;
 
 use crate::Error;
-use crate::hash::Probes;
+use crate::hash::{Probes, pair_at};
 use crate::math::{MAX_NUM_BITS, check_num_bits};
 
 /// Filters up to this many bytes test their probes without early exit
@@ -346,6 +346,65 @@ impl BitStore {
             // One branch per pair: the partner shares the first probe's cache line (or its
             // neighbour), so testing it costs no extra miss.
             probes.pairs().all(|(p, q)| test(p) & test(q))
+        }
+    }
+
+    /// Whether the positions of one probe pair are set: the pair that step value `x` gives in
+    /// this store ([`pair_at`]`(x, self.len())`, pair j of a key when `x` is its step j,
+    /// see [`Steps`](crate::hash::Steps)). With `lone`, only the first position is tested:
+    /// the last pair of an odd number of probes.
+    ///
+    /// This is how a query tests a key against several stores in lockstep (one pair of each
+    /// store at a time) at the cost of [`all_set`](BitStore::all_set): the positions are
+    /// in range by construction, so no bounds check is needed, and nothing branches on the
+    /// bits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::bits::BitStore;
+    /// use bloom_core::hash::{hash_key, Probes, Steps, DEFAULT_SEED};
+    ///
+    /// let mut bits = BitStore::new(10_000)?;
+    /// let h = hash_key("key", DEFAULT_SEED);
+    /// bits.set_all(Probes::new(h, 5, 10_000));
+    /// // Five probes: two full pairs and a lone last probe.
+    /// let mut steps = Steps::new(h);
+    /// assert!(bits.pair_set(steps.next_value(), false));
+    /// assert!(bits.pair_set(steps.next_value(), false));
+    /// assert!(bits.pair_set(steps.next_value(), true));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline(always)]
+    pub fn pair_set(&self, x: u64, lone: bool) -> bool {
+        let words = self.as_words();
+        let (p, q) = pair_at(x, self.len());
+        let q = if lone { p } else { q };
+        let shifted = |pos: u64| {
+            debug_assert!(pos < self.len());
+            // SAFETY: `pair_at(x, m)` gives positions below `m` for every `x` and every
+            // `m >= 1` (documented there and tested), `m == self.len() >= 1` here, and a
+            // store of `len` bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
+            let word = unsafe { *words.get_unchecked((pos >> 6) as usize) };
+            word >> (pos & 63)
+        };
+        // The two bits are combined as integers, not as `bool`s: with `&` of two `bool`s
+        // feeding a loop's exit, the compiler may test them with two branches, and for an
+        // absent key the first bit alone is a coin flip.
+        shifted(p) & shifted(q) & 1 != 0
+    }
+
+    /// Prefetches the cache lines of the pair that step value `x` gives in this store (see
+    /// [`pair_set`](BitStore::pair_set) and [`prefetch`]): both lines when the pair's
+    /// 512-bit group straddles two.
+    #[inline(always)]
+    pub fn prefetch_pair(&self, x: u64) {
+        let words = self.as_words();
+        let (p, q) = pair_at(x, self.len());
+        for pos in [p, q] {
+            // SAFETY: as in `pair_set`: both positions are below `self.len()`, so
+            // `pos / 64` indexes one of the store's `ceil(len / 64)` words.
+            prefetch(unsafe { words.get_unchecked((pos >> 6) as usize) });
         }
     }
 
@@ -670,6 +729,29 @@ mod tests {
         assert!(!set_bit(s.as_words_mut(), 198));
         assert_eq!(s.count_ones(), 8);
         assert!((s.fill_ratio() - 0.04).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pair_set_agrees_with_the_bits() {
+        use crate::hash::{Steps, hash_key, pair_at};
+        for num_bits in [1u64, 7, 64, 511, 512, 513, 1000, 4096, 100_003] {
+            let mut s = BitStore::new(num_bits).unwrap();
+            // About half the bits set.
+            for i in (0..num_bits).filter(|i| hash_key(i, 9) as u64 & 1 == 0) {
+                s.set(i);
+            }
+            for key in 0..2_000u64 {
+                let x = Steps::new(hash_key(&key, 4)).nth(key as usize % 5).unwrap();
+                let (p, q) = pair_at(x, num_bits);
+                assert_eq!(
+                    s.pair_set(x, false),
+                    s.get(p) && s.get(q),
+                    "{num_bits} {key}"
+                );
+                assert_eq!(s.pair_set(x, true), s.get(p), "{num_bits} {key}");
+                s.prefetch_pair(x);
+            }
+        }
     }
 
     #[test]

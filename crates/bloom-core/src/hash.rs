@@ -352,9 +352,7 @@ pub const PAIR_GROUP: u64 = 512;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Probes {
-    x: u64,
-    y: u64,
-    w: u64,
+    steps: Steps,
     remaining: u32,
     pending: Option<u64>,
     m: u64,
@@ -365,9 +363,7 @@ impl Probes {
     #[inline(always)]
     pub fn new(hash: u128, num_hashes: u32, num_bits: u64) -> Self {
         Probes {
-            x: low_half(hash),
-            y: high_half(hash),
-            w: 0,
+            steps: Steps::new(hash),
             remaining: num_hashes,
             pending: None,
             m: num_bits,
@@ -399,13 +395,7 @@ impl Probes {
     /// One step: the pair `(p_j, q_j)`, then the state moves to step j + 1.
     #[inline(always)]
     fn step(&mut self) -> (u64, u64) {
-        let p = reduce(self.x, self.m);
-        let group = p - p % PAIR_GROUP;
-        let q = group + ((u64::from(self.x as u32) * (self.m - group).min(PAIR_GROUP)) >> 32);
-        self.w = self.w.wrapping_add(PROBE_SPREAD);
-        self.x = self.x.wrapping_add(self.y);
-        self.y = self.y.wrapping_add(self.w);
-        (p, q)
+        pair_at(self.steps.next_value(), self.m)
     }
 
     /// The remaining positions as pairs, for probe loops: `ceil(remaining / 2)` pairs, the last
@@ -420,6 +410,106 @@ impl Probes {
         );
         Pairs { probes: self }
     }
+}
+
+/// The part of a key's probe sequence that does not depend on the filter: the step values
+/// `x_0, x_1, ...` of [`Probes`] (`x_j = a + j b + C (j^3 - j) / 6 mod 2^64`), from which
+/// [`pair_at`] derives pair j of any filter size.
+///
+/// Filters that test one key against several bit arrays (the layers of a scalable filter)
+/// share one `Steps` between them: step j is computed once and each array reduces it to its
+/// own range, and the arrays can be tested pair by pair in lockstep. For every `m` and `k`,
+/// `Probes::new(hash, k, m).pairs()` yields `pair_at(x_j, m)` for j below `ceil(k / 2)`
+/// (the last one `(p, p)` when k is odd).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{hash_key, pair_at, Probes, Steps, DEFAULT_SEED};
+///
+/// let h = hash_key("key", DEFAULT_SEED);
+/// let from_steps: Vec<(u64, u64)> = Steps::new(h).take(3).map(|x| pair_at(x, 1000)).collect();
+/// let from_probes: Vec<(u64, u64)> = Probes::new(h, 6, 1000).pairs().collect();
+/// assert_eq!(from_steps, from_probes);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    x: u64,
+    y: u64,
+    w: u64,
+}
+
+impl Steps {
+    /// The steps of `hash`, starting at `x_0`.
+    #[inline(always)]
+    pub const fn new(hash: u128) -> Self {
+        Steps {
+            x: low_half(hash),
+            y: high_half(hash),
+            w: 0,
+        }
+    }
+
+    /// The current step value `x_j`, without moving on.
+    #[inline(always)]
+    pub const fn value(&self) -> u64 {
+        self.x
+    }
+
+    /// The current step value `x_j`; the steps move on to `j + 1`. A step is three
+    /// additions, and the next value depends on the previous one through one of them.
+    #[inline(always)]
+    pub fn next_value(&mut self) -> u64 {
+        let x = self.x;
+        self.w = self.w.wrapping_add(PROBE_SPREAD);
+        self.x = self.x.wrapping_add(self.y);
+        self.y = self.y.wrapping_add(self.w);
+        x
+    }
+}
+
+/// Never ends: a key has a step for every j (filters take the first `ceil(k / 2)`).
+impl Iterator for Steps {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        Some(self.next_value())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+/// The pair of positions `(p, q)` that step value `x` gives in `[0, m)`: `p = reduce(x, m)`,
+/// and `q` in `p`'s 512-position group, from the low 32 bits of `x` (see [`Probes`]).
+///
+/// Both positions are below `m` for every `x` and every `m >= 1`: `p` by [`reduce`], and
+/// `q` because its offset in the group is below `min(512, m - group start)`. Bit arrays rely
+/// on this to test a pair without bounds checks (`BitStore::pair_set`).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::pair_at;
+///
+/// let (p, q) = pair_at(u64::MAX, 1000);
+/// assert_eq!(p, 999);
+/// assert_eq!(p / 512, q / 512);
+/// assert!(q < 1000);
+/// ```
+#[inline(always)]
+pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
+    let p = reduce(x, m);
+    let group = p - p % PAIR_GROUP;
+    let span = if m - group < PAIR_GROUP {
+        m - group
+    } else {
+        PAIR_GROUP
+    };
+    let q = group + ((x as u32 as u64 * span) >> 32);
+    (p, q)
 }
 
 /// The positions of a [`Probes`] two at a time; see [`Probes::pairs`].
@@ -606,6 +696,19 @@ mod tests {
                         .collect();
                     assert_eq!(&pairs[..k as usize], &p[..]);
                     assert_eq!(pairs.len(), k.div_ceil(2) as usize * 2);
+                    // Steps and pair_at give the same pairs, whatever m.
+                    let from_steps: Vec<(u64, u64)> = Steps::new(h)
+                        .take(k.div_ceil(2) as usize)
+                        .map(|x| pair_at(x, m))
+                        .collect();
+                    let from_pairs: Vec<(u64, u64)> = Probes::new(h, k, m).pairs().collect();
+                    for (j, (a, b)) in from_steps.iter().zip(&from_pairs).enumerate() {
+                        let lone = k % 2 == 1 && j + 1 == from_pairs.len();
+                        assert_eq!(a.0, b.0, "m {m} k {k} pair {j}");
+                        if !lone {
+                            assert_eq!(a.1, b.1, "m {m} k {k} pair {j}");
+                        }
+                    }
                     if k % 2 == 1 {
                         assert_eq!(pairs[pairs.len() - 1], pairs[pairs.len() - 2]);
                     }
@@ -617,6 +720,46 @@ mod tests {
                 assert_eq!([head, tail].concat(), all);
             }
         }
+    }
+
+    mod range {
+        use super::super::{PAIR_GROUP, pair_at};
+        use proptest::prelude::*;
+
+        proptest! {
+            /// The range invariant `BitStore::pair_set` relies on: both positions below m,
+            /// for any step value and any m, and in one 512-position group.
+            #[test]
+            fn pair_at_stays_in_range(
+                x in any::<u64>(),
+                m in prop_oneof![
+                    1u64..2048,
+                    any::<u64>().prop_map(|m| m.max(1)),
+                    (0u64..1024).prop_map(|d| u64::MAX - d),
+                ],
+            ) {
+                let (p, q) = pair_at(x, m);
+                prop_assert!(p < m && q < m, "x {x} m {m}: {p} {q}");
+                prop_assert_eq!(p / PAIR_GROUP, q / PAIR_GROUP);
+            }
+        }
+    }
+
+    #[test]
+    fn steps_restart_from_value() {
+        let h = hash_key(&3u64, 1);
+        let mut s = Steps::new(h);
+        assert_eq!(s.value(), h as u64);
+        let first = s.next_value();
+        assert_eq!(first, h as u64);
+        let copy = s;
+        assert_eq!(s.next_value(), copy.value());
+        // x_5 = a + 5 b + C (5^3 - 5) / 6.
+        let (a, b) = (low_half(h), high_half(h));
+        let x5 = a
+            .wrapping_add(b.wrapping_mul(5))
+            .wrapping_add(PROBE_SPREAD.wrapping_mul(20));
+        assert_eq!(Steps::new(h).nth(5), Some(x5));
     }
 
     #[test]

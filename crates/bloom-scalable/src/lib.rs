@@ -12,7 +12,9 @@
 //! * Every key is hashed once per operation (seeded XXH3-128), whatever the number of
 //!   layers: all layers share the seed and derive their probes from the same hash.
 //! * Queries test the newest, largest layer first (it holds the most keys), and on filters
-//!   larger than a cache share stop each layer at its first zero bit.
+//!   larger than a cache share stop each layer at its first pair of probes with a zero bit.
+//!   [`contains_batch`](ScalableBloomFilter::contains_batch) answers many keys through a
+//!   software pipeline that overlaps their cache misses.
 //! * Growth can be capped in bytes or layers, or turned off; an insert that would need more
 //!   room returns [`Error::Full`] and changes nothing.
 //! * The workspace's binary format holds every layer; `union`, [`Filter`], `Extend` and serde
@@ -61,6 +63,7 @@ mod builder;
 mod bytes;
 mod config;
 mod layer;
+mod query;
 mod scalable;
 
 pub use bloom_core::{Error, Filter};
