@@ -147,3 +147,59 @@ fn a_false_negative_fails_the_run() {
     let text = bloom_compare::report::markdown::render(&report);
     assert!(text.contains("FALSE NEGATIVES"), "{text}");
 }
+
+#[test]
+fn every_variant_of_the_workspace_has_an_adapter() {
+    let ids: Vec<&str> = candidate::ours().iter().map(|e| e.info.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "classic",
+            "atomic-classic",
+            "counting",
+            "scalable",
+            "blocked",
+            "atomic-blocked",
+            "split-block",
+        ]
+    );
+}
+
+#[test]
+fn the_split_block_adapter_hashes_u64_keys_as_parquet_int64() {
+    use bloom_compare::candidates::SplitBlock;
+    let keys: Vec<u64> = (0..2_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let built = SplitBlock::build(keys.len(), 0.01, &keys).unwrap();
+    // Parquet's INT64 entry point finds every key the adapter inserted: the hasher column's
+    // claim (XXH64 over the 8 little-endian bytes).
+    assert!(keys.iter().all(|&k| built.filter.contains_i64(k as i64)));
+    let mut parquet = bloom_blocked::SplitBlockBloomFilter::new(keys.len(), 0.01).unwrap();
+    for &k in &keys {
+        parquet.insert_i64(k as i64);
+    }
+    assert_eq!(built.filter, parquet);
+}
+
+#[test]
+fn the_counting_filter_holds_four_times_the_classic_memory() {
+    let entries: Vec<Entry> = candidate::ours()
+        .into_iter()
+        .filter(|e| ["classic", "counting"].contains(&e.info.id))
+        .collect();
+    let mut sweep = small_sweep(entries, vec![100]);
+    sweep.kinds = vec![KeyKind::U64];
+    sweep.sizes = vec![100_000];
+    let report = report(&sweep);
+    let memory = |id: &str| {
+        report
+            .rows
+            .iter()
+            .find(|r| r.candidate == id)
+            .and_then(|r| r.memory_bytes)
+            .unwrap() as f64
+    };
+    let ratio = memory("counting") / memory("classic");
+    assert!((3.9..=4.1).contains(&ratio), "{ratio}");
+}

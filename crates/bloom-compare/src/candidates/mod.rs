@@ -4,7 +4,7 @@ mod ours;
 #[cfg(feature = "peers")]
 mod peers;
 
-pub use ours::{AtomicClassic, Classic};
+pub use ours::{AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, Scalable, SplitBlock};
 #[cfg(feature = "peers")]
 pub use peers::{
     Bloomfilter, Cuckoofilter, Fastbloom, GrowableBloom, Qfilter, SbbfRsSafe, XorfBinaryFuse8,

@@ -99,6 +99,19 @@ fn not_measured(out: &mut String, what: &str) {
     let _ = writeln!(out, "  ({what} was not measured in this run.)");
 }
 
+/// `x` with two decimals, or a dash.
+fn fixed2(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".into(), |x| format!("{x:.2}"))
+}
+
+/// `a / b` as a multiple, or a dash when either is missing.
+fn times(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "–".into(),
+    }
+}
+
 /// The guide: one question per paragraph, answered with this run's numbers.
 pub fn guide(report: &Report) -> String {
     let mut out = String::new();
@@ -108,11 +121,13 @@ pub fn guide(report: &Report) -> String {
     let fpr = fprs(report).first().copied().unwrap_or(0.01);
     let _ = writeln!(
         out,
-        "Figures below are for {} at n = {}, target p = {}, unless stated.\n",
+        "Figures below are for {} at n = {}, target p = {}, {}% load, unless stated.\n",
         kind.describe(),
         count(n),
-        percent(fpr)
+        percent(fpr),
+        main_load(report)
     );
+    let classic = at(report, "classic", None);
 
     // Known size, no deletes: the classic filter.
     let _ = writeln!(
@@ -120,14 +135,14 @@ pub fn guide(report: &Report) -> String {
         "- **You know roughly how many keys, and never delete: `BloomFilter`.** The classic \
          trade: about 1.44 log2(1/p) bits per key, up to ⌈k/2⌉ cache lines per query."
     );
-    match at(report, "classic", None) {
+    match classic {
         Some(c) => {
             let _ = writeln!(
                 out,
                 "  Here it held {} bits per key for a measured rate of {} ({} the bound \
-                 log2(1/p), {} the optimal classic filter), answered an absent key in {} ns ({} a dependent memory read) and \
-                 a present one in {} ns.",
-                c.bits_per_key.map_or("–".into(), |b| format!("{b:.2}")),
+                 log2(1/p), {} the optimal classic filter), answered an absent key in {} ns ({} a \
+                 dependent memory read) and a present one in {} ns.",
+                fixed2(c.bits_per_key),
                 percent(c.measured_fpr),
                 c.ratio_to_bound.map_or("–".into(), |r| format!("{r:.2}×")),
                 c.ratio_to_classic
@@ -144,26 +159,59 @@ pub fn guide(report: &Report) -> String {
     let _ = writeln!(
         out,
         "- **Queries dominate and the filter is larger than the cache: a blocked filter.** \
-         One cache line per key instead of up to k."
+         One cache line per key instead of up to k, for a few more bits per key at the same \
+         rate; its batch query prefetches the lines of a group of keys and overlaps the \
+         misses."
     );
     let blocked: Vec<&Row> = ["blocked", "split-block", "sbbf-rs-safe"]
         .iter()
         .filter_map(|id| at(report, id, None))
         .collect();
-    match (at(report, "classic", None), blocked.is_empty()) {
+    match (classic, blocked.is_empty()) {
         (Some(c), false) => {
-            for b in blocked {
+            if let Some(read) = c.probe_single_ns {
                 let _ = writeln!(
                     out,
-                    "  {} answered an absent key in {} ns against the classic filter's {} ns \
-                     ({:.2}×), for {} bits per key against {}.",
-                    name_of(report, &b.candidate),
-                    nanos(b.absent_ns),
-                    nanos(c.absent_ns),
-                    b.absent_ns / c.absent_ns.max(1e-9),
-                    b.bits_per_key.map_or("–".into(), |x| format!("{x:.2}")),
-                    c.bits_per_key.map_or("–".into(), |x| format!("{x:.2}")),
+                    "  A random cache-line read in a buffer of the classic filter's size took \
+                     {} ns here (one at a time; {} ns per line in prefetched groups).",
+                    nanos(read),
+                    c.probe_batch_ns.map_or("–".into(), nanos)
                 );
+            }
+            for b in blocked {
+                let _ = write!(
+                    out,
+                    "  {}: present key {} ns, absent key {} ns, against the classic filter's \
+                     {} and {} ns ({} and {}), for {} bits per key against {} (measured {} \
+                     against {}).",
+                    name_of(report, &b.candidate),
+                    nanos(b.present_ns),
+                    nanos(b.absent_ns),
+                    nanos(c.present_ns),
+                    nanos(c.absent_ns),
+                    times(Some(b.present_ns), Some(c.present_ns)),
+                    times(Some(b.absent_ns), Some(c.absent_ns)),
+                    fixed2(b.bits_per_key),
+                    fixed2(c.bits_per_key),
+                    percent(b.measured_fpr),
+                    percent(c.measured_fpr),
+                );
+                match (b.present_batch_ns, b.absent_batch_ns) {
+                    (Some(p), Some(a)) => {
+                        let _ = writeln!(
+                            out,
+                            " Batch query: {} ns present, {} ns absent (the classic filter's \
+                             batch: {} and {} ns).",
+                            nanos(p),
+                            nanos(a),
+                            c.present_batch_ns.map_or("–".into(), nanos),
+                            c.absent_batch_ns.map_or("–".into(), nanos),
+                        );
+                    }
+                    _ => {
+                        let _ = writeln!(out, " (No batch query.)");
+                    }
+                }
             }
         }
         _ => not_measured(&mut out, "a blocked filter"),
@@ -177,7 +225,7 @@ pub fn guide(report: &Report) -> String {
         out,
         "- **You do not know how many keys will come: a scalable filter.** A fixed-size \
          filter given more keys than it was sized for loses its rate; a scalable one adds \
-         layers and keeps it."
+         layers and keeps it, paying in memory and in queries that test every layer."
     );
     let over = crate::report::markdown::loads(report)
         .into_iter()
@@ -185,29 +233,57 @@ pub fn guide(report: &Report) -> String {
         .max();
     match over {
         Some(load) => {
-            if let Some(c) = at(report, "classic", Some(load)) {
+            let classic_over = at(report, "classic", Some(load));
+            if let Some(c) = classic_over {
                 let _ = writeln!(
                     out,
-                    "  At {load}% of its capacity `BloomFilter` measured {} (target {}).",
+                    "  At {load}% of its capacity `BloomFilter` measured {} (target {}), \
+                     holding {} bits per key; absent query {} ns.",
                     percent(c.measured_fpr),
-                    percent(c.target_fpr)
+                    percent(c.target_fpr),
+                    fixed2(c.bits_per_key),
+                    nanos(c.absent_ns),
                 );
             }
             let mut any = false;
             for id in ["scalable", "growable-bloom-filter"] {
                 if let Some(s) = at(report, id, Some(load)) {
                     any = true;
-                    let _ = writeln!(
+                    let _ = write!(
                         out,
-                        "  {} measured {} at {load}%, holding {} ({} bits per key).",
+                        "  {} measured {} at {load}%, holding {} ({} bits per key); absent \
+                         query {} ns.",
                         name_of(report, id),
                         percent(s.measured_fpr),
                         s.memory_bytes.map_or("–".into(), bytes),
-                        s.bits_per_key.map_or("–".into(), |x| format!("{x:.2}")),
+                        fixed2(s.bits_per_key),
+                        nanos(s.absent_ns),
                     );
+                    if let Some(full) = at(report, id, None) {
+                        let _ = write!(
+                            out,
+                            " At {}% load: {} with {} bits per key.",
+                            main_load(report),
+                            percent(full.measured_fpr),
+                            fixed2(full.bits_per_key),
+                        );
+                    }
+                    let _ = writeln!(out);
                 }
             }
-            if !any {
+            if any {
+                let _ = writeln!(
+                    out,
+                    "  A scalable filter sizes its first layer for a tighter rate than the \
+                     target (and each later layer tighter still), so that all its layers \
+                     together stay under it: it costs more bits per key than a classic \
+                     filter even before it grows (here `BloomFilter` at {}% load: {} with {} \
+                     bits per key).",
+                    main_load(report),
+                    classic.map_or("–".into(), |c| percent(c.measured_fpr)),
+                    fixed2(classic.and_then(|c| c.bits_per_key)),
+                );
+            } else {
                 not_measured(&mut out, "a scalable filter");
             }
             if at(report, "scalable", Some(load)).is_none() {
@@ -220,8 +296,9 @@ pub fn guide(report: &Report) -> String {
     // Deletes.
     let _ = writeln!(
         out,
-        "- **You must delete keys: a counting filter** (or a fingerprint filter, which \
-         deletes too and refuses inserts when full)."
+        "- **You must delete keys: a counting filter** (4-bit counters: four times the \
+         classic filter's memory for its rate), or a fingerprint filter, which deletes too, \
+         needs fewer bits than a counting filter, and refuses inserts when full."
     );
     let mut any = false;
     for id in ["counting", "qfilter", "cuckoofilter"] {
@@ -229,13 +306,33 @@ pub fn guide(report: &Report) -> String {
             any = true;
             let _ = writeln!(
                 out,
-                "  {}: {} bits per key, measured {} (target {}), absent query {} ns.",
+                "  {}: {} bits per key ({} the classic filter's memory), measured {} (target \
+                 {}), absent query {} ns{}.",
                 name_of(report, id),
-                r.bits_per_key.map_or("–".into(), |x| format!("{x:.2}")),
+                fixed2(r.bits_per_key),
+                times(
+                    r.memory_bytes.map(|b| b as f64),
+                    classic.and_then(|c| c.memory_bytes).map(|b| b as f64)
+                ),
                 percent(r.measured_fpr),
                 percent(r.nominal_fpr),
-                nanos(r.absent_ns)
+                nanos(r.absent_ns),
+                r.absent_batch_ns
+                    .map_or(String::new(), |a| format!(" ({} ns in batches)", nanos(a))),
             );
+        }
+    }
+    if let Some(load) = over {
+        for id in ["qfilter", "cuckoofilter"] {
+            if let Some(r) = at(report, id, Some(load)).filter(|r| r.full) {
+                let _ = writeln!(
+                    out,
+                    "  {} refused keys at {load}% load: it took {} of the {} offered.",
+                    name_of(report, id),
+                    count(r.keys_accepted),
+                    count(r.keys_offered),
+                );
+            }
         }
     }
     if !any {
@@ -257,7 +354,7 @@ pub fn guide(report: &Report) -> String {
                 out,
                 "  `xorf::BinaryFuse8` held {} bits per key for {} ({} the bound), built at {} \
                  ns per key with a peak of {} during construction.",
-                x.bits_per_key.map_or("–".into(), |b| format!("{b:.2}")),
+                fixed2(x.bits_per_key),
                 percent(x.measured_fpr),
                 x.ratio_to_bound.map_or("–".into(), |r| format!("{r:.2}×")),
                 nanos(x.insert_ns),
@@ -271,17 +368,36 @@ pub fn guide(report: &Report) -> String {
     let _ = writeln!(
         out,
         "- **The filter goes into a Parquet file: `SplitBlockBloomFilter`,** the layout Spark, \
-         DuckDB, DataFusion and Trino read."
+         DuckDB, DataFusion and Trino read. Parquet's sizing rule rounds the bitset up to a \
+         power of two bytes, so its bits per key (and its rate below the target) jump with n."
     );
     match at(report, "split-block", None) {
         Some(s) => {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "  It held {} bits per key for {}; absent query {} ns.",
-                s.bits_per_key.map_or("–".into(), |b| format!("{b:.2}")),
+                "  It held {} bits per key for a measured {} (target {}); absent query {} ns{}.",
+                fixed2(s.bits_per_key),
                 percent(s.measured_fpr),
-                nanos(s.absent_ns)
+                percent(s.target_fpr),
+                nanos(s.absent_ns),
+                s.absent_batch_ns
+                    .map_or(String::new(), |a| format!(", {} ns in batches", nanos(a))),
             );
+            let sizes: Vec<String> = report
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.candidate == "split-block"
+                        && r.key_kind == kind
+                        && r.target_fpr == fpr
+                        && r.load_percent == main_load(report)
+                })
+                .map(|r| format!("{} at n = {}", fixed2(r.bits_per_key), count(r.n)))
+                .collect();
+            if sizes.len() > 1 {
+                let _ = write!(out, " Bits per key by size: {}.", sizes.join(", "));
+            }
+            let _ = writeln!(out);
         }
         None => not_measured(&mut out, "bloom-blocked's `SplitBlockBloomFilter`"),
     }
@@ -289,18 +405,52 @@ pub fn guide(report: &Report) -> String {
     // Threads.
     let _ = writeln!(
         out,
-        "- **Several threads insert at once: `AtomicBloomFilter`** (lock-free), or build a \
-         `BloomFilter` in parallel with `par_insert_all` (feature `rayon`)."
+        "- **Several threads insert at once: `AtomicBloomFilter` or `AtomicBlockedBloomFilter`** \
+         (lock-free, `&self` inserts), or build a `BloomFilter`, `BlockedBloomFilter` or \
+         `CountingBloomFilter` in parallel with `par_insert_all` (feature `rayon`)."
     );
-    for id in ["classic", "atomic-classic"] {
-        if let Some((s, t)) = at(report, id, None).and_then(|r| r.parallel_speedup.zip(r.threads)) {
+    for (atomic, plain) in [("atomic-classic", "classic"), ("atomic-blocked", "blocked")] {
+        if let (Some(a), Some(p)) = (at(report, atomic, None), at(report, plain, None)) {
             let _ = writeln!(
                 out,
-                "  {}: the build on {t} threads ran at {:.2}× the speed of the build on one.",
-                name_of(report, id),
-                s
+                "  On one thread the atomic words cost: {} inserted at {} ns per key, {} at {} \
+                 ns.",
+                name_of(report, atomic),
+                nanos(a.insert_ns),
+                name_of(report, plain),
+                nanos(p.insert_ns),
             );
         }
+    }
+    let speedups: Vec<String> = [
+        "classic",
+        "atomic-classic",
+        "counting",
+        "blocked",
+        "atomic-blocked",
+    ]
+    .iter()
+    .filter_map(|id| {
+        let r = at(report, id, None)?;
+        let (s, t) = r.parallel_speedup.zip(r.threads)?;
+        Some(format!("{} {s:.2}× on {t}", name_of(report, id)))
+    })
+    .collect();
+    if !speedups.is_empty() {
+        let _ = writeln!(
+            out,
+            "  Parallel build against the build on one thread: {}. These need idle cores: \
+             the load average was {} on {} cores when this run started, so the threads \
+             competed with other work; and a filter that fits the cache gains little from \
+             a parallel build that first writes every position to a bucket and sets it \
+             afterwards (docs/compare.md).",
+            speedups.join(", "),
+            report
+                .header
+                .load_average
+                .map_or("unknown".into(), |l| format!("{l:.2}")),
+            report.header.cores,
+        );
     }
     out
 }
