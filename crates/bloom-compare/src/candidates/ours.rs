@@ -9,169 +9,136 @@ use rayon::ThreadPool;
 use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, insert_until_full};
 use crate::keys::Key;
 
-/// [`BloomFilter`], the classic filter.
-#[derive(Debug, Clone, Copy)]
-pub struct Classic;
+/// An adapter for a filter of this workspace with the common shape: `new(n, p)`,
+/// `insert_all`, `contains`, `contains_batch_into` and a rayon `par_insert_all` (through
+/// `&mut self`, or `&self` for the lock-free filters, written `mut` or not before the type).
+macro_rules! bulk_adapter {
+    ($(#[$doc:meta])* $adapter:ident, mut $filter:ident, $info:tt) => {
+        bulk_adapter!(@ [mut] $(#[$doc])* $adapter, $filter, $info);
+    };
+    ($(#[$doc:meta])* $adapter:ident, $filter:ident, $info:tt) => {
+        bulk_adapter!(@ [] $(#[$doc])* $adapter, $filter, $info);
+    };
+    (@ [$($mut:tt)?] $(#[$doc:meta])* $adapter:ident, $filter:ident, {
+        id: $id:literal,
+        name: $name:literal,
+        crate_name: $crate_name:literal,
+        structure: $structure:literal,
+        deletes: $deletes:literal $(,)?
+    }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub struct $adapter;
 
-impl Candidate for Classic {
-    type Filter<K: Key> = BloomFilter;
+        impl Candidate for $adapter {
+            type Filter<K: Key> = $filter;
 
-    const INFO: Info = Info {
+            const INFO: Info = Info {
+                id: $id,
+                name: $name,
+                crate_name: $crate_name,
+                origin: Origin::Ours,
+                hasher: OUR_HASHER,
+                structure: $structure,
+                deletes: $deletes,
+                grows: false,
+                fixed_fpr: None,
+                static_build: false,
+                evicts_when_full: false,
+            };
+            const BATCH: bool = true;
+            const PARALLEL: bool = true;
+
+            fn build<K: Key>(
+                capacity: usize,
+                fpr: f64,
+                keys: &[K],
+            ) -> Result<Built<$filter>, BuildError> {
+                let $($mut)? filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                filter.insert_all(keys);
+                Ok(Built::all(filter, keys.len()))
+            }
+
+            #[inline]
+            fn contains<K: Key>(filter: &$filter, key: &K) -> bool {
+                filter.contains(key)
+            }
+
+            fn contains_batch<K: Key>(filter: &$filter, keys: &[K], out: &mut Vec<bool>) {
+                filter.contains_batch_into(keys, out);
+            }
+
+            fn par_build<K: Key>(
+                capacity: usize,
+                fpr: f64,
+                keys: &[K],
+                pool: &ThreadPool,
+            ) -> Result<$filter, BuildError> {
+                let $($mut)? filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                pool.install(|| filter.par_insert_all(keys));
+                Ok(filter)
+            }
+        }
+    };
+}
+
+bulk_adapter!(
+    /// [`BloomFilter`], the classic filter.
+    Classic, mut BloomFilter, {
         id: "classic",
         name: "BloomFilter",
         crate_name: "bloom-classic",
-        origin: Origin::Ours,
-        hasher: OUR_HASHER,
         structure: "k probes in m bits, in pairs sharing a 512-bit group",
         deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
-    };
-    const BATCH: bool = true;
-    const PARALLEL: bool = true;
-
-    fn build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<BloomFilter>, BuildError> {
-        let mut filter = BloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        filter.insert_all(keys);
-        Ok(Built::all(filter, keys.len()))
     }
+);
 
-    #[inline]
-    fn contains<K: Key>(filter: &BloomFilter, key: &K) -> bool {
-        filter.contains(key)
-    }
-
-    fn contains_batch<K: Key>(filter: &BloomFilter, keys: &[K], out: &mut Vec<bool>) {
-        filter.contains_batch_into(keys, out);
-    }
-
-    fn par_build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-        pool: &ThreadPool,
-    ) -> Result<BloomFilter, BuildError> {
-        let mut filter = BloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        pool.install(|| filter.par_insert_all(keys));
-        Ok(filter)
-    }
-}
-
-/// [`AtomicBloomFilter`], the lock-free classic filter; its parallel build is concurrent
-/// inserts from every thread into one shared filter.
-#[derive(Debug, Clone, Copy)]
-pub struct AtomicClassic;
-
-impl Candidate for AtomicClassic {
-    type Filter<K: Key> = AtomicBloomFilter;
-
-    const INFO: Info = Info {
+bulk_adapter!(
+    /// [`AtomicBloomFilter`], the lock-free classic filter; its parallel build is concurrent
+    /// inserts from every thread into one shared filter.
+    AtomicClassic, AtomicBloomFilter, {
         id: "atomic-classic",
         name: "AtomicBloomFilter",
         crate_name: "bloom-classic",
-        origin: Origin::Ours,
-        hasher: OUR_HASHER,
         structure: "as BloomFilter, AtomicU64 words",
         deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
-    };
-    const BATCH: bool = true;
-    const PARALLEL: bool = true;
-
-    fn build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<AtomicBloomFilter>, BuildError> {
-        let filter = AtomicBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        filter.insert_all(keys);
-        Ok(Built::all(filter, keys.len()))
     }
+);
 
-    #[inline]
-    fn contains<K: Key>(filter: &AtomicBloomFilter, key: &K) -> bool {
-        filter.contains(key)
-    }
-
-    fn contains_batch<K: Key>(filter: &AtomicBloomFilter, keys: &[K], out: &mut Vec<bool>) {
-        filter.contains_batch_into(keys, out);
-    }
-
-    fn par_build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-        pool: &ThreadPool,
-    ) -> Result<AtomicBloomFilter, BuildError> {
-        let filter = AtomicBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        pool.install(|| filter.par_insert_all(keys));
-        Ok(filter)
-    }
-}
-
-/// [`CountingBloomFilter`], the classic filter with a 4-bit counter per bit: four times the
-/// memory, and removal.
-#[derive(Debug, Clone, Copy)]
-pub struct Counting;
-
-impl Candidate for Counting {
-    type Filter<K: Key> = CountingBloomFilter;
-
-    const INFO: Info = Info {
+bulk_adapter!(
+    /// [`CountingBloomFilter`], the classic filter with a 4-bit counter per bit: four times
+    /// the memory, and removal.
+    Counting, mut CountingBloomFilter, {
         id: "counting",
         name: "CountingBloomFilter",
         crate_name: "bloom-counting",
-        origin: Origin::Ours,
-        hasher: OUR_HASHER,
         structure: "k probes in m 4-bit counters (4× a classic filter's memory)",
         deletes: true,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
-    };
-    const BATCH: bool = true;
-    const PARALLEL: bool = true;
-
-    fn build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<CountingBloomFilter>, BuildError> {
-        let mut filter = CountingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        filter.insert_all(keys);
-        Ok(Built::all(filter, keys.len()))
     }
+);
 
-    #[inline]
-    fn contains<K: Key>(filter: &CountingBloomFilter, key: &K) -> bool {
-        filter.contains(key)
+bulk_adapter!(
+    /// [`BlockedBloomFilter`]: every key's bits in one 512-bit, cache-line-aligned block.
+    Blocked, mut BlockedBloomFilter, {
+        id: "blocked",
+        name: "BlockedBloomFilter",
+        crate_name: "bloom-blocked",
+        structure: "k bits in one 512-bit block (one cache line) per key",
+        deletes: false,
     }
+);
 
-    fn contains_batch<K: Key>(filter: &CountingBloomFilter, keys: &[K], out: &mut Vec<bool>) {
-        filter.contains_batch_into(keys, out);
+bulk_adapter!(
+    /// [`AtomicBlockedBloomFilter`], the lock-free blocked filter; its parallel build is
+    /// concurrent inserts from every thread into one shared filter.
+    AtomicBlocked, AtomicBlockedBloomFilter, {
+        id: "atomic-blocked",
+        name: "AtomicBlockedBloomFilter",
+        crate_name: "bloom-blocked",
+        structure: "as BlockedBloomFilter, AtomicU64 words",
+        deletes: false,
     }
-
-    fn par_build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-        pool: &ThreadPool,
-    ) -> Result<CountingBloomFilter, BuildError> {
-        let mut filter = CountingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        pool.install(|| filter.par_insert_all(keys));
-        Ok(filter)
-    }
-}
+);
 
 /// [`ScalableBloomFilter`] with its defaults (growth factor 2, tightening ratio 0.8, no
 /// cap): its first layer is sized for the setting's capacity, further layers open as it
@@ -211,115 +178,6 @@ impl Candidate for Scalable {
     #[inline]
     fn contains<K: Key>(filter: &ScalableBloomFilter, key: &K) -> bool {
         filter.contains(key)
-    }
-}
-
-/// [`BlockedBloomFilter`]: every key's bits in one 512-bit, cache-line-aligned block.
-#[derive(Debug, Clone, Copy)]
-pub struct Blocked;
-
-impl Candidate for Blocked {
-    type Filter<K: Key> = BlockedBloomFilter;
-
-    const INFO: Info = Info {
-        id: "blocked",
-        name: "BlockedBloomFilter",
-        crate_name: "bloom-blocked",
-        origin: Origin::Ours,
-        hasher: OUR_HASHER,
-        structure: "k bits in one 512-bit block (one cache line) per key",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
-    };
-    const BATCH: bool = true;
-    const PARALLEL: bool = true;
-
-    fn build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<BlockedBloomFilter>, BuildError> {
-        let mut filter = BlockedBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        filter.insert_all(keys);
-        Ok(Built::all(filter, keys.len()))
-    }
-
-    #[inline]
-    fn contains<K: Key>(filter: &BlockedBloomFilter, key: &K) -> bool {
-        filter.contains(key)
-    }
-
-    fn contains_batch<K: Key>(filter: &BlockedBloomFilter, keys: &[K], out: &mut Vec<bool>) {
-        filter.contains_batch_into(keys, out);
-    }
-
-    fn par_build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-        pool: &ThreadPool,
-    ) -> Result<BlockedBloomFilter, BuildError> {
-        let mut filter = BlockedBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        pool.install(|| filter.par_insert_all(keys));
-        Ok(filter)
-    }
-}
-
-/// [`AtomicBlockedBloomFilter`], the lock-free blocked filter; its parallel build is
-/// concurrent inserts from every thread into one shared filter.
-#[derive(Debug, Clone, Copy)]
-pub struct AtomicBlocked;
-
-impl Candidate for AtomicBlocked {
-    type Filter<K: Key> = AtomicBlockedBloomFilter;
-
-    const INFO: Info = Info {
-        id: "atomic-blocked",
-        name: "AtomicBlockedBloomFilter",
-        crate_name: "bloom-blocked",
-        origin: Origin::Ours,
-        hasher: OUR_HASHER,
-        structure: "as BlockedBloomFilter, AtomicU64 words",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
-    };
-    const BATCH: bool = true;
-    const PARALLEL: bool = true;
-
-    fn build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<AtomicBlockedBloomFilter>, BuildError> {
-        let filter = AtomicBlockedBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        filter.insert_all(keys);
-        Ok(Built::all(filter, keys.len()))
-    }
-
-    #[inline]
-    fn contains<K: Key>(filter: &AtomicBlockedBloomFilter, key: &K) -> bool {
-        filter.contains(key)
-    }
-
-    fn contains_batch<K: Key>(filter: &AtomicBlockedBloomFilter, keys: &[K], out: &mut Vec<bool>) {
-        filter.contains_batch_into(keys, out);
-    }
-
-    fn par_build<K: Key>(
-        capacity: usize,
-        fpr: f64,
-        keys: &[K],
-        pool: &ThreadPool,
-    ) -> Result<AtomicBlockedBloomFilter, BuildError> {
-        let filter = AtomicBlockedBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
-        pool.install(|| filter.par_insert_all(keys));
-        Ok(filter)
     }
 }
 
