@@ -4,7 +4,8 @@
 //! * `core/hash`: `hash_key` through the buffering hasher against XXH3 on the raw bytes;
 //! * `core/probe-sequence`: the 64-bit probe sequence against the earlier recurrence modulo
 //!   m (add, compare, subtract per step);
-//! * `core/probe-strategy`: early exit against branch-free probing, by filter size;
+//! * `core/probe-strategy`: early exit against branch-free probing, probe by probe and pair
+//!   by pair, by filter size;
 //! * `core/memory`: one random cache-line read in a buffer, with and without huge pages.
 
 use std::hint::black_box;
@@ -112,6 +113,33 @@ pub(crate) fn probe_strategy(c: &mut Criterion) {
                         .filter(|key| {
                             Probes::new(hash_key(*key, seed), k, m)
                                 .fold(true, |all, p| all & test_bit(words, p))
+                        })
+                        .count()
+                })
+            });
+            // The pair-wise forms `BitStore::all_set` chose between: every pair's two words
+            // shifted and combined, then either folded without a branch or tested per pair.
+            let shifted = |pos: u64| words[(pos >> 6) as usize] >> (pos & 63);
+            group.bench_function(BenchmarkId::new("pairs-branch-free", which), |b| {
+                b.iter(|| {
+                    keys.iter()
+                        .filter(|key| {
+                            Probes::new(hash_key(*key, seed), k, m)
+                                .pairs()
+                                .fold(1, |all, (p, q)| all & shifted(p) & shifted(q))
+                                & 1
+                                != 0
+                        })
+                        .count()
+                })
+            });
+            group.bench_function(BenchmarkId::new("pairs-early-exit", which), |b| {
+                b.iter(|| {
+                    keys.iter()
+                        .filter(|key| {
+                            Probes::new(hash_key(*key, seed), k, m)
+                                .pairs()
+                                .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
                         })
                         .count()
                 })

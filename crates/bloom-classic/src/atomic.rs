@@ -147,9 +147,7 @@ impl AtomicBloomFilter {
     /// Whether a pre-computed hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
-        let words = self.bits.as_words();
-        self.probes(hash)
-            .all(|pos| (words[(pos >> 6) as usize].load(Ordering::Relaxed) >> (pos & 63)) & 1 != 0)
+        self.bits.all_set(self.probes(hash))
     }
 
     /// Adds every key of `keys`.

@@ -247,8 +247,11 @@ impl BloomFilter {
     }
 
     /// Answers [`contains`](BloomFilter::contains) for every key, in order, faster than a
-    /// loop on large filters: keys are hashed in groups and the cache lines of all their
-    /// probes are prefetched before any is tested, so the cache misses overlap.
+    /// loop on large filters: keys are hashed in groups of 16 and their probes' cache lines
+    /// prefetched before any is tested, so the cache misses overlap. Each key's leading
+    /// probes are fetched first and the rest only if those are set (an absent key usually
+    /// fails early); when most keys of the previous group passed, every line is fetched at
+    /// once instead, saving a round of misses on batches of mostly present keys.
     ///
     /// # Examples
     ///
@@ -277,19 +280,32 @@ impl BloomFilter {
         }
         let mut hashes = [0u128; BATCH];
         let mut alive = [false; BATCH];
+        // Keys of the previous group that passed their leading probes: when most did (a
+        // batch of mostly present keys), every line of the next group is fetched in stage 1,
+        // one round of misses instead of two; otherwise only the leading probes are, and the
+        // survivors fetch the rest in stage 2, which saves the traffic of absent keys.
+        let mut survivors = 0;
         for group in keys.chunks(BATCH) {
             let hashes = &mut hashes[..group.len()];
-            // Stage 1: hash the group and prefetch the lines of each key's first two probes.
+            let upfront = survivors * 2 > BATCH;
+            // Stage 1: hash the group and prefetch the lines of each key's leading probes
+            // (or of all its probes).
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                self.bits
-                    .prefetch_all(self.probes(*h).first(LEADING_PROBES));
+                let probes = self.probes(*h);
+                self.bits.prefetch_all(if upfront {
+                    probes
+                } else {
+                    probes.first(LEADING_PROBES)
+                });
             }
             // Stage 2: test those; only keys that survive (every present key, about a quarter
             // of absent ones at the optimal fill) prefetch the rest of their lines.
+            survivors = 0;
             for (a, &h) in alive.iter_mut().zip(hashes.iter()) {
                 *a = self.bits.all_set(self.probes(h).first(LEADING_PROBES));
-                if *a {
+                survivors += usize::from(*a);
+                if *a && !upfront {
                     self.bits.prefetch_all(self.probes(h).after(LEADING_PROBES));
                 }
             }

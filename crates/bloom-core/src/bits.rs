@@ -28,12 +28,12 @@ use crate::Error;
 use crate::hash::{Probes, pair_at};
 use crate::math::{MAX_NUM_BITS, check_num_bits};
 
-/// Filters up to this many bytes test their probes without early exit
-/// ([`BitStore::all_set`]): when the bits are in cache, the loads are cheap and a mispredicted
-/// early-exit branch (for an absent key it is a coin flip at each probe) costs more than the
-/// probes it skips. Beyond it, each probe is a likely cache miss and exiting at the first
-/// zero bit saves memory traffic. The boundary is a typical per-core share of the last-level
-/// cache; `docs/design.md` has the measurements behind it.
+/// Filters up to this many bytes are treated as cached: their batch queries skip prefetching
+/// (it would only add instructions), and the counting filter and the scalable filter's layers
+/// test their probes without branches, because a mispredicted early exit costs more than the
+/// loads it skips while they hit the cache. The boundary is a typical per-core share of the
+/// last-level cache; `docs/design.md` has the measurements behind it. ([`BitStore::all_set`]
+/// tests pairs of probes and exits early at every size: see its documentation.)
 pub const BRANCH_FREE_MAX_BYTES: usize = 4 << 20;
 
 /// Words needed for `num_bits` bits, checked against the address space.
@@ -315,8 +315,11 @@ impl BitStore {
 
     /// Whether every position of `probes` is set: the query of a classic Bloom filter.
     ///
-    /// Small stores (up to [`BRANCH_FREE_MAX_BYTES`]) test every probe and combine the bits
-    /// without branches; larger ones stop at the first zero bit.
+    /// The probes are tested a pair at a time, with one branch per pair: the two words of a
+    /// pair are shifted and combined before the single test, and the query stops at the first
+    /// pair with a zero bit. At the optimal fill an absent key fails its first pair three
+    /// times in four, so the branch is predictable, and on large filters the lines of the
+    /// pairs it skips are never read (`docs/design.md` has the measurements).
     ///
     /// # Panics
     ///
@@ -330,23 +333,16 @@ impl BitStore {
             self.len(),
             "probes must span exactly this store"
         );
-        let test = |pos: u64| {
+        let shifted = |pos: u64| {
             debug_assert!(pos < self.len());
             // SAFETY: `Probes` yields positions below `range()` (multiply-shift maps into
             // `[0, range)`), `range() == self.len()` was checked above, and a store of `len`
             // bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
-            let word = unsafe { *words.get_unchecked((pos >> 6) as usize) };
-            (word >> (pos & 63)) & 1 != 0
+            unsafe { *words.get_unchecked((pos >> 6) as usize) >> (pos & 63) }
         };
-        if words.len() * 8 <= BRANCH_FREE_MAX_BYTES {
-            probes
-                .pairs()
-                .fold(true, |all, (p, q)| all & test(p) & test(q))
-        } else {
-            // One branch per pair: the partner shares the first probe's cache line (or its
-            // neighbour), so testing it costs no extra miss.
-            probes.pairs().all(|(p, q)| test(p) & test(q))
-        }
+        probes
+            .pairs()
+            .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
     }
 
     /// Whether the positions of one probe pair are set: the pair that step value `x` gives in
@@ -610,6 +606,48 @@ impl AtomicBitStore {
             self.num_bits
         );
         (self.words[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 != 0
+    }
+
+    /// Whether every position of `probes` is set (`Relaxed` loads), tested a pair at a time
+    /// and stopping at the first pair with a zero bit, as [`BitStore::all_set`] does.
+    ///
+    /// # Panics
+    ///
+    /// If `probes.range()` differs from `self.len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::bits::AtomicBitStore;
+    /// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+    ///
+    /// let bits = AtomicBitStore::new(4096)?;
+    /// let h = hash_key(&42u64, DEFAULT_SEED);
+    /// assert!(!bits.all_set(Probes::new(h, 7, 4096)));
+    /// for p in Probes::new(h, 7, 4096) {
+    ///     bits.set(p);
+    /// }
+    /// assert!(bits.all_set(Probes::new(h, 7, 4096)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline(always)]
+    pub fn all_set(&self, probes: Probes) -> bool {
+        assert_eq!(
+            probes.range(),
+            self.num_bits,
+            "probes must span exactly this store"
+        );
+        let words = &self.words[..];
+        let shifted = |pos: u64| {
+            debug_assert!(pos < self.num_bits);
+            // SAFETY: as in `BitStore::all_set`: positions are below `range() == num_bits`
+            // (checked above) and the store has `ceil(num_bits / 64)` words.
+            unsafe { words.get_unchecked((pos >> 6) as usize) }.load(Ordering::Relaxed)
+                >> (pos & 63)
+        };
+        probes
+            .pairs()
+            .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
     }
 
     /// Sets bit `index` with one `Relaxed` `fetch_or`, returning whether it was set before.

@@ -741,6 +741,11 @@ mod tests {
                 let (p, q) = pair_at(x, m);
                 prop_assert!(p < m && q < m, "x {x} m {m}: {p} {q}");
                 prop_assert_eq!(p / PAIR_GROUP, q / PAIR_GROUP);
+                // The formula of `Probes`' docs, with its multiplication, whichever branch
+                // `pair_at` took.
+                let group = p - p % PAIR_GROUP;
+                let span = (m - group).min(PAIR_GROUP);
+                prop_assert_eq!(q, group + (((x & 0xffff_ffff) * span) >> 32));
             }
         }
     }
