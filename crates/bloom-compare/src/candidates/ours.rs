@@ -163,6 +163,7 @@ impl Candidate for Scalable {
         static_build: false,
         evicts_when_full: false,
     };
+    const BATCH: bool = true;
 
     fn build<K: Key>(
         capacity: usize,
@@ -178,6 +179,10 @@ impl Candidate for Scalable {
     #[inline]
     fn contains<K: Key>(filter: &ScalableBloomFilter, key: &K) -> bool {
         filter.contains(key)
+    }
+
+    fn contains_batch<K: Key>(filter: &ScalableBloomFilter, keys: &[K], out: &mut Vec<bool>) {
+        filter.contains_batch_into(keys, out);
     }
 }
 
