@@ -320,25 +320,45 @@ impl BlockedBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         out.clear();
         out.resize(keys.len(), false);
-        let k = self.params.num_hashes;
         let first = self.blocks.at(0);
-        let mut ready = [(first, 0u64); BATCH];
-        let mut next = ready;
+        // Two sets of slots used in turn: one is filled while the other is tested (swapping
+        // roles instead of copying the slots).
+        let mut slots = [[(first, 0u64); BATCH]; 2];
         let mut groups = keys.chunks(BATCH).zip(out.chunks_mut(BATCH));
         let Some((group, mut answers)) = groups.next() else {
             return;
         };
-        self.stage(group, &mut ready);
+        self.stage(group, &mut slots[0]);
+        let mut turn = 0;
         for (group, later) in groups {
-            self.stage(group, &mut next);
-            for (answer, &(block, high)) in answers.iter_mut().zip(&ready) {
-                *answer = self.kernel.contains(block, high, k);
-            }
-            ready = next;
+            let [a, b] = &mut slots;
+            let (ready, next) = if turn == 0 { (a, b) } else { (b, a) };
+            self.stage(group, next);
+            self.test(ready, answers);
             answers = later;
+            turn ^= 1;
         }
-        for (answer, &(block, high)) in answers.iter_mut().zip(&ready) {
-            *answer = self.kernel.contains(block, high, k);
+        self.test(&slots[turn], answers);
+    }
+
+    /// Tests a staged group. Keys whose first fields repeat (a few percent of those whose
+    /// tested bits are all set) are decided by the exact test after the loop, so the loop
+    /// makes no call and keeps the kernel's constants in registers.
+    #[inline(always)]
+    fn test(&self, ready: &[(&Block, u64); BATCH], answers: &mut [bool]) {
+        const { assert!(BATCH <= 32) };
+        let k = self.params.num_hashes;
+        let mut repeats = 0u32;
+        for (i, (answer, &(block, high))) in answers.iter_mut().zip(ready).enumerate() {
+            let code = self.kernel.quick(block, high, k);
+            *answer = code == probe::PRESENT;
+            repeats |= u32::from(code == probe::REPEAT) << i;
+        }
+        while repeats != 0 {
+            let i = repeats.trailing_zeros() as usize;
+            let (block, high) = ready[i];
+            answers[i] = probe::contains_outlined(block, high, k);
+            repeats &= repeats - 1;
         }
     }
 

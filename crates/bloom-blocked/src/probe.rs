@@ -205,35 +205,55 @@ impl Kernel {
     /// Whether the key keyed by `high` is in `block`.
     #[inline(always)]
     pub(crate) fn contains(&self, block: &Block, high: u64, num_hashes: u32) -> bool {
+        match self.quick(block, high, num_hashes) {
+            REPEAT => contains_outlined(block, high, num_hashes),
+            code => code == PRESENT,
+        }
+    }
+
+    /// The fast part of [`contains`](Kernel::contains): [`ABSENT`], [`PRESENT`], or
+    /// [`REPEAT`] when the exact test ([`contains_outlined`]) must decide. The batch query
+    /// collects the rare `REPEAT`s and decides them after its loop, so the loop makes no call
+    /// and keeps the kernel's constants in registers.
+    #[inline(always)]
+    pub(crate) fn quick(&self, block: &Block, high: u64, num_hashes: u32) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             if self.kind == Kind::Portable {
-                return contains_outlined(block, high, num_hashes);
+                return if contains_outlined(block, high, num_hashes) {
+                    PRESENT
+                } else {
+                    ABSENT
+                };
             }
             // SAFETY: the `Avx2` kind is built only from `Probe::Avx2`, which a filter holds
             // only after run-time detection found AVX2; `block` is a live reference to 64
             // aligned bytes; the tables were built for `num_hashes`.
             let code = unsafe { avx2::contains(block, high, &self.tables) };
-            if code > avx2::PRESENT {
-                debug_assert_eq!(code, avx2::REPEAT);
-                return contains_outlined(block, high, num_hashes);
-            }
-            debug_assert!(code == avx2::ABSENT || code == avx2::PRESENT);
-            code == avx2::PRESENT
+            debug_assert!(matches!(code, ABSENT | PRESENT | REPEAT));
+            code
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = self.kind;
-            contains_portable(block, high, num_hashes)
+            u32::from(contains_portable(block, high, num_hashes))
         }
     }
 }
+
+/// [`Kernel::quick`]'s answer: some tested bit is clear.
+pub(crate) const ABSENT: u32 = 0;
+/// [`Kernel::quick`]'s answer: the key's bits are all set.
+pub(crate) const PRESENT: u32 = 1;
+/// [`Kernel::quick`]'s answer: every bit of the first k fields is set but two of them are
+/// equal, so the key owns further bits: the exact test must decide.
+pub(crate) const REPEAT: u32 = 2;
 
 /// [`contains_portable`] out of line: for single-key queries of a portable kernel (a call
 /// is little next to its work) and for the rare keys whose first fields repeat, so the AVX2
 /// query loop stays small and keeps its registers.
 #[inline(never)]
-fn contains_outlined(block: &Block, high: u64, num_hashes: u32) -> bool {
+pub(crate) fn contains_outlined(block: &Block, high: u64, num_hashes: u32) -> bool {
     contains_portable(block, high, num_hashes)
 }
 
@@ -303,16 +323,10 @@ pub(crate) mod avx2 {
     use std::arch::asm;
     use std::arch::x86_64::*;
 
+    #[cfg(doc)]
+    use super::{ABSENT, PRESENT, REPEAT};
     use super::{FIELD_BITS, FIELDS_PER_WORD, SALT};
     use crate::storage::{Block, SplitBlock};
-
-    /// Kernel answer: some tested bit is clear.
-    pub(crate) const ABSENT: u32 = 0;
-    /// Kernel answer: every bit set, and the first k fields are distinct.
-    pub(crate) const PRESENT: u32 = 1;
-    /// Kernel answer: every bit of the first k fields is set but two of them are equal, so
-    /// the key owns further bits: the exact test must decide.
-    pub(crate) const REPEAT: u32 = 2;
 
     /// The constants of the block test for one k, in vector registers.
     ///
