@@ -318,6 +318,29 @@ impl BlockedBloomFilter {
     /// on their way from memory, the previous group is tested, so the cache misses overlap
     /// with each other and with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        let k = self.params.num_hashes;
+        // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
+        // keeps the kernel's constants in registers.
+        #[cfg(target_arch = "x86_64")]
+        if self.kernel.is_avx2() {
+            // SAFETY: `is_avx2` was checked just above, and `k` is the filter's k.
+            return self.batch(keys, out, |block, high| unsafe {
+                self.kernel.quick_avx2(block, high)
+            });
+        }
+        self.batch(keys, out, |block, high| {
+            if probe::contains_portable(block, high, k) {
+                probe::PRESENT
+            } else {
+                probe::ABSENT
+            }
+        });
+    }
+
+    /// The batch query's loop around a test returning [`probe::PRESENT`], [`probe::ABSENT`]
+    /// or [`probe::REPEAT`] (see [`Kernel`]).
+    #[inline(always)]
+    fn batch<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>, quick: impl Fn(&Block, u64) -> u32) {
         out.clear();
         out.resize(keys.len(), false);
         let first = self.blocks.at(0);
@@ -334,30 +357,34 @@ impl BlockedBloomFilter {
             let [a, b] = &mut slots;
             let (ready, next) = if turn == 0 { (a, b) } else { (b, a) };
             self.stage(group, next);
-            self.test(ready, answers);
+            self.test(ready, answers, &quick);
             answers = later;
             turn ^= 1;
         }
-        self.test(&slots[turn], answers);
+        self.test(&slots[turn], answers, &quick);
     }
 
     /// Tests a staged group. Keys whose first fields repeat (a few percent of those whose
     /// tested bits are all set) are decided by the exact test after the loop, so the loop
-    /// makes no call and keeps the kernel's constants in registers.
+    /// makes no call.
     #[inline(always)]
-    fn test(&self, ready: &[(&Block, u64); BATCH], answers: &mut [bool]) {
+    fn test(
+        &self,
+        ready: &[(&Block, u64); BATCH],
+        answers: &mut [bool],
+        quick: &impl Fn(&Block, u64) -> u32,
+    ) {
         const { assert!(BATCH <= 32) };
-        let k = self.params.num_hashes;
         let mut repeats = 0u32;
         for (i, (answer, &(block, high))) in answers.iter_mut().zip(ready).enumerate() {
-            let code = self.kernel.quick(block, high, k);
+            let code = quick(block, high);
             *answer = code == probe::PRESENT;
             repeats |= u32::from(code == probe::REPEAT) << i;
         }
         while repeats != 0 {
             let i = repeats.trailing_zeros() as usize;
             let (block, high) = ready[i];
-            answers[i] = probe::contains_outlined(block, high, k);
+            answers[i] = probe::contains_outlined(block, high, self.params.num_hashes);
             repeats &= repeats - 1;
         }
     }

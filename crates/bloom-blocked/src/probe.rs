@@ -241,6 +241,32 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// Whether this is the AVX2 kernel (then [`quick_avx2`](Kernel::quick_avx2) may be
+    /// called).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn is_avx2(&self) -> bool {
+        self.kind == Kind::Avx2
+    }
+
+    /// [`quick`](Kernel::quick) of the AVX2 kernel without the dispatch, for loops that
+    /// dispatch once outside.
+    ///
+    /// # Safety
+    ///
+    /// [`is_avx2`](Kernel::is_avx2) must be true, and `num_hashes` the filter's k.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn quick_avx2(&self, block: &Block, high: u64) -> u32 {
+        debug_assert!(self.is_avx2());
+        // SAFETY: an `Avx2` kernel exists only after run-time detection found AVX2 (the
+        // caller's contract says this is one); `block` is a live reference to 64 aligned
+        // bytes; the tables were built for the filter's k.
+        unsafe { avx2::contains(block, high, &self.tables) }
+    }
+}
+
 /// [`Kernel::quick`]'s answer: some tested bit is clear.
 pub(crate) const ABSENT: u32 = 0;
 /// [`Kernel::quick`]'s answer: the key's bits are all set.
