@@ -85,6 +85,9 @@ pub(crate) fn contains(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("memory-probe", "batch"), |b| {
             b.iter(|| black_box(probe.read_batched(&absent[..q])))
         });
+        group.bench_function(BenchmarkId::new("memory-probe", "pipelined"), |b| {
+            b.iter(|| black_box(probe.read_pipelined(&absent[..q])))
+        });
         group.finish();
     }
 }

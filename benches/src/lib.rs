@@ -69,6 +69,9 @@ pub struct MemoryProbe {
 /// Keys per group of the batched probe: the filters' batch size.
 pub const PROBE_BATCH: usize = 32;
 
+/// Keys per group of the pipelined probe: `BlockedBloomFilter`'s batch size.
+pub const PIPELINE_BATCH: usize = 16;
+
 impl MemoryProbe {
     /// A buffer of `bytes` bytes (rounded up to whole lines) filled with random words.
     pub fn new(bytes: usize) -> Self {
@@ -111,6 +114,28 @@ impl MemoryProbe {
         }
         count
     }
+
+    /// The same reads software-pipelined in groups of [`PIPELINE_BATCH`], the pattern of
+    /// `BlockedBloomFilter::contains_batch`: the lines of one group are prefetched, then the
+    /// previous group is read.
+    pub fn read_pipelined(&self, keys: &[u64]) -> usize {
+        let mut groups = keys.chunks(PIPELINE_BATCH);
+        let Some(mut ready) = groups.next() else {
+            return 0;
+        };
+        for &k in ready {
+            bloom_core::bits::prefetch(self.word(k));
+        }
+        let mut count = 0;
+        for group in groups {
+            for &k in group {
+                bloom_core::bits::prefetch(self.word(k));
+            }
+            count += ready.iter().filter(|&&k| self.word(k) & 1 != 0).count();
+            ready = group;
+        }
+        count + ready.iter().filter(|&&k| self.word(k) & 1 != 0).count()
+    }
 }
 
 /// Nanoseconds the calling thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`): time the
@@ -152,6 +177,7 @@ mod tests {
         assert_eq!(probe.read_each(&keys), probe.read_batched(&keys));
         let (t0, t1) = (thread_cpu_ns(), thread_cpu_ns());
         assert!(t1 >= t0);
+        assert_eq!(probe.read_each(&keys), probe.read_pipelined(&keys));
         let a = u64_keys(1000, 1);
         let b = u64_keys(1000, 2);
         assert!(a.iter().all(|k| !b.contains(k)));

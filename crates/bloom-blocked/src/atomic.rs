@@ -4,13 +4,13 @@ use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
 use bloom_core::bits::prefetch;
-use bloom_core::hash::{hash_key, high_half, low_half, random_seed, reduce};
+use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
 use bloom_core::{Error, Filter};
 
 use crate::BlockedBloomFilter;
 use crate::blocked::{BATCH, estimated_fpr, estimated_len};
 use crate::params::{self, Params};
-use crate::probe::Pattern;
+use crate::probe;
 use crate::storage::{AtomicBlock, Block, Blocks};
 
 /// A 512-bit blocked Bloom filter whose every method takes `&self`: it can be shared between
@@ -133,7 +133,7 @@ impl AtomicBlockedBloomFilter {
 
     #[inline(always)]
     fn block(&self, hash: u128) -> &AtomicBlock {
-        &self.blocks.as_slice()[reduce(low_half(hash), self.params.num_blocks) as usize]
+        self.blocks.at(low_half(hash))
     }
 
     /// Adds a key from any thread. Returns `true` if it was possibly present already.
@@ -148,7 +148,7 @@ impl AtomicBlockedBloomFilter {
     #[inline]
     pub fn insert_hash(&self, hash: u128) -> bool {
         let block = self.block(hash);
-        let mask = Pattern::new(high_half(hash)).mask(self.params.num_hashes);
+        let mask = probe::mask(high_half(hash), self.params.num_hashes);
         let mut was_present = true;
         for (word, m) in block.0.iter().zip(mask) {
             // Skipping the locked write when the bits are set already keeps the line shared
@@ -170,10 +170,9 @@ impl AtomicBlockedBloomFilter {
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
         let block = self.block(hash);
-        let pattern = Pattern::new(high_half(hash));
-        (0..self.params.num_hashes).fold(true, |all, j| {
-            let p = pattern.position(j);
-            all & ((block.0[(p >> 6) as usize].load(Ordering::Relaxed) >> (p & 63)) & 1 != 0)
+        let mask = probe::mask(high_half(hash), self.params.num_hashes);
+        block.0.iter().zip(mask).fold(true, |all, (word, m)| {
+            all & (word.load(Ordering::Relaxed) & m == m)
         })
     }
 

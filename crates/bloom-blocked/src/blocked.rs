@@ -3,41 +3,17 @@
 use std::hash::Hash;
 
 use bloom_core::bits::prefetch;
-use bloom_core::hash::{hash_key, high_half, low_half, random_seed, reduce};
+use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
 use bloom_core::{Error, Filter, math};
 
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
-use crate::probe::{self, BLOCK_BITS, Probe};
+use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
-/// Keys hashed, and their blocks prefetched, before any of them is tested by the batch
-/// query: enough cache misses in flight to cover the memory latency.
-pub(crate) const BATCH: usize = 32;
-
-/// The batch query's loop, expanded once per kernel: hash a group of keys and prefetch their
-/// blocks, then test them.
-macro_rules! batch_loop {
-    ($filter:expr, $keys:expr, $out:expr, |$block:ident, $high:ident, $k:ident| $test:expr) => {{
-        let filter = $filter;
-        let blocks = filter.blocks.as_slice();
-        let num_hashes = filter.params.num_hashes;
-        let mut index = [0usize; BATCH];
-        let mut high = [0u64; BATCH];
-        for group in $keys.chunks(BATCH) {
-            for ((key, i), h) in group.iter().zip(&mut index).zip(&mut high) {
-                let hash = filter.hash(key);
-                *i = filter.block_index(hash);
-                *h = high_half(hash);
-                prefetch(&blocks[*i]);
-            }
-            for (&i, &h) in index[..group.len()].iter().zip(&high) {
-                let ($block, $high, $k) = (&blocks[i], h, num_hashes);
-                $out.push($test);
-            }
-        }
-    }};
-}
+/// Keys per group of the batch operations: a group is hashed and its blocks prefetched while
+/// the previous group is tested, so up to twice this many cache misses are in flight.
+pub(crate) const BATCH: usize = 16;
 
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
@@ -76,6 +52,8 @@ pub struct BlockedBloomFilter {
     blocks: Blocks<Block>,
     params: Params,
     probe: Probe,
+    /// The query code for `probe` and k, chosen once.
+    kernel: Kernel,
 }
 
 impl PartialEq for BlockedBloomFilter {
@@ -151,18 +129,16 @@ impl BlockedBloomFilter {
             requested_bits: params.num_bits() as f64,
             max_bits: math::MAX_NUM_BITS,
         })?;
-        Ok(BlockedBloomFilter {
-            blocks: Blocks::zeroed(num_blocks)?,
-            params,
-            probe: Probe::best(),
-        })
+        Ok(Self::from_parts(Blocks::zeroed(num_blocks)?, params))
     }
 
     pub(crate) fn from_parts(blocks: Blocks<Block>, params: Params) -> Self {
+        let probe = Probe::best();
         BlockedBloomFilter {
             blocks,
             params,
-            probe: Probe::best(),
+            probe,
+            kernel: Kernel::new(probe, params.num_hashes),
         }
     }
 
@@ -209,6 +185,7 @@ impl BlockedBloomFilter {
     /// [`Error::InvalidParameter`] when `probe` is not available on this CPU.
     pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
         self.probe = probe.check()?;
+        self.kernel = Kernel::new(self.probe, self.params.num_hashes);
         Ok(self)
     }
 
@@ -249,9 +226,10 @@ impl BlockedBloomFilter {
         hash_key(key, self.params.seed)
     }
 
+    /// The key's block: multiply-shift of the low half of its hash.
     #[inline(always)]
-    fn block_index(&self, hash: u128) -> usize {
-        reduce(low_half(hash), self.params.num_blocks) as usize
+    fn block(&self, hash: u128) -> &Block {
+        self.blocks.at(low_half(hash))
     }
 
     /// Adds a key. Returns `true` if it was possibly present already (all its bits were set).
@@ -274,9 +252,8 @@ impl BlockedBloomFilter {
     /// Adds a key by its pre-computed 128-bit hash; returns whether it was possibly present.
     #[inline]
     pub fn insert_hash(&mut self, hash: u128) -> bool {
-        let index = self.block_index(hash);
         let k = self.params.num_hashes;
-        probe::insert_portable(&mut self.blocks.as_mut_slice()[index], high_half(hash), k)
+        probe::insert_portable(self.blocks.at_mut(low_half(hash)), high_half(hash), k)
     }
 
     /// Whether `key` may be present: `false` means it was certainly never inserted.
@@ -288,8 +265,8 @@ impl BlockedBloomFilter {
     /// Whether a pre-computed hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
-        let block = &self.blocks.as_slice()[self.block_index(hash)];
-        test_block(self.probe, block, high_half(hash), self.params.num_hashes)
+        let k = self.params.num_hashes;
+        self.kernel.contains(self.block(hash), high_half(hash), k)
     }
 
     /// Adds every key of `keys`. Keys are hashed in groups and their blocks prefetched before
@@ -300,7 +277,7 @@ impl BlockedBloomFilter {
         let mut len = 0;
         for key in keys {
             let hash = self.hash(&key);
-            prefetch(&self.blocks.as_slice()[self.block_index(hash)]);
+            prefetch(self.block(hash));
             hashes[len] = hash;
             len += 1;
             if len == BATCH {
@@ -336,39 +313,91 @@ impl BlockedBloomFilter {
     /// [`contains_batch`](BlockedBloomFilter::contains_batch) writing into a caller's buffer:
     /// `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
+    ///
+    /// The keys go through in groups, software-pipelined: while the blocks of one group are
+    /// on their way from memory, the previous group is tested, so the cache misses overlap
+    /// with each other and with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        match self.probe {
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => {
-                // SAFETY: `self.probe` is `Avx2` only after `Probe::check`/`Probe::best`
-                // found AVX2 on this CPU.
-                unsafe { self.batch_avx2(keys, out) }
+        let k = self.params.num_hashes;
+        // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
+        // keeps the kernel's constants in registers.
+        #[cfg(target_arch = "x86_64")]
+        if self.kernel.is_avx2() {
+            // SAFETY: `is_avx2` was checked just above, and `k` is the filter's k.
+            return self.batch(keys, out, |block, high| unsafe {
+                self.kernel.quick_avx2(block, high)
+            });
+        }
+        self.batch(keys, out, |block, high| {
+            if probe::contains_portable(block, high, k) {
+                probe::PRESENT
+            } else {
+                probe::ABSENT
             }
-            _ => self.batch_portable(keys, out),
+        });
+    }
+
+    /// The batch query's loop around a test returning [`probe::PRESENT`], [`probe::ABSENT`]
+    /// or [`probe::REPEAT`] (see [`Kernel`]).
+    #[inline(always)]
+    fn batch<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>, quick: impl Fn(&Block, u64) -> u32) {
+        out.clear();
+        out.resize(keys.len(), false);
+        let first = self.blocks.at(0);
+        // Two sets of slots used in turn: one is filled while the other is tested (swapping
+        // roles instead of copying the slots).
+        let mut slots = [[(first, 0u64); BATCH]; 2];
+        let mut groups = keys.chunks(BATCH).zip(out.chunks_mut(BATCH));
+        let Some((group, mut answers)) = groups.next() else {
+            return;
+        };
+        self.stage(group, &mut slots[0]);
+        let mut turn = 0;
+        for (group, later) in groups {
+            let [a, b] = &mut slots;
+            let (ready, next) = if turn == 0 { (a, b) } else { (b, a) };
+            self.stage(group, next);
+            self.test(ready, answers, &quick);
+            answers = later;
+            turn ^= 1;
+        }
+        self.test(&slots[turn], answers, &quick);
+    }
+
+    /// Tests a staged group. Keys whose first fields repeat (a few percent of those whose
+    /// tested bits are all set) are decided by the exact test after the loop, so the loop
+    /// makes no call.
+    #[inline(always)]
+    fn test(
+        &self,
+        ready: &[(&Block, u64); BATCH],
+        answers: &mut [bool],
+        quick: &impl Fn(&Block, u64) -> u32,
+    ) {
+        const { assert!(BATCH <= 32) };
+        let mut repeats = 0u32;
+        for (i, (answer, &(block, high))) in answers.iter_mut().zip(ready).enumerate() {
+            let code = quick(block, high);
+            *answer = code == probe::PRESENT;
+            repeats |= u32::from(code == probe::REPEAT) << i;
+        }
+        while repeats != 0 {
+            let i = repeats.trailing_zeros() as usize;
+            let (block, high) = ready[i];
+            answers[i] = probe::contains_outlined(block, high, self.params.num_hashes);
+            repeats &= repeats - 1;
         }
     }
 
-    fn batch_portable<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        batch_loop!(self, keys, out, |block, high, k| probe::contains_portable(
-            block, high, k
-        ));
-    }
-
-    /// The batch loop compiled for AVX2, so the kernel inlines into it (a closure would not
-    /// inherit the target feature, and every intrinsic would become a call).
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn batch_avx2<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        batch_loop!(self, keys, out, |block, high, k| {
-            // SAFETY: this function is compiled for AVX2 and its caller checked the CPU.
-            unsafe { probe::avx2::contains(block, high, k) }
-        });
+    /// Hashes a group of keys and prefetches their blocks.
+    #[inline(always)]
+    fn stage<'a, T: Hash>(&'a self, group: &[T], slots: &mut [(&'a Block, u64); BATCH]) {
+        for (slot, key) in slots.iter_mut().zip(group) {
+            let hash = self.hash(key);
+            let block = self.block(hash);
+            prefetch(block);
+            *slot = (block, high_half(hash));
+        }
     }
 
     /// The number of bits set.
@@ -505,19 +534,6 @@ impl BlockedBloomFilter {
     /// Converts into the lock-free [`AtomicBlockedBloomFilter`] with the same bits.
     pub fn into_atomic(self) -> AtomicBlockedBloomFilter {
         AtomicBlockedBloomFilter::from_parts(self.blocks.cast(), self.params)
-    }
-}
-
-/// Tests a key's bits in `block` with the chosen implementation.
-#[inline(always)]
-pub(crate) fn test_block(probe: Probe, block: &Block, high: u64, k: u32) -> bool {
-    match probe {
-        #[cfg(target_arch = "x86_64")]
-        Probe::Avx2 => {
-            // SAFETY: a filter holds `Probe::Avx2` only after run-time detection found AVX2.
-            unsafe { probe::avx2::contains(block, high, k) }
-        }
-        _ => probe::contains_portable(block, high, k),
     }
 }
 
@@ -675,7 +691,7 @@ mod parallel {
                 |key| {
                     let hash = hash_key(key, params.seed);
                     (
-                        reduce(low_half(hash), params.num_blocks) as usize,
+                        bloom_core::hash::reduce(low_half(hash), params.num_blocks) as usize,
                         high_half(hash),
                     )
                 },

@@ -180,17 +180,18 @@ impl SplitBlockBloomFilter {
         hasher.finish()
     }
 
+    /// Parquet's block for a hash: `((h >> 32) * z) >> 32` for z blocks, which is the
+    /// multiply-shift of the high 32 bits placed at the top of a word.
     #[inline(always)]
-    fn block_index(&self, hash: u64) -> usize {
-        (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize
+    fn block_key(hash: u64) -> u64 {
+        hash & !0xffff_ffff
     }
 
     /// Adds a pre-computed XXH64 hash; returns whether all its bits were set before.
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let index = self.block_index(hash);
         let probe = self.probe;
-        let block = &mut self.blocks.as_mut_slice()[index];
+        let block = self.blocks.at_mut(Self::block_key(hash));
         match probe {
             #[cfg(target_arch = "x86_64")]
             Probe::Avx2 => {
@@ -204,7 +205,7 @@ impl SplitBlockBloomFilter {
     /// Whether a pre-computed XXH64 hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let block = &self.blocks.as_slice()[self.block_index(hash)];
+        let block = self.blocks.at(Self::block_key(hash));
         match self.probe {
             #[cfg(target_arch = "x86_64")]
             Probe::Avx2 => {
@@ -309,12 +310,11 @@ impl SplitBlockBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(keys.len());
-        let blocks = self.blocks.as_slice();
         let mut hashes = [0u64; crate::blocked::BATCH];
         for group in keys.chunks(crate::blocked::BATCH) {
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                bloom_core::bits::prefetch(&blocks[self.block_index(*h)]);
+                bloom_core::bits::prefetch(self.blocks.at(Self::block_key(*h)));
             }
             out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
         }

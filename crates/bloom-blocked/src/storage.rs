@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
+use bloom_core::hash::reduce;
 
 /// A block type the array can hold.
 ///
@@ -89,7 +90,10 @@ impl<B: BlockType> Blocks<B> {
     ///
     /// [`Error::TooLarge`] when the size overflows the address space.
     pub(crate) fn zeroed(len: usize) -> Result<Self, Error> {
-        debug_assert!(len > 0);
+        if len == 0 {
+            // `at` relies on there being a block; every filter has one.
+            return Err(Error::invalid("num_blocks", "0 blocks"));
+        }
         let too_large = || Error::TooLarge {
             requested_bits: len as f64 * size_of::<B>() as f64 * 8.0,
             max_bits: bloom_core::math::MAX_NUM_BITS,
@@ -129,6 +133,27 @@ impl<B: BlockType> Blocks<B> {
         unsafe {
             std::slice::from_raw_parts(self.words.as_ptr().add(self.offset).cast::<B>(), self.len)
         }
+    }
+
+    /// The block a uniformly distributed 64-bit value selects: number
+    /// `reduce(x, len)` (multiply-shift, Lemire 2019). The index is below `len` by
+    /// construction, so no bounds check is paid per query.
+    #[inline(always)]
+    pub(crate) fn at(&self, x: u64) -> &B {
+        let i = reduce(x, self.len as u64) as usize;
+        debug_assert!(i < self.len);
+        // SAFETY: `reduce(x, n) = (x * n) >> 64 < n` because `x < 2^64`, and `len >= 1`
+        // (`zeroed` refuses 0), so `i < len`: in bounds of `as_slice`.
+        unsafe { self.as_slice().get_unchecked(i) }
+    }
+
+    /// [`at`](Blocks::at), mutable.
+    #[inline(always)]
+    pub(crate) fn at_mut(&mut self, x: u64) -> &mut B {
+        let i = reduce(x, self.len as u64) as usize;
+        debug_assert!(i < self.len);
+        // SAFETY: as in `at`.
+        unsafe { self.as_mut_slice().get_unchecked_mut(i) }
     }
 
     /// The blocks, mutable.
@@ -226,5 +251,17 @@ mod tests {
     #[test]
     fn oversized_arrays_are_errors() {
         assert!(Blocks::<Block>::zeroed(usize::MAX / 8).is_err());
+        assert!(Blocks::<Block>::zeroed(0).is_err());
+    }
+
+    #[test]
+    fn at_is_multiply_shift() {
+        let mut b = Blocks::<Block>::zeroed(3).unwrap();
+        for x in [0u64, 1, u64::MAX / 3, u64::MAX / 3 + 1, u64::MAX] {
+            let i = reduce(x, 3) as usize;
+            assert!(std::ptr::eq(b.at(x), &b.as_slice()[i]));
+            assert!(std::ptr::eq(b.at_mut(x) as *const Block, &b.as_slice()[i]));
+        }
+        assert!(std::ptr::eq(b.at(u64::MAX), &b.as_slice()[2]));
     }
 }
