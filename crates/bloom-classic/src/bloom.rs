@@ -280,24 +280,30 @@ impl BloomFilter {
         }
         let mut hashes = [0u128; BATCH];
         let mut alive = [false; BATCH];
-        // Keys of the previous group that passed their leading probes: when most did (a
-        // batch of mostly present keys), every line of the next group is fetched in stage 1,
-        // one round of misses instead of two; otherwise only the leading probes are, and the
-        // survivors fetch the rest in stage 2, which saves the traffic of absent keys.
+        // Keys of the previous group that passed (their leading probes, or the whole test
+        // after an up-front group): when most did (a batch of mostly present keys), every
+        // line of the next group is fetched at once and tested, one round of misses instead
+        // of two; otherwise only the leading probes are, and the survivors fetch the rest,
+        // which saves the traffic of absent keys.
         let mut survivors = 0;
         for group in keys.chunks(BATCH) {
             let hashes = &mut hashes[..group.len()];
-            let upfront = survivors * 2 > BATCH;
-            // Stage 1: hash the group and prefetch the lines of each key's leading probes
-            // (or of all its probes).
+            if survivors * 2 > BATCH {
+                // Up front: every line of every key of the group, then the full tests.
+                for (h, key) in hashes.iter_mut().zip(group) {
+                    *h = self.hash(key);
+                    self.bits.prefetch_all(self.probes(*h));
+                }
+                let before = out.len();
+                out.extend(hashes.iter().map(|&h| self.bits.all_set(self.probes(h))));
+                survivors = out[before..].iter().filter(|&&a| a).count();
+                continue;
+            }
+            // Stage 1: hash the group and prefetch the lines of each key's leading probes.
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                let probes = self.probes(*h);
-                self.bits.prefetch_all(if upfront {
-                    probes
-                } else {
-                    probes.first(LEADING_PROBES)
-                });
+                self.bits
+                    .prefetch_all(self.probes(*h).first(LEADING_PROBES));
             }
             // Stage 2: test those; only keys that survive (every present key, about a quarter
             // of absent ones at the optimal fill) prefetch the rest of their lines.
@@ -305,7 +311,7 @@ impl BloomFilter {
             for (a, &h) in alive.iter_mut().zip(hashes.iter()) {
                 *a = self.bits.all_set(self.probes(h).first(LEADING_PROBES));
                 survivors += usize::from(*a);
-                if *a && !upfront {
+                if *a {
                     self.bits.prefetch_all(self.probes(h).after(LEADING_PROBES));
                 }
             }

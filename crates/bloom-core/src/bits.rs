@@ -340,9 +340,7 @@ impl BitStore {
             // bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
             unsafe { *words.get_unchecked((pos >> 6) as usize) >> (pos & 63) }
         };
-        probes
-            .pairs()
-            .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
+        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
     }
 
     /// Whether the positions of one probe pair are set: the pair that step value `x` gives in
@@ -419,7 +417,7 @@ impl BitStore {
         );
         let words = self.as_words_mut();
         let mut all = true;
-        for (p, q) in probes.pairs() {
+        probes.all_pairs(|p, q| {
             let (wp, wq) = ((p >> 6) as usize, (q >> 6) as usize);
             let (mp, mq) = (1u64 << (p & 63), 1u64 << (q & 63));
             // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
@@ -430,23 +428,35 @@ impl BitStore {
                 *words.get_unchecked_mut(wp) |= mp;
                 *words.get_unchecked_mut(wq) |= mq;
             }
-        }
+            true
+        });
         all
     }
 
     /// Prefetches the cache line of every position of `probes` (see [`prefetch`]).
+    ///
+    /// # Panics
+    ///
+    /// If `probes.range()` differs from `self.len()`.
     #[inline(always)]
     pub fn prefetch_all(&self, probes: Probes) {
+        assert_eq!(
+            probes.range(),
+            self.len(),
+            "probes must span exactly this store"
+        );
         let words = self.as_words();
-        for (p, q) in probes.pairs() {
+        probes.all_pairs(|p, q| {
             // The partner lies in the same 64-byte group, which the first line may not cover
             // entirely when the array is not 64-byte aligned: prefetch both.
-            for pos in [p, q] {
-                if let Some(word) = words.get((pos >> 6) as usize) {
-                    prefetch(word);
-                }
+            // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
+            // has `ceil(len / 64)` words.
+            unsafe {
+                prefetch(words.get_unchecked((p >> 6) as usize));
+                prefetch(words.get_unchecked((q >> 6) as usize));
             }
-        }
+            true
+        });
     }
 
     /// The number of set bits.
@@ -645,9 +655,7 @@ impl AtomicBitStore {
             unsafe { words.get_unchecked((pos >> 6) as usize) }.load(Ordering::Relaxed)
                 >> (pos & 63)
         };
-        probes
-            .pairs()
-            .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
+        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
     }
 
     /// Sets bit `index` with one `Relaxed` `fetch_or`, returning whether it was set before.

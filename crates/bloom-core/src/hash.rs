@@ -398,6 +398,43 @@ impl Probes {
         pair_at(self.steps.next_value(), self.m)
     }
 
+    /// Whether `test` holds for every remaining pair (the pairs of [`Probes::pairs`], the
+    /// lone last probe as `(p, p)`), stopping at the first that fails: the loop of a query.
+    /// It counts whole pairs instead of stepping the [`Pairs`] iterator, so the compiled loop
+    /// has one branch per pair for the test and one for the count, and no per-pair state.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+    ///
+    /// let probes = Probes::new(hash_key("key", DEFAULT_SEED), 7, 100_000);
+    /// let mut seen = Vec::new();
+    /// assert!(probes.clone().all_pairs(|p, q| {
+    ///     seen.push((p, q));
+    ///     true
+    /// }));
+    /// assert_eq!(seen, probes.pairs().collect::<Vec<_>>());
+    /// ```
+    #[inline(always)]
+    pub fn all_pairs(mut self, mut test: impl FnMut(u64, u64) -> bool) -> bool {
+        debug_assert!(
+            self.pending.is_none(),
+            "all_pairs() called in the middle of a pair"
+        );
+        for _ in 0..self.remaining / 2 {
+            let (p, q) = self.step();
+            if !test(p, q) {
+                return false;
+            }
+        }
+        if self.remaining % 2 == 1 {
+            let (p, _) = self.step();
+            return test(p, p);
+        }
+        true
+    }
+
     /// The remaining positions as pairs, for probe loops: `ceil(remaining / 2)` pairs, the last
     /// one `(p, p)` when an odd number remains (testing or setting a bit twice is harmless).
     /// Must be called at a pair boundary (before any position was taken, or after an even
