@@ -113,6 +113,15 @@ impl KeyHasher {
     }
 }
 
+/// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
+/// [`BuildKeyHasher::default`] does through `BuildHasher`).
+impl Default for KeyHasher {
+    #[inline]
+    fn default() -> Self {
+        KeyHasher::new(DEFAULT_SEED)
+    }
+}
+
 impl Hasher for KeyHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {

@@ -12,8 +12,6 @@
 //! * `bloomfilter` (SipHash-1-3) and `growable-bloom-filter` (XXH3-64) hash internally and
 //!   take no hasher; they are measured with their own.
 
-use std::hash::Hasher;
-
 use bloom_core::hash::{BuildKeyHasher, DEFAULT_SEED, KeyHasher, hash_key, low_half};
 use bloom_core::math;
 
@@ -303,58 +301,6 @@ impl Candidate for Qfilter {
     }
 }
 
-/// [`KeyHasher`] with the default seed, as the `Hasher + Default` `cuckoofilter` takes.
-#[derive(Debug, Clone)]
-pub struct DefaultSeedHasher(KeyHasher);
-
-impl Default for DefaultSeedHasher {
-    fn default() -> Self {
-        DefaultSeedHasher(KeyHasher::new(DEFAULT_SEED))
-    }
-}
-
-impl Hasher for DefaultSeedHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0.write_u64(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.0.write_usize(i);
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.0.write_u8(i);
-    }
-
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.0.write_u16(i);
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.0.write_u32(i);
-    }
-
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        self.0.write_u128(i);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
-}
-
 /// The upper bound on a cuckoo filter's rate with 8-bit fingerprints (255 usable values)
 /// and two buckets of four: a foreign key is compared with at most 8 fingerprints (Fan,
 /// Andersen, Kaminsky, Mitzenmacher, "Cuckoo filter: practically better than Bloom",
@@ -367,7 +313,8 @@ const CUCKOO8_FPR: f64 = 8.0 / 255.0;
 pub struct Cuckoofilter;
 
 impl Candidate for Cuckoofilter {
-    type Filter<K: Key> = cuckoofilter::CuckooFilter<DefaultSeedHasher>;
+    // `KeyHasher::default()` hashes with `DEFAULT_SEED`: the `Hasher + Default` it takes.
+    type Filter<K: Key> = cuckoofilter::CuckooFilter<KeyHasher>;
 
     const INFO: Info = Info {
         id: "cuckoofilter",
