@@ -3,7 +3,7 @@
 use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
-use bloom_core::bits::{AtomicBitStore, prefetch};
+use bloom_core::bits::AtomicBitStore;
 use bloom_core::hash::{Probes, hash_key, random_seed};
 use bloom_core::{Error, Filter, math};
 
@@ -170,14 +170,11 @@ impl AtomicBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(keys.len());
-        let words = self.bits.as_words();
         let mut hashes = [0u128; BATCH];
         for group in keys.chunks(BATCH) {
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                for pos in self.probes(*h) {
-                    prefetch(&words[(pos >> 6) as usize]);
-                }
+                self.bits.prefetch_all(self.probes(*h));
             }
             out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
         }

@@ -440,23 +440,7 @@ impl BitStore {
     /// If `probes.range()` differs from `self.len()`.
     #[inline(always)]
     pub fn prefetch_all(&self, probes: Probes) {
-        assert_eq!(
-            probes.range(),
-            self.len(),
-            "probes must span exactly this store"
-        );
-        let words = self.as_words();
-        probes.all_pairs(|p, q| {
-            // The partner lies in the same 64-byte group, which the first line may not cover
-            // entirely when the array is not 64-byte aligned: prefetch both.
-            // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
-            // has `ceil(len / 64)` words.
-            unsafe {
-                prefetch(words.get_unchecked((p >> 6) as usize));
-                prefetch(words.get_unchecked((q >> 6) as usize));
-            }
-            true
-        });
+        prefetch_probes(self.as_words(), self.len(), probes);
     }
 
     /// The number of set bits.
@@ -530,6 +514,24 @@ impl BitStore {
     pub fn into_words(self) -> Vec<u64> {
         self.bits.into_vec()
     }
+}
+
+/// Prefetches the line of every position of `probes` in `words`, a store of `len` bits of
+/// either word type: the body of both `prefetch_all`s.
+#[inline(always)]
+fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
+    assert_eq!(probes.range(), len, "probes must span exactly this store");
+    probes.all_pairs(|p, q| {
+        // The partner lies in the same 64-byte group, which the first line may not cover
+        // entirely when the array is not 64-byte aligned: prefetch both.
+        // SAFETY: as in `BitStore::all_set`: positions are below `range() == len`, and the
+        // store has `ceil(len / 64)` words.
+        unsafe {
+            prefetch(words.get_unchecked((p >> 6) as usize));
+            prefetch(words.get_unchecked((q >> 6) as usize));
+        }
+        true
+    });
 }
 
 /// The atomic twin of [`BitStore`]: the same layout in `AtomicU64` words, every method
@@ -656,6 +658,17 @@ impl AtomicBitStore {
                 >> (pos & 63)
         };
         probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
+    }
+
+    /// Prefetches the cache line of every position of `probes`, as
+    /// [`BitStore::prefetch_all`] does.
+    ///
+    /// # Panics
+    ///
+    /// If `probes.range()` differs from `self.len()`.
+    #[inline(always)]
+    pub fn prefetch_all(&self, probes: Probes) {
+        prefetch_probes(&self.words, self.num_bits, probes);
     }
 
     /// Sets bit `index` with one `Relaxed` `fetch_or`, returning whether it was set before.
