@@ -3,8 +3,9 @@
 use std::hash::{Hash, Hasher};
 
 use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::hash::{BufferedHasher, Xxh64};
 use bloom_core::{Error, Filter, format};
-use xxhash_rust::xxh64::{Xxh64, xxh64};
+use xxhash_rust::xxh64::xxh64;
 
 use crate::probe::{self, Probe};
 use crate::storage::{Blocks, SplitBlock};
@@ -175,7 +176,9 @@ impl SplitBlockBloomFilter {
     /// The hash of a generic key: XXH64 (seed 0) over the bytes its `Hash` writes, integers
     /// little-endian (see the type's docs for what that means for strings).
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        let mut hasher = PlainHasher::default();
+        // Buffers what `Hash` writes (integers little-endian) and finishes with one XXH64
+        // (seed 0): for a single integer key, exactly Parquet's hash of its plain encoding.
+        let mut hasher = BufferedHasher::<Xxh64>::new(0);
         key.hash(&mut hasher);
         hasher.finish()
     }
@@ -535,102 +538,6 @@ impl SplitBlockBloomFilter {
             )));
         }
         Self::from_bitset(frame.payload)
-    }
-}
-
-/// Buffers what `Hash` writes (integers little-endian) and finishes with one XXH64 (seed 0):
-/// for a single integer key, exactly Parquet's hash of its plain encoding.
-struct PlainHasher {
-    len: usize,
-    buf: [u8; 64],
-    stream: Option<Box<Xxh64>>,
-}
-
-impl Default for PlainHasher {
-    fn default() -> Self {
-        PlainHasher {
-            len: 0,
-            buf: [0; 64],
-            stream: None,
-        }
-    }
-}
-
-impl Hasher for PlainHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let end = self.len + bytes.len();
-        if end <= self.buf.len() {
-            self.buf[self.len..end].copy_from_slice(bytes);
-            self.len = end;
-        } else {
-            let stream = self.stream.get_or_insert_with(|| Box::new(Xxh64::new(0)));
-            stream.update(&self.buf[..self.len]);
-            stream.update(bytes);
-            self.len = 0;
-        }
-    }
-
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write(&(i as u64).to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i16(&mut self, i: i16) {
-        self.write_u16(i as u16);
-    }
-
-    #[inline]
-    fn write_i32(&mut self, i: i32) {
-        self.write_u32(i as u32);
-    }
-
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
-    }
-
-    #[inline]
-    fn write_i128(&mut self, i: i128) {
-        self.write_u128(i as u128);
-    }
-
-    #[inline]
-    fn write_isize(&mut self, i: isize) {
-        self.write_u64(i as i64 as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        match &self.stream {
-            None => xxh64(&self.buf[..self.len], 0),
-            Some(stream) => {
-                let mut stream = stream.clone();
-                stream.update(&self.buf[..self.len]);
-                stream.digest()
-            }
-        }
     }
 }
 

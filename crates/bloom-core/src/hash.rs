@@ -29,16 +29,105 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_128_with_seed};
 /// `0x9E37_79B9_7F4A_7C15`. Fixed forever, so filters built anywhere can be merged.
 pub const DEFAULT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Bytes a [`KeyHasher`] keeps on the stack before it switches to streaming. Keys up to this
-/// size (as `Hash` writes them) cost one one-shot XXH3-128 call.
+/// Bytes a [`BufferedHasher`] keeps on the stack before it switches to streaming. Keys up to
+/// this size (as `Hash` writes them) cost one one-shot call of the hash function.
 const INLINE_CAPACITY: usize = 128;
 
-/// A [`Hasher`] that buffers the bytes a key writes and digests them with one seeded XXH3-128
-/// call.
+/// A hash function that [`BufferedHasher`] finishes with: a one-shot form for the buffered
+/// bytes and an incremental form for longer input, which give the same digest.
+pub trait Digest {
+    /// The digest.
+    type Output: Copy;
+    /// The incremental state.
+    type Stream: Clone;
+    /// The digest of `bytes` in one call.
+    fn oneshot(bytes: &[u8], seed: u64) -> Self::Output;
+    /// A fresh incremental state.
+    fn stream(seed: u64) -> Self::Stream;
+    /// Feeds `bytes` to the state.
+    fn update(stream: &mut Self::Stream, bytes: &[u8]);
+    /// The digest of everything fed to the state.
+    fn digest(stream: &Self::Stream) -> Self::Output;
+    /// The 64 bits `Hasher::finish` returns.
+    fn low64(output: Self::Output) -> u64;
+}
+
+/// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Xxh3_128;
+
+impl Digest for Xxh3_128 {
+    type Output = u128;
+    type Stream = Xxh3;
+
+    #[inline(always)]
+    fn oneshot(bytes: &[u8], seed: u64) -> u128 {
+        xxh3_128_with_seed(bytes, seed)
+    }
+
+    fn stream(seed: u64) -> Xxh3 {
+        Xxh3::with_seed(seed)
+    }
+
+    fn update(stream: &mut Xxh3, bytes: &[u8]) {
+        stream.update(bytes);
+    }
+
+    fn digest(stream: &Xxh3) -> u128 {
+        stream.digest128()
+    }
+
+    #[inline(always)]
+    fn low64(output: u128) -> u64 {
+        output as u64
+    }
+}
+
+/// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Xxh64;
+
+impl Digest for Xxh64 {
+    type Output = u64;
+    type Stream = xxhash_rust::xxh64::Xxh64;
+
+    #[inline(always)]
+    fn oneshot(bytes: &[u8], seed: u64) -> u64 {
+        xxhash_rust::xxh64::xxh64(bytes, seed)
+    }
+
+    fn stream(seed: u64) -> Self::Stream {
+        xxhash_rust::xxh64::Xxh64::new(seed)
+    }
+
+    fn update(stream: &mut Self::Stream, bytes: &[u8]) {
+        stream.update(bytes);
+    }
+
+    fn digest(stream: &Self::Stream) -> u64 {
+        stream.digest()
+    }
+
+    #[inline(always)]
+    fn low64(output: u64) -> u64 {
+        output
+    }
+}
+
+/// A [`Hasher`] that buffers the bytes a key writes and digests them with one call of the
+/// hash function `D`.
 ///
-/// Keys longer than an internal buffer (128 bytes) are streamed through XXH3's incremental
-/// state instead; the digest is the same either way, because XXH3's streaming and one-shot
-/// forms agree. Integers are written little-endian, `usize` and `isize` as 64 bits.
+/// Keys longer than an internal buffer (128 bytes) are streamed through the function's
+/// incremental state instead; the digest is the same either way, because the streaming and
+/// one-shot forms agree. Integers are written little-endian, `usize` and `isize` as 64 bits.
+pub struct BufferedHasher<D: Digest> {
+    seed: u64,
+    len: usize,
+    buf: [u8; INLINE_CAPACITY],
+    stream: Option<Box<D::Stream>>,
+}
+
+/// The project's key hasher: [`BufferedHasher`] over seeded XXH3-128.
 ///
 /// Most callers want [`hash_key`], which wraps this type.
 ///
@@ -52,17 +141,22 @@ const INLINE_CAPACITY: usize = 128;
 /// "hello".hash(&mut hasher);
 /// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
 /// ```
-#[derive(Clone)]
-pub struct KeyHasher {
-    seed: u64,
-    len: usize,
-    buf: [u8; INLINE_CAPACITY],
-    stream: Option<Box<Xxh3>>,
+pub type KeyHasher = BufferedHasher<Xxh3_128>;
+
+impl<D: Digest> Clone for BufferedHasher<D> {
+    fn clone(&self) -> Self {
+        BufferedHasher {
+            seed: self.seed,
+            len: self.len,
+            buf: self.buf,
+            stream: self.stream.clone(),
+        }
+    }
 }
 
-impl std::fmt::Debug for KeyHasher {
+impl<D: Digest> std::fmt::Debug for BufferedHasher<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KeyHasher")
+        f.debug_struct("BufferedHasher")
             .field("seed", &self.seed)
             .field("buffered", &self.len)
             .field("streaming", &self.stream.is_some())
@@ -70,11 +164,11 @@ impl std::fmt::Debug for KeyHasher {
     }
 }
 
-impl KeyHasher {
+impl<D: Digest> BufferedHasher<D> {
     /// Creates an empty hasher with the given seed.
     #[inline]
     pub fn new(seed: u64) -> Self {
-        KeyHasher {
+        BufferedHasher {
             seed,
             len: 0,
             buf: [0; INLINE_CAPACITY],
@@ -82,34 +176,41 @@ impl KeyHasher {
         }
     }
 
-    /// The full 128-bit digest of everything written so far.
+    /// The digest of everything written so far.
     // Inlined into each key type's hashing so the length (known at compile time for
-    // integer keys) selects XXH3's short-input path statically.
+    // integer keys) selects the hash function's short-input path statically.
     #[inline(always)]
-    pub fn finish128(&self) -> u128 {
+    pub fn digest(&self) -> D::Output {
         match &self.stream {
-            None => xxh3_128_with_seed(&self.buf[..self.len], self.seed),
+            None => D::oneshot(&self.buf[..self.len], self.seed),
             Some(stream) => {
                 let mut stream = stream.clone();
-                stream.update(&self.buf[..self.len]);
-                stream.digest128()
+                D::update(&mut stream, &self.buf[..self.len]);
+                D::digest(&stream)
             }
         }
     }
 
     #[cold]
     fn spill(&mut self, bytes: &[u8]) {
-        let stream = self
-            .stream
-            .get_or_insert_with(|| Box::new(Xxh3::with_seed(self.seed)));
-        stream.update(&self.buf[..self.len]);
+        let seed = self.seed;
+        let stream = self.stream.get_or_insert_with(|| Box::new(D::stream(seed)));
+        D::update(stream, &self.buf[..self.len]);
         self.len = 0;
         if bytes.len() <= INLINE_CAPACITY {
             self.buf[..bytes.len()].copy_from_slice(bytes);
             self.len = bytes.len();
         } else {
-            stream.update(bytes);
+            D::update(stream, bytes);
         }
+    }
+}
+
+impl KeyHasher {
+    /// The full 128-bit digest of everything written so far.
+    #[inline(always)]
+    pub fn finish128(&self) -> u128 {
+        self.digest()
     }
 }
 
@@ -122,7 +223,7 @@ impl Default for KeyHasher {
     }
 }
 
-impl Hasher for KeyHasher {
+impl<D: Digest> Hasher for BufferedHasher<D> {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
@@ -194,10 +295,11 @@ impl Hasher for KeyHasher {
         self.write_u64(i as i64 as u64);
     }
 
-    /// The low 64 bits of [`finish128`](KeyHasher::finish128).
+    /// The low 64 bits of the digest (for [`KeyHasher`], of
+    /// [`finish128`](KeyHasher::finish128)).
     #[inline]
     fn finish(&self) -> u64 {
-        self.finish128() as u64
+        D::low64(self.digest())
     }
 }
 
