@@ -427,18 +427,7 @@ impl Filter for AtomicBlockedBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for AtomicBlockedBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AtomicBlockedBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, AtomicBlockedBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(AtomicBlockedBloomFilter);
 
 #[cfg(feature = "rayon")]
 impl AtomicBlockedBloomFilter {

@@ -646,18 +646,7 @@ impl Filter for BlockedBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for BlockedBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for BlockedBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, BlockedBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(BlockedBloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {

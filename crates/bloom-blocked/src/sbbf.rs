@@ -597,18 +597,7 @@ impl Filter for SplitBlockBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for SplitBlockBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, SplitBlockBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(SplitBlockBloomFilter);
 
 #[cfg(test)]
 mod tests {

@@ -336,18 +336,7 @@ impl Filter for AtomicBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for AtomicBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for AtomicBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, AtomicBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(AtomicBloomFilter);
 
 #[cfg(feature = "rayon")]
 impl AtomicBloomFilter {

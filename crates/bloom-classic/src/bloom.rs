@@ -531,18 +531,7 @@ impl Filter for BloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for BloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for BloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, BloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(BloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {

@@ -9,6 +9,63 @@ use serde::ser::Serializer;
 
 use crate::Error;
 
+#[doc(hidden)]
+pub use serde as __serde;
+
+/// Implements `serde::Serialize` and `serde::Deserialize` for a filter type as the bytes of
+/// its `to_bytes`, read back through its `from_bytes` ([`serialize`], [`deserialize`]): the
+/// impls every filter crate's `serde` feature provides.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::Error;
+///
+/// /// A stand-in for a filter: its binary format is its one byte.
+/// #[derive(Debug, PartialEq)]
+/// struct Tiny(u8);
+///
+/// impl Tiny {
+///     fn to_bytes(&self) -> Vec<u8> {
+///         vec![self.0]
+///     }
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+///         match bytes {
+///             [b] => Ok(Tiny(*b)),
+///             _ => Err(Error::corrupt("one byte expected")),
+///         }
+///     }
+/// }
+///
+/// bloom_core::serde_via_bytes!(Tiny);
+///
+/// let json = serde_json::to_string(&Tiny(7)).unwrap();
+/// assert_eq!(json, "[7]");
+/// assert_eq!(serde_json::from_str::<Tiny>(&json).unwrap(), Tiny(7));
+/// assert!(serde_json::from_str::<Tiny>("[1,2]").is_err());
+/// ```
+#[macro_export]
+macro_rules! serde_via_bytes {
+    ($filter:ty) => {
+        impl $crate::serde_bytes::__serde::Serialize for $filter {
+            fn serialize<S: $crate::serde_bytes::__serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> Result<S::Ok, S::Error> {
+                $crate::serde_bytes::serialize(&self.to_bytes(), serializer)
+            }
+        }
+
+        impl<'de> $crate::serde_bytes::__serde::Deserialize<'de> for $filter {
+            fn deserialize<D: $crate::serde_bytes::__serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<Self, D::Error> {
+                $crate::serde_bytes::deserialize(deserializer, <$filter>::from_bytes)
+            }
+        }
+    };
+}
+
 /// Serialises `bytes` (a filter's `to_bytes` output) as a byte string.
 ///
 /// # Errors

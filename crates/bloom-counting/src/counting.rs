@@ -662,18 +662,7 @@ impl Filter for CountingBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for CountingBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for CountingBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, CountingBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(CountingBloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {

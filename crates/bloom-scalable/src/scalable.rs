@@ -611,18 +611,7 @@ impl Filter for ScalableBloomFilter {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for ScalableBloomFilter {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::serde_bytes::serialize(&self.to_bytes(), serializer)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for ScalableBloomFilter {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::serde_bytes::deserialize(deserializer, ScalableBloomFilter::from_bytes)
-    }
-}
+bloom_core::serde_via_bytes!(ScalableBloomFilter);
 
 #[cfg(test)]
 mod tests {
