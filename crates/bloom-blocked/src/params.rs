@@ -1,13 +1,10 @@
 //! Size, probe count and seed of a 512-bit blocked filter: sizing, the k table, and the
 //! parameters' bytes.
 
-use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::format::Variant;
 use bloom_core::{Error, format, math};
 
 use crate::probe::BLOCK_BITS;
-
-/// Parameter bytes in the binary format: `num_bits` u64, `num_hashes` u32.
-pub(crate) const PARAMS_LEN: usize = 12;
 
 /// The share of the target rate [`Params::for_items`] sizes for. A filter's measured rate
 /// scatters around its expectation (which keys share a block is chance); sizing for the
@@ -132,14 +129,11 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        let mut params = [0u8; PARAMS_LEN];
-        params[..8].copy_from_slice(&self.num_bits().to_le_bytes());
-        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
-        format::encode(
+        format::encode_size_and_hashes(
             Variant::Blocked,
-            HashScheme::Xxh3_128,
             self.seed,
-            &params,
+            self.num_bits(),
+            self.num_hashes,
             payload_len,
             write,
         )
@@ -148,20 +142,16 @@ impl Params {
     /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
     /// words, little-endian), whose length is checked against the parameters.
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode(bytes, Variant::Blocked, HashScheme::Xxh3_128, PARAMS_LEN)?;
-        let mut r = ByteReader::new(frame.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-            return Err(Error::corrupt(format!(
-                "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-            )));
-        }
-        if math::check_num_hashes(num_hashes).is_err() {
-            return Err(Error::corrupt(format!(
-                "num_hashes {num_hashes} out of range"
-            )));
-        }
+        let frame = format::decode_size_and_hashes(bytes, Variant::Blocked, |num_bits| {
+            if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+                Err(Error::corrupt(format!(
+                    "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+                )))
+            } else {
+                Ok(())
+            }
+        })?;
+        let num_bits = frame.size;
         if frame.payload.len() as u64 != num_bits / 8 {
             return Err(Error::corrupt(format!(
                 "{} payload bytes for {num_bits} bits",
@@ -171,7 +161,7 @@ impl Params {
         Ok((
             Params {
                 num_blocks: num_bits / BLOCK_BITS,
-                num_hashes,
+                num_hashes: frame.num_hashes,
                 seed: frame.seed,
             },
             frame.payload,

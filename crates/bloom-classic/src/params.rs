@@ -1,10 +1,7 @@
 //! Size, probe count and seed: what the plain and the atomic filter share.
 
-use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::format::Variant;
 use bloom_core::{Error, format, math};
-
-/// Parameter bytes in the binary format: `num_bits` u64, `num_hashes` u32.
-pub(crate) const PARAMS_LEN: usize = 12;
 
 /// The validated parameters of a classic filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,14 +39,11 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        let mut params = [0u8; PARAMS_LEN];
-        params[..8].copy_from_slice(&self.num_bits.to_le_bytes());
-        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
-        format::encode(
+        format::encode_size_and_hashes(
             Variant::Classic,
-            HashScheme::Xxh3_128,
             self.seed,
-            &params,
+            self.num_bits,
+            self.num_hashes,
             payload_len,
             write,
         )
@@ -57,22 +51,17 @@ impl Params {
 
     /// Decodes and validates the frame; returns the parameters and the payload (the words).
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode(bytes, Variant::Classic, HashScheme::Xxh3_128, PARAMS_LEN)?;
-        let mut r = ByteReader::new(frame.params);
-        let num_bits = r.u64()?;
-        let num_hashes = r.u32()?;
-        if !(1..=math::MAX_NUM_BITS).contains(&num_bits) {
-            return Err(Error::corrupt(format!("num_bits {num_bits} out of range")));
-        }
-        if math::check_num_hashes(num_hashes).is_err() {
-            return Err(Error::corrupt(format!(
-                "num_hashes {num_hashes} out of range"
-            )));
-        }
+        let frame = format::decode_size_and_hashes(bytes, Variant::Classic, |num_bits| {
+            if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
+                Ok(())
+            } else {
+                Err(Error::corrupt(format!("num_bits {num_bits} out of range")))
+            }
+        })?;
         Ok((
             Params {
-                num_bits,
-                num_hashes,
+                num_bits: frame.size,
+                num_hashes: frame.num_hashes,
                 seed: frame.seed,
             },
             frame.payload,

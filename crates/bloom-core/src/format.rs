@@ -306,6 +306,76 @@ impl<'a> ByteReader<'a> {
     }
 }
 
+/// Parameter bytes of the variants whose parameters are a size and a probe count (the
+/// classic, counting and blocked filters): the size as a `u64`, then `num_hashes` as a `u32`.
+pub const SIZE_AND_HASHES_LEN: usize = 12;
+
+/// A decoded frame of a variant whose parameters are a size and a probe count.
+#[derive(Debug, Clone, Copy)]
+pub struct SizeAndHashes<'a> {
+    /// The size: bits or counters, as the variant counts them.
+    pub size: u64,
+    /// The number of probes, checked by [`check_num_hashes`](crate::math::check_num_hashes).
+    pub num_hashes: u32,
+    /// The seed stored in the header.
+    pub seed: u64,
+    /// The payload.
+    pub payload: &'a [u8],
+}
+
+/// Serialises a filter whose parameters are `size` and `num_hashes`
+/// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with XXH3-128; see [`encode`].
+pub fn encode_size_and_hashes(
+    variant: Variant,
+    seed: u64,
+    size: u64,
+    num_hashes: u32,
+    payload_len: u64,
+    write_payload: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut params = [0u8; SIZE_AND_HASHES_LEN];
+    params[..8].copy_from_slice(&size.to_le_bytes());
+    params[8..].copy_from_slice(&num_hashes.to_le_bytes());
+    encode(
+        variant,
+        HashScheme::Xxh3_128,
+        seed,
+        &params,
+        payload_len,
+        write_payload,
+    )
+}
+
+/// Reads a frame written by [`encode_size_and_hashes`]: the framing as [`decode`] checks it,
+/// then the size through the variant's `check_size`, then the probe count.
+///
+/// # Errors
+///
+/// Those of [`decode`]; the error of `check_size`; [`Error::Corrupt`] for a probe count out
+/// of range.
+pub fn decode_size_and_hashes(
+    bytes: &[u8],
+    variant: Variant,
+    check_size: impl FnOnce(u64) -> Result<(), Error>,
+) -> Result<SizeAndHashes<'_>, Error> {
+    let frame = decode(bytes, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let mut r = ByteReader::new(frame.params);
+    let size = r.u64()?;
+    let num_hashes = r.u32()?;
+    check_size(size)?;
+    if crate::math::check_num_hashes(num_hashes).is_err() {
+        return Err(Error::corrupt(format!(
+            "num_hashes {num_hashes} out of range"
+        )));
+    }
+    Ok(SizeAndHashes {
+        size,
+        num_hashes,
+        seed: frame.seed,
+        payload: frame.payload,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

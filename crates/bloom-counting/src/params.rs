@@ -1,12 +1,9 @@
 //! Number of counters, probe count and seed, and their place in the binary format.
 
-use bloom_core::format::{ByteReader, HashScheme, Variant};
+use bloom_core::format::Variant;
 use bloom_core::{Error, format, math};
 
 use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
-
-/// Parameter bytes in the binary format: `num_counters` u64, `num_hashes` u32.
-pub(crate) const PARAMS_LEN: usize = 12;
 
 /// The validated parameters of a counting filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,14 +43,11 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        let mut params = [0u8; PARAMS_LEN];
-        params[..8].copy_from_slice(&self.num_counters.to_le_bytes());
-        params[8..].copy_from_slice(&self.num_hashes.to_le_bytes());
-        format::encode(
+        format::encode_size_and_hashes(
             Variant::Counting,
-            HashScheme::Xxh3_128,
             self.seed,
-            &params,
+            self.num_counters,
+            self.num_hashes,
             payload_len,
             write,
         )
@@ -61,24 +55,19 @@ impl Params {
 
     /// Decodes and validates the frame; returns the parameters and the payload (the words).
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode(bytes, Variant::Counting, HashScheme::Xxh3_128, PARAMS_LEN)?;
-        let mut r = ByteReader::new(frame.params);
-        let num_counters = r.u64()?;
-        let num_hashes = r.u32()?;
-        if !(1..=MAX_NUM_COUNTERS).contains(&num_counters) {
-            return Err(Error::corrupt(format!(
-                "num_counters {num_counters} out of range"
-            )));
-        }
-        if math::check_num_hashes(num_hashes).is_err() {
-            return Err(Error::corrupt(format!(
-                "num_hashes {num_hashes} out of range"
-            )));
-        }
+        let frame = format::decode_size_and_hashes(bytes, Variant::Counting, |num_counters| {
+            if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
+                Ok(())
+            } else {
+                Err(Error::corrupt(format!(
+                    "num_counters {num_counters} out of range"
+                )))
+            }
+        })?;
         Ok((
             Params {
-                num_counters,
-                num_hashes,
+                num_counters: frame.size,
+                num_hashes: frame.num_hashes,
                 seed: frame.seed,
             },
             frame.payload,
