@@ -270,6 +270,48 @@ fn remove_then_reinsert_matches_a_fresh_filter() {
     assert!(keys[10_000..].iter().all(|k| f.contains(k)));
 }
 
+/// The same on a filter larger than the cache threshold (5 MB of counters), where `insert`
+/// and `remove` prefetch every line of a key before touching it: the prefetch changes no
+/// answer, a failed removal still changes nothing, and removals leave exactly the filter of
+/// the remaining keys.
+#[test]
+fn large_filter_removes_exactly() {
+    let mut rng = SplitMix64(6);
+    let keys: Vec<u64> = (0..40_000).map(|_| rng.next_u64()).collect();
+    let mut f = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
+    assert!(f.memory_usage() > bloom_core::bits::BRANCH_FREE_MAX_BYTES);
+    for k in &keys {
+        f.insert(k);
+    }
+    for k in &keys[..20_000] {
+        f.remove(k).unwrap();
+    }
+    let mut fresh = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
+    for k in &keys[20_000..] {
+        fresh.insert(k);
+    }
+    assert_eq!(f, fresh);
+    assert!(keys[20_000..].iter().all(|k| f.contains(k)));
+    let before = f.to_bytes();
+    let mut accepted = Vec::new();
+    for k in &keys[..20_000] {
+        match f.remove(k) {
+            Ok(()) => accepted.push(*k),
+            Err(e) => assert_eq!(e, Error::NotPresent),
+        }
+    }
+    // Only false positives (about 1%, at this fill far fewer) can be accepted.
+    assert!(
+        accepted.len() < 100,
+        "{} of 20,000 accepted",
+        accepted.len()
+    );
+    for k in &accepted {
+        f.insert(k);
+    }
+    assert_eq!(f.to_bytes(), before);
+}
+
 #[test]
 fn filter_trait_sees_the_same_filter() {
     fn through_trait<F: Filter>(f: &mut F) -> bool {

@@ -201,6 +201,7 @@ impl CountingBloomFilter {
     /// it was possibly present before.
     #[inline]
     pub fn insert_hash(&mut self, hash: u128) -> bool {
+        self.fetch_ahead(hash);
         let probes = self.probes(hash);
         let words = self.counters.words_mut();
         let mut all = true;
@@ -227,11 +228,47 @@ impl CountingBloomFilter {
     pub fn contains_hash(&self, hash: u128) -> bool {
         let words = self.counters.words();
         let probes = self.probes(hash);
-        if words.len() * 8 <= BRANCH_FREE_MAX_BYTES {
+        if self.fits_cache() {
             // Cached counters: testing all of them costs less than mispredicted early exits.
             probes.fold(true, |all, pos| all & (counter(words, pos) != 0))
         } else {
+            // Not prefetched first, unlike `insert` and `remove`: the processor already
+            // fetches the lines ahead through the predicted branches, and interleaved
+            // measurements showed no gain (present keys cost about the floor of loading
+            // every counter; docs/counting.md).
             probes.into_iter().all(|pos| counter(words, pos) != 0)
+        }
+    }
+
+    /// Whether the counters are small enough to stay (mostly) cached, so that prefetching
+    /// would only add instructions and early exits would only add mispredictions.
+    #[inline(always)]
+    fn fits_cache(&self) -> bool {
+        self.counters.words().len() * 8 <= BRANCH_FREE_MAX_BYTES
+    }
+
+    /// Prefetches the cache line of every counter of `hash`, when the counters do not fit
+    /// the cache.
+    ///
+    /// A key's counters lie in about `k` different lines. Without this, `remove` reaches
+    /// them one at a time (it stops at its first zero counter, so each miss waits on the
+    /// branch before it), and an `insert`'s read-modify-writes hold up the stores behind
+    /// them. Asking for every line first lets the misses overlap. Measured with interleaved chunks against `fastbloom-rs`
+    /// (docs/counting.md): `insert` and `remove` about 15-30% faster at 1 and 10 million
+    /// keys.
+    #[inline(always)]
+    fn fetch_ahead(&self, hash: u128) {
+        if !self.fits_cache() {
+            self.prefetch_lines(self.probes(hash));
+        }
+    }
+
+    /// Prefetches the cache line of each counter of `probes`.
+    #[inline(always)]
+    fn prefetch_lines(&self, probes: Probes) {
+        let words = self.counters.words();
+        for pos in probes {
+            prefetch(&words[word_index(pos)]);
         }
     }
 
@@ -274,6 +311,8 @@ impl CountingBloomFilter {
         // A read-only look at the first two counters first: at the optimal fill three absent
         // keys in four have a zero among them, and those return without writing anything (no
         // dirty cache lines). Present keys then pay one pass that checks and decrements.
+        // Every line is asked for first, so all of them are on the way by then.
+        self.fetch_ahead(hash);
         let words = self.counters.words();
         if self
             .probes(hash)
@@ -373,17 +412,13 @@ impl CountingBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         out.clear();
         out.reserve(keys.len());
-        let words = self.counters.words();
-        if words.len() * 8 <= BRANCH_FREE_MAX_BYTES {
+        if self.fits_cache() {
             // The counters are (mostly) cached: prefetching would only add instructions.
             out.extend(keys.iter().map(|k| self.contains(k)));
             return;
         }
-        let prefetch_all = |probes: Probes| {
-            for pos in probes {
-                prefetch(&words[word_index(pos)]);
-            }
-        };
+        let words = self.counters.words();
+        let prefetch_all = |probes: Probes| self.prefetch_lines(probes);
         let all_nonzero = |probes: Probes| probes.into_iter().all(|pos| counter(words, pos) != 0);
         let mut hashes = [0u128; BATCH];
         let mut alive = [false; BATCH];
