@@ -122,6 +122,21 @@ pub fn alloc_zeroed_words(words: usize) -> Vec<u64> {
     v
 }
 
+/// A copy of `words` in memory from [`alloc_zeroed_words`] (so huge pages are advised for a
+/// large copy, as for a new store).
+///
+/// # Examples
+///
+/// ```
+/// let copy = bloom_core::bits::copy_words(&[1, 2, 3]);
+/// assert_eq!(copy, vec![1, 2, 3]);
+/// ```
+pub fn copy_words(words: &[u64]) -> Vec<u64> {
+    let mut copy = alloc_zeroed_words(words.len());
+    copy.copy_from_slice(words);
+    copy
+}
+
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
 /// reach of the TLB anyway.
 pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
@@ -146,16 +161,42 @@ pub fn advise_huge_pages<T>(memory: &[T]) {
     if aligned_end <= aligned_start {
         return;
     }
+    let (range, len) = (
+        aligned_start as *mut libc::c_void,
+        aligned_end - aligned_start,
+    );
     // SAFETY: the range [aligned_start, aligned_end) lies inside the live allocation of
     // `memory`; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
     // contents, so no Rust-visible memory is affected.
     unsafe {
-        libc::madvise(
-            aligned_start as *mut libc::c_void,
-            aligned_end - aligned_start,
-            libc::MADV_HUGEPAGE,
-        );
+        libc::madvise(range, len, libc::MADV_HUGEPAGE);
     }
+    // Fresh pages (a new mapping, the usual case for a large first allocation) get huge pages
+    // when first touched. But an allocator may hand out memory an earlier allocation already
+    // touched (glibc serves even large blocks from its heap once the process has freed a few),
+    // and those pages stay small until the kernel's background scan gets to them, which can
+    // take minutes. For them, ask for the huge pages now.
+    if page_resident(aligned_start) {
+        // SAFETY: as above; MADV_COLLAPSE (Linux 6.1 and later; older kernels return EINVAL,
+        // which is ignored) copies the pages' contents into huge pages and never changes them.
+        unsafe {
+            libc::madvise(range, len, MADV_COLLAPSE);
+        }
+    }
+}
+
+/// `MADV_COLLAPSE` (Linux 6.1), spelled out because not every target's `libc` defines it.
+#[cfg(target_os = "linux")]
+const MADV_COLLAPSE: libc::c_int = 25;
+
+/// Whether the page at `addr` (page-aligned) is in memory already.
+#[cfg(target_os = "linux")]
+fn page_resident(addr: usize) -> bool {
+    let mut status = 0u8;
+    // SAFETY: `addr` is page-aligned and lies in a live mapping (the caller's allocation);
+    // mincore writes one status byte per page of the one-page range, into `status`.
+    let ok = unsafe { libc::mincore(addr as *mut libc::c_void, 1, &mut status) } == 0;
+    ok && status & 1 != 0
 }
 
 /// Asks the kernel for huge pages (Linux only; a no-op here).
@@ -178,9 +219,18 @@ pub fn advise_huge_pages<T>(_memory: &[T]) {}
 /// assert_eq!(bits.count_ones(), 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub struct BitStore {
     bits: BitVec<u64, Lsb0>,
+}
+
+/// A clone gets its memory from [`alloc_zeroed_words`] like a new store, so a large clone is
+/// advised to use huge pages too (a derived clone would copy into plain allocator memory).
+impl Clone for BitStore {
+    fn clone(&self) -> Self {
+        BitStore::from_vec_unchecked_tail(copy_words(self.as_words()), self.len())
+            .expect("a store's own words and length are consistent")
+    }
 }
 
 impl std::fmt::Debug for BitStore {
@@ -564,14 +614,16 @@ impl std::fmt::Debug for AtomicBitStore {
     }
 }
 
+/// A clone gets its memory from [`alloc_zeroed_words`], as [`BitStore`]'s clone does.
 impl Clone for AtomicBitStore {
     fn clone(&self) -> Self {
+        let mut words = alloc_zeroed_words(self.words.len());
+        for (w, a) in words.iter_mut().zip(self.words.iter()) {
+            *w = a.load(Ordering::Relaxed);
+        }
         AtomicBitStore {
-            words: self
-                .words
-                .iter()
-                .map(|w| AtomicU64::new(w.load(Ordering::Relaxed)))
-                .collect(),
+            // Collected in place: `AtomicU64` has the layout of `u64`.
+            words: words.into_iter().map(AtomicU64::new).collect(),
             num_bits: self.num_bits,
         }
     }
@@ -773,6 +825,26 @@ impl From<AtomicBitStore> for BitStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Clones copy into fresh memory (advised like a new store): equal, independent, and the
+    /// same for the atomic store; also for a store past the huge-page threshold.
+    #[test]
+    fn clones_are_equal_and_independent() {
+        for num_bits in [1u64, 200, (HUGE_PAGE_THRESHOLD as u64 + 4096) * 8] {
+            let mut a = BitStore::new(num_bits).unwrap();
+            for i in (0..num_bits).step_by(997) {
+                a.set(i);
+            }
+            let mut b = a.clone();
+            assert_eq!(a, b);
+            b.set(num_bits - 1);
+            assert_eq!(a.get(num_bits - 1), (num_bits - 1) % 997 == 0);
+            let atomic = AtomicBitStore::from(a.clone());
+            let copy = atomic.clone();
+            atomic.set(num_bits - 1);
+            assert_eq!(BitStore::from(copy), a);
+        }
+    }
 
     #[test]
     fn raw_words_agree_with_bitvec() {

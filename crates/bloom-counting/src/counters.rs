@@ -9,7 +9,7 @@
 //! ("SIMD within a register"); each is checked against a counter-by-counter loop in the tests.
 
 use bloom_core::Error;
-use bloom_core::bits::{BitStore, alloc_zeroed_words};
+use bloom_core::bits::{BitStore, alloc_zeroed_words, copy_words};
 use bloom_core::math::MAX_NUM_BITS;
 
 /// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
@@ -130,10 +130,21 @@ fn tail_mask(num_counters: u64) -> u64 {
 
 /// A fixed-size array of 4-bit counters. Counters past `len()` in the last word are always
 /// zero; every constructor checks it, and the filter only touches counters below `len()`.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub(crate) struct Counters {
     words: Vec<u64>,
     len: u64,
+}
+
+/// A clone's words come from `bloom_core::bits::copy_words`, so a large clone is advised to
+/// use huge pages as a new array is.
+impl Clone for Counters {
+    fn clone(&self) -> Self {
+        Counters {
+            words: copy_words(&self.words),
+            len: self.len,
+        }
+    }
 }
 
 impl std::fmt::Debug for Counters {
