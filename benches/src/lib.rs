@@ -156,6 +156,41 @@ pub fn thread_cpu_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// CPU nanoseconds per key that `f` takes over `chunk` ([`thread_cpu_ns`]); the chunk and
+/// `f`'s result go through `black_box`, so neither the input nor the work is optimised away.
+pub fn cpu_ns_per_key(chunk: &[u64], mut f: impl FnMut(&[u64]) -> usize) -> f64 {
+    let start = thread_cpu_ns();
+    std::hint::black_box(f(std::hint::black_box(chunk)));
+    (thread_cpu_ns() - start) as f64 / chunk.len() as f64
+}
+
+/// The median of `xs` (the upper one of an even count).
+///
+/// # Panics
+///
+/// If `xs` is empty.
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// The filter sizes given as command-line arguments, or `default` when there are none.
+///
+/// # Panics
+///
+/// If an argument is not an integer.
+pub fn sizes_from_args(default: &[usize]) -> Vec<usize> {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("n must be an integer"))
+        .collect();
+    if sizes.is_empty() {
+        default.to_vec()
+    } else {
+        sizes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

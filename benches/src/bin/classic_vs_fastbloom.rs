@@ -15,9 +15,7 @@
 //! cargo run --release -p bloom-benches --bin classic_vs_fastbloom [n ...]
 //! ```
 
-use std::hint::black_box;
-
-use bloom_benches::{peer_hasher, thread_cpu_ns, u64_keys};
+use bloom_benches::{cpu_ns_per_key, median, peer_hasher, sizes_from_args, u64_keys};
 use bloom_classic::BloomFilter;
 use bloom_core::hash::{BuildKeyHasher, Probes};
 
@@ -43,28 +41,8 @@ fn branch_free(f: &BloomFilter, key: &u64) -> bool {
         != 0
 }
 
-/// CPU nanoseconds `f` takes over `chunk`, per query.
-fn time(chunk: &[u64], mut f: impl FnMut(&[u64]) -> usize) -> f64 {
-    let start = thread_cpu_ns();
-    black_box(f(black_box(chunk)));
-    (thread_cpu_ns() - start) as f64 / chunk.len() as f64
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("n must be an integer"))
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![10_000, 1_000_000, 10_000_000]
-    } else {
-        sizes
-    };
+    let sizes = sizes_from_args(&[10_000, 1_000_000, 10_000_000]);
     println!(
         "| n | keys | ours ns | fastbloom ns | ours / fastbloom | branch-free / fastbloom | batch / fastbloom |"
     );
@@ -96,12 +74,14 @@ fn main() {
             let (mut r_ours, mut r_free, mut r_batch) = (vec![], vec![], vec![]);
             for _ in 0..ROUNDS {
                 for chunk in keys.chunks(CHUNK) {
-                    let a = time(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count());
-                    let b = time(chunk, |c| c.iter().filter(|k| peer.contains(*k)).count());
-                    let c = time(chunk, |c| {
+                    let a =
+                        cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count());
+                    let b =
+                        cpu_ns_per_key(chunk, |c| c.iter().filter(|k| peer.contains(*k)).count());
+                    let c = cpu_ns_per_key(chunk, |c| {
                         c.iter().filter(|k| branch_free(&ours, k)).count()
                     });
-                    let d = time(chunk, |c| {
+                    let d = cpu_ns_per_key(chunk, |c| {
                         ours.contains_batch_into(c, &mut buf);
                         buf.iter().filter(|&&x| x).count()
                     });

@@ -1,0 +1,128 @@
+//! `BlockedBloomFilter::contains` and `contains_batch` against `sbbf-rs-safe` 0.3 (fed the
+//! low 64 bits of the same XXH3 hash) on u64 keys at p = 1%, measured so that the ratios
+//! survive a noisy shared machine, with a floor for the in-cache case.
+//!
+//! For each n, both filters are built from the same keys, `sbbf-rs-safe` with the same
+//! memory. The queries (present keys, then keys never inserted; at most 1,000,000 of each)
+//! are cut into chunks of 10,000; every chunk is timed for each candidate one after the
+//! other, the order alternating from chunk to chunk, over several rounds. The time is the
+//! thread's CPU time. Printed per n and key set: the median ns per query over the chunks,
+//! and the medians over the chunks of each candidate's time divided by `sbbf-rs-safe`'s on
+//! the same chunk (below 1 means faster than `sbbf-rs-safe`).
+//!
+//! The **floor** is the least any query of a 512-bit blocked filter keyed by the
+//! workspace's 128-bit hash can do: hash the key, pick the block from one half, read one word
+//! of the block and test one bit chosen by the other half (its answers are not a filter's; it
+//! reads a buffer of the filter's size). A real query tests k bits, all distinct, and so can
+//! only cost more.
+//!
+//! With 1,000,000 queries per key set, a chunk is queried again only after all the others
+//! (at 10 million keys, about 250 MB of other lines through the cache), so a filter larger
+//! than the cache is measured as one, not as the few megabytes a reused query set touches.
+//!
+//! ```text
+//! cargo run --release -p bloom-benches --bin blocked_vs_sbbf [n ...]
+//! ```
+
+use bloom_benches::{cpu_ns_per_key, median, sizes_from_args, u64_keys};
+use bloom_blocked::BlockedBloomFilter;
+use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
+
+/// Times each chunk is timed, per candidate.
+const ROUNDS: usize = 5;
+/// Queries per timed chunk.
+const CHUNK: usize = 10_000;
+/// Most queries per key set.
+const MAX_QUERIES: usize = 1_000_000;
+/// The target false-positive rate.
+const FPR: f64 = 0.01;
+
+/// The hash `sbbf-rs-safe` is fed: the low 64 bits of the workspace's XXH3-128, as in the
+/// criterion bench.
+#[inline(always)]
+fn peer_hash(key: &u64) -> u64 {
+    hash_key(key, DEFAULT_SEED) as u64
+}
+
+fn main() {
+    let sizes = sizes_from_args(&[100_000, 10_000_000]);
+    println!(
+        "| n | keys | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | floor / sbbf |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for n in sizes {
+        let present = u64_keys(n, 1);
+        let absent = u64_keys(n.min(MAX_QUERIES), 2);
+        let mut ours = BlockedBloomFilter::new(n, FPR).expect("valid parameters");
+        ours.insert_all(&present);
+        let bits_per_key = (ours.num_bits() as usize).div_ceil(n);
+        let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);
+        for k in &present {
+            peer.insert_hash(peer_hash(k));
+        }
+        let blocks = ours.num_blocks();
+        let buffer = vec![0x5555_5555_5555_5555u64; blocks as usize * 8];
+        let floor = |k: &u64| {
+            let h = ours.hash(k);
+            let (low, high) = (h as u64, (h >> 64) as u64);
+            let block = reduce(low, blocks) as usize;
+            buffer[block * 8 + (high & 7) as usize] >> (high >> 58) & 1 != 0
+        };
+        let q = n.min(MAX_QUERIES);
+        for (which, keys) in [("present", &present[..q]), ("absent", &absent[..q])] {
+            if which == "present" {
+                assert!(
+                    keys.iter()
+                        .all(|k| ours.contains(k) && peer.contains_hash(peer_hash(k)))
+                );
+            }
+            let mut buf = Vec::with_capacity(CHUNK);
+            let mut run = |which: usize, chunk: &[u64]| match which {
+                0 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count()),
+                1 => cpu_ns_per_key(chunk, |c| {
+                    c.iter()
+                        .filter(|k| peer.contains_hash(peer_hash(k)))
+                        .count()
+                }),
+                2 => cpu_ns_per_key(chunk, |c| {
+                    ours.contains_batch_into(c, &mut buf);
+                    buf.iter().filter(|&&x| x).count()
+                }),
+                _ => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| floor(k)).count()),
+            };
+            // ratios[w]: candidate w's time / the peer's, per chunk; times[w]: its time.
+            let mut ratios: [Vec<f64>; 4] = Default::default();
+            let mut times: [Vec<f64>; 4] = Default::default();
+            for _ in 0..ROUNDS {
+                // One pass over all chunks per candidate, each chunk timed for the candidate
+                // and the peer in alternating order: the candidates that read the same filter
+                // (the single-key and the batch query) never run back to back on a chunk, so
+                // neither finds the other's lines in the cache.
+                for w in [0, 2, 3] {
+                    for (i, chunk) in keys.chunks(CHUNK).enumerate() {
+                        let (a, b) = if i % 2 == 0 {
+                            let a = run(w, chunk);
+                            (a, run(1, chunk))
+                        } else {
+                            let b = run(1, chunk);
+                            (run(w, chunk), b)
+                        };
+                        times[w].push(a);
+                        times[1].push(b);
+                        ratios[w].push(a / b);
+                    }
+                }
+            }
+            let [t_ours, t_peer, _, _] = times;
+            let [r_ours, _, r_batch, r_floor] = ratios;
+            println!(
+                "| {n} | {which} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} |",
+                median(t_ours),
+                median(t_peer),
+                median(r_ours),
+                median(r_batch),
+                median(r_floor)
+            );
+        }
+    }
+}
