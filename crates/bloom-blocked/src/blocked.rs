@@ -658,8 +658,9 @@ mod parallel {
         /// [`insert_all`](BlockedBloomFilter::insert_all)'s.
         ///
         /// Keys are hashed in parallel and sorted by the region of blocks they fall in; each
-        /// region is then written by one thread: no atomics, and
-        /// each thread's random writes stay inside a region a fraction of the filter's size.
+        /// region is then written by one thread
+        /// ([`par_scatter_into`](bloom_core::par::par_scatter_into)): no atomics, and each
+        /// thread's random writes stay inside a region a fraction of the filter's size.
         ///
         /// # Examples
         ///
@@ -674,17 +675,18 @@ mod parallel {
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            crate::par::scatter(
+            bloom_core::par::par_scatter_into(
                 self.blocks.as_mut_slice(),
                 keys,
                 |key| {
                     let hash = hash_key(key, params.seed);
-                    (
+                    [(
                         bloom_core::hash::reduce(low_half(hash), params.num_blocks) as usize,
                         high_half(hash),
-                    )
+                    )]
                 },
-                |block, high| {
+                |(block, _)| block,
+                |block, (_, high)| {
                     probe::insert_portable(block, high, params.num_hashes);
                 },
             );

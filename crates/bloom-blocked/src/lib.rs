@@ -43,8 +43,6 @@
 
 mod atomic;
 mod blocked;
-#[cfg(feature = "rayon")]
-mod par;
 mod params;
 mod probe;
 mod sbbf;

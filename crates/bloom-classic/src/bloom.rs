@@ -571,9 +571,7 @@ mod parallel {
                         params.num_bits,
                     )
                 },
-                |words, pos| {
-                    bloom_core::bits::set_bit(words, pos);
-                },
+                |word, pos| *word |= 1 << (pos & 63),
             );
         }
     }

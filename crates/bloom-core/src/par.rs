@@ -1,76 +1,104 @@
-//! Parallel bulk insertion into a word array, without atomics and without per-thread copies.
+//! Parallel bulk insertion into a filter's array, without atomics and without per-thread
+//! copies.
 //!
 //! A filter's bulk build is bound by random memory writes. Sharing the array through atomic
 //! `fetch_or`s serialises each core's writes (a locked instruction waits for its cache line),
-//! and giving each thread a private copy multiplies the memory. [`par_scatter`] instead splits
-//! the array into regions and works in two phases per chunk of keys:
+//! and giving each thread a private copy multiplies the memory. [`par_scatter_into`] instead
+//! splits the array into regions and works in two phases per chunk of keys:
 //!
-//! 1. every thread hashes a share of the chunk and appends each position to the bucket of
-//!    the region it falls in (sequential writes);
+//! 1. every thread hashes a share of the chunk and appends each of a key's updates to the
+//!    bucket of the region it falls in (sequential writes);
 //! 2. every region is then updated by exactly one thread, reading its buckets in order, so
 //!    plain (non-atomic) writes are safe and each thread's random writes stay inside a
 //!    region a fraction of the filter's size.
 //!
-//! The result is bit-for-bit the one a sequential loop produces.
+//! The result is bit-for-bit the one a sequential loop produces. [`par_scatter`] is the form
+//! for word arrays of bits or counters (the classic and counting filters); the blocked filters
+//! scatter whole-block updates through [`par_scatter_into`] directly.
 
 use rayon::prelude::*;
 
 /// Keys per round of the two phases: large enough to amortise the fork-join, small enough
-/// that the buckets (k positions of 8 bytes per key) stay in cache-friendly sizes.
+/// that the buckets stay in cache-friendly sizes.
 const CHUNK_KEYS: usize = 1 << 15;
 
 /// Below this many keys the parallel machinery costs more than it saves.
 const MIN_PARALLEL_KEYS: usize = 1 << 14;
 
-/// Regions per worker thread: more regions than threads lets rayon balance uneven regions.
-const REGIONS_PER_THREAD: usize = 8;
+/// Regions per worker thread: more regions than threads lets rayon balance uneven regions,
+/// and keeps a region's random writes within a fraction of the array.
+const REGIONS_PER_THREAD: usize = 16;
 
-/// Applies `update(region, slot)` for every slot `positions(key)` yields, for every key, in
-/// parallel; `update` sees the words of one region and the slot's offset from the region's
-/// first slot.
+/// How many entries ahead of the one being applied the region update prefetches its slot.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Applies `update(&mut slots[index(e)], e)` for every entry `e` that `entries(key)` yields,
+/// for every key, in parallel.
 ///
-/// A slot is a unit of `1 << slot_shift` slots per word: `slot_shift = 6` for bits (64 per
-/// word), `4` for 4-bit counters (16 per word). Every slot yielded must be below
-/// `words.len() << slot_shift`.
+/// An entry is what one update needs: for a bit array, the bit's position; for a blocked
+/// filter, the block and the hash half that chooses its bits. `index(e)` is the slot (word,
+/// block) the entry changes, and must be below `slots.len()`.
 ///
-/// `update` must change only its own slot. Updates to one slot then happen in key order, as
-/// in a sequential loop, and updates to different slots commute, so the result is the one a
-/// sequential loop gives, whatever the number of threads (saturating counters included).
+/// `update` must change only the slot it is given. Updates to one slot then happen in key
+/// order, as in a sequential loop, and updates to different slots commute, so the result is
+/// the one a sequential loop gives, whatever the number of threads (saturating counters
+/// included).
 ///
 /// # Panics
 ///
-/// If `positions` yields a slot beyond the array (a bug in the calling filter).
-pub fn par_scatter<T, I, P, U>(
-    words: &mut [u64],
-    slot_shift: u32,
+/// If `index` returns a slot beyond the array (a bug in the calling filter).
+///
+/// # Examples
+///
+/// ```
+/// // Each key sets one bit in each of two 64-bit words.
+/// let mut words = vec![0u64; 1024];
+/// let keys: Vec<u64> = (0..100_000).collect();
+/// bloom_core::par::par_scatter_into(
+///     &mut words,
+///     &keys,
+///     |&k| [(k * 7) % 65_536, (k * 13 + 5) % 65_536],
+///     |bit| (bit / 64) as usize,
+///     |word, bit| *word |= 1 << (bit % 64),
+/// );
+/// assert_eq!(words.iter().map(|w| w.count_ones()).sum::<u32>(), 65_536);
+/// ```
+pub fn par_scatter_into<S, T, E, I, P, X, U>(
+    slots: &mut [S],
     keys: &[T],
-    positions: P,
+    entries: P,
+    index: X,
     update: U,
 ) where
+    S: Send,
     T: Sync,
-    I: IntoIterator<Item = u64>,
+    E: Copy + Send + Sync,
+    I: IntoIterator<Item = E>,
     P: Fn(&T) -> I + Sync,
-    U: Fn(&mut [u64], u64) + Sync,
+    X: Fn(E) -> usize + Sync,
+    U: Fn(&mut S, E) + Sync,
 {
     let threads = rayon::current_num_threads();
-    if threads <= 1 || keys.len() < MIN_PARALLEL_KEYS || words.len() < 2 {
+    if threads <= 1 || keys.len() < MIN_PARALLEL_KEYS || slots.len() < 2 {
         for key in keys {
-            for slot in positions(key) {
-                update(words, slot);
+            for e in entries(key) {
+                update(&mut slots[index(e)], e);
             }
         }
         return;
     }
-    // Regions are a power of two of words, so a slot's region is one shift away.
-    let wanted_regions = threads * REGIONS_PER_THREAD;
-    let region_words = words.len().div_ceil(wanted_regions).next_power_of_two();
-    let region_shift = region_words.trailing_zeros() + slot_shift;
-    let regions = words.len().div_ceil(region_words);
+    // Regions are a power of two of slots, so a slot's region is one shift away.
+    let region_slots = slots
+        .len()
+        .div_ceil(threads * REGIONS_PER_THREAD)
+        .next_power_of_two();
+    let shift = region_slots.trailing_zeros();
+    let regions = slots.len().div_ceil(region_slots);
     let workers = threads
         .min(keys.len().div_ceil(MIN_PARALLEL_KEYS / 4))
         .max(1);
-    // buckets[worker][region]: positions found by one worker for one region, reused per chunk.
-    let mut buckets: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); regions]; workers];
+    // buckets[worker][region]: entries found by one worker for one region, reused per chunk.
+    let mut buckets: Vec<Vec<Vec<E>>> = vec![vec![Vec::new(); regions]; workers];
     for chunk in keys.chunks(CHUNK_KEYS) {
         let share = chunk.len().div_ceil(workers);
         buckets
@@ -81,26 +109,77 @@ pub fn par_scatter<T, I, P, U>(
                     bucket.clear();
                 }
                 for key in part {
-                    for slot in positions(key) {
-                        mine[(slot >> region_shift) as usize].push(slot);
+                    for e in entries(key) {
+                        mine[index(e) >> shift].push(e);
                     }
                 }
             });
         let buckets = &buckets;
-        words
-            .par_chunks_mut(region_words)
+        slots
+            .par_chunks_mut(region_slots)
             .enumerate()
             .for_each(|(r, region)| {
-                let base = (r as u64) << region_shift;
+                let base = r << shift;
                 // Workers took consecutive shares of the chunk: reading their buckets in worker
                 // order replays each slot's updates in key order.
                 for worker in buckets {
-                    for &slot in &worker[r] {
-                        update(region, slot - base);
+                    let bucket = &worker[r];
+                    for (n, &e) in bucket.iter().enumerate() {
+                        // Ask for a slot a few entries ahead, so the writes find it cached.
+                        if let Some(&ahead) = bucket.get(n + PREFETCH_AHEAD) {
+                            crate::bits::prefetch(&region[index(ahead) - base]);
+                        }
+                        update(&mut region[index(e) - base], e);
                     }
                 }
             });
     }
+}
+
+/// [`par_scatter_into`] for a word array of slots `1 << slot_shift` to a word: bits
+/// (`slot_shift = 6`) or 4-bit counters (`4`). `positions(key)` yields the key's slots, and
+/// `update(word, slot)` changes slot `slot` (numbered across the whole array) in its word.
+///
+/// # Panics
+///
+/// If `positions` yields a slot beyond the array (a bug in the calling filter).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{Probes, hash_key};
+///
+/// // A 1,000,000-bit filter's bulk build with 7 probes per key.
+/// let mut words = vec![0u64; 1_000_000 / 64 + 1];
+/// let keys: Vec<u64> = (0..50_000).collect();
+/// bloom_core::par::par_scatter(
+///     &mut words,
+///     6,
+///     &keys,
+///     |k| Probes::new(hash_key(k, 1), 7, 1_000_000),
+///     |word, bit| *word |= 1 << (bit % 64),
+/// );
+/// assert!(words.iter().any(|&w| w != 0));
+/// ```
+pub fn par_scatter<T, I, P, U>(
+    words: &mut [u64],
+    slot_shift: u32,
+    keys: &[T],
+    positions: P,
+    update: U,
+) where
+    T: Sync,
+    I: IntoIterator<Item = u64>,
+    P: Fn(&T) -> I + Sync,
+    U: Fn(&mut u64, u64) + Sync,
+{
+    par_scatter_into(
+        words,
+        keys,
+        positions,
+        |slot| (slot >> slot_shift) as usize,
+        update,
+    );
 }
 
 #[cfg(test)]
@@ -128,7 +207,7 @@ mod tests {
                 .unwrap();
             pool.install(|| {
                 par_scatter(&mut par, 6, &keys, positions, |w, p| {
-                    set_bit(w, p);
+                    *w |= 1 << (p & 63);
                 })
             });
             assert_eq!(seq, par, "{num_bits}");
@@ -138,10 +217,10 @@ mod tests {
     #[test]
     fn parallel_equals_sequential_for_saturating_counters() {
         // 4-bit counters, 16 per word, saturating at 15: many keys share few counters.
-        fn bump(words: &mut [u64], slot: u64) {
-            let (w, shift) = ((slot >> 4) as usize, (slot & 15) * 4);
-            if (words[w] >> shift) & 15 != 15 {
-                words[w] += 1 << shift;
+        fn bump(word: &mut u64, slot: u64) {
+            let shift = (slot & 15) * 4;
+            if (*word >> shift) & 15 != 15 {
+                *word += 1 << shift;
             }
         }
         let keys: Vec<u64> = (0..60_000).collect();
@@ -149,7 +228,7 @@ mod tests {
         let mut seq = vec![0u64; 64];
         for k in &keys {
             for p in positions(k) {
-                bump(&mut seq, p);
+                bump(&mut seq[(p >> 4) as usize], p);
             }
         }
         let mut par = vec![0u64; 64];

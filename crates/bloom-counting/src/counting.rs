@@ -736,8 +736,7 @@ mod parallel {
                         params.num_counters,
                     )
                 },
-                |words, pos| {
-                    let word = &mut words[word_index(pos)];
+                |word, pos| {
                     let shift = nibble_shift(pos);
                     *word += u64::from((*word >> shift) & 15 != 15) << shift;
                 },
