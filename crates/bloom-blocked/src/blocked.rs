@@ -11,8 +11,9 @@ use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
-/// Keys per group of the batch operations: a group is hashed and its blocks prefetched while
-/// the previous group is tested, so up to twice this many cache misses are in flight.
+/// Keys per group of the batch operations: a group is hashed and its blocks prefetched before
+/// any of them is written or tested (the batch query stages a group two groups ahead of the
+/// one it tests, so up to three groups' cache misses are in flight).
 pub(crate) const BATCH: usize = 16;
 
 /// The false-positive rate [`FromIterator`] sizes for.
@@ -344,24 +345,24 @@ impl BlockedBloomFilter {
         out.clear();
         out.resize(keys.len(), false);
         let first = self.blocks.at(0);
-        // Two sets of slots used in turn: one is filled while the other is tested (swapping
-        // roles instead of copying the slots).
-        let mut slots = [[(first, 0u64); BATCH]; 2];
-        let mut groups = keys.chunks(BATCH).zip(out.chunks_mut(BATCH));
-        let Some((group, mut answers)) = groups.next() else {
-            return;
-        };
-        self.stage(group, &mut slots[0]);
-        let mut turn = 0;
-        for (group, later) in groups {
-            let [a, b] = &mut slots;
-            let (ready, next) = if turn == 0 { (a, b) } else { (b, a) };
-            self.stage(group, next);
-            self.test(ready, answers, &quick);
-            answers = later;
-            turn ^= 1;
+        // Group g is staged (hashed, its blocks prefetched) AHEAD groups before it is tested,
+        // in a ring of AHEAD + 1 sets of slots. At 10 million keys (blocks from memory, the
+        // criterion bench) staging two groups ahead instead of one took present keys from
+        // 1.75 to 1.54 times the batched line read, absent keys from 1.46 to 1.37; three
+        // ahead measured the same as two, and groups of 32 were slower in the cache.
+        const AHEAD: usize = 2;
+        let mut slots = [[(first, 0u64); BATCH]; AHEAD + 1];
+        let len = keys.len();
+        let groups = len.div_ceil(BATCH);
+        let range = |g: usize| g * BATCH..((g + 1) * BATCH).min(len);
+        for g in 0..groups + AHEAD {
+            if g < groups {
+                self.stage(&keys[range(g)], &mut slots[g % (AHEAD + 1)]);
+            }
+            if let Some(t) = g.checked_sub(AHEAD) {
+                self.test(&slots[t % (AHEAD + 1)], &mut out[range(t)], &quick);
+            }
         }
-        self.test(&slots[turn], answers, &quick);
     }
 
     /// Tests a staged group. Keys whose first fields repeat (a few percent of those whose
