@@ -115,9 +115,9 @@ impl MemoryProbe {
         count
     }
 
-    /// The same reads software-pipelined in groups of [`PIPELINE_BATCH`], the pattern of
-    /// `BlockedBloomFilter::contains_batch`: the lines of one group are prefetched, then the
-    /// previous group is read.
+    /// The same reads software-pipelined in groups of [`PIPELINE_BATCH`]: the lines of one
+    /// group are prefetched, then the previous group is read. (`BlockedBloomFilter`'s batch
+    /// query works on groups of the same size, staged two groups ahead.)
     pub fn read_pipelined(&self, keys: &[u64]) -> usize {
         let mut groups = keys.chunks(PIPELINE_BATCH);
         let Some(mut ready) = groups.next() else {
