@@ -3,9 +3,9 @@
 use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
+use bloom_core::Error;
 use bloom_core::bits::prefetch;
 use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
-use bloom_core::{Error, Filter};
 
 use crate::BlockedBloomFilter;
 use crate::blocked::{BATCH, estimated_fpr, estimated_len};
@@ -377,54 +377,7 @@ impl<T: Hash> FromIterator<T> for AtomicBlockedBloomFilter {
     }
 }
 
-impl Filter for AtomicBlockedBloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "AtomicBlockedBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        Ok(AtomicBlockedBloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        AtomicBlockedBloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        AtomicBlockedBloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        AtomicBlockedBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        AtomicBlockedBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        AtomicBlockedBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        AtomicBlockedBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        AtomicBlockedBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        AtomicBlockedBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        AtomicBlockedBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(AtomicBlockedBloomFilter);

@@ -4,7 +4,7 @@ use std::hash::Hash;
 
 use bloom_core::bits::prefetch;
 use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
-use bloom_core::{Error, Filter, math};
+use bloom_core::{Error, math};
 
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
@@ -597,54 +597,7 @@ impl<T: Hash> FromIterator<T> for BlockedBloomFilter {
     }
 }
 
-impl Filter for BlockedBloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "BlockedBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        Ok(BlockedBloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        BlockedBloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        BlockedBloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        BlockedBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        BlockedBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        BlockedBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        BlockedBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        BlockedBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        BlockedBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        BlockedBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(BlockedBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(BlockedBloomFilter);

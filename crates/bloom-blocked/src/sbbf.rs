@@ -4,7 +4,7 @@ use std::hash::{Hash, Hasher};
 
 use bloom_core::format::{ByteReader, HashScheme, Variant};
 use bloom_core::hash::{BufferedHasher, Xxh64};
-use bloom_core::{Error, Filter, format};
+use bloom_core::{Error, format};
 use xxhash_rust::xxh64::xxh64;
 
 use crate::probe::{self, Probe};
@@ -547,54 +547,7 @@ impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
     }
 }
 
-impl Filter for SplitBlockBloomFilter {
-    type Hash = u64;
-    const NAME: &'static str = "SplitBlockBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
-        Ok(SplitBlockBloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u64) -> bool {
-        SplitBlockBloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        SplitBlockBloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        SplitBlockBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        SplitBlockBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        SplitBlockBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        SplitBlockBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        SplitBlockBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        SplitBlockBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        SplitBlockBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(SplitBlockBloomFilter);

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use bloom_core::bits::AtomicBitStore;
 use bloom_core::hash::{Probes, hash_key, random_seed};
-use bloom_core::{Error, Filter, math};
+use bloom_core::{Error, math};
 
 use crate::BloomFilter;
 use crate::bloom::BATCH;
@@ -286,54 +286,7 @@ impl<T: Hash> FromIterator<T> for AtomicBloomFilter {
     }
 }
 
-impl Filter for AtomicBloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "AtomicBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        Ok(AtomicBloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        AtomicBloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        AtomicBloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        AtomicBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        AtomicBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        AtomicBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        AtomicBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        AtomicBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        AtomicBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        AtomicBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(AtomicBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(AtomicBloomFilter);

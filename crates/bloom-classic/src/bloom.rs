@@ -4,7 +4,7 @@ use std::hash::Hash;
 
 use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, BitStore};
 use bloom_core::hash::{Probes, hash_key, random_seed};
-use bloom_core::{Error, Filter, math};
+use bloom_core::{Error, math};
 
 use crate::AtomicBloomFilter;
 use crate::params::Params;
@@ -481,54 +481,7 @@ impl<T: Hash> FromIterator<T> for BloomFilter {
     }
 }
 
-impl Filter for BloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "BloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        Ok(BloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        BloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        BloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        BloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        BloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        BloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        BloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        BloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        BloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        BloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(BloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(BloomFilter);

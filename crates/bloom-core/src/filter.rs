@@ -121,3 +121,132 @@ pub trait Filter {
     where
         Self: Sized;
 }
+
+/// Implements [`Filter`] for a filter type by calling its inherent methods of the same names:
+/// `hash` (for `key_hash`), `insert_hash`, `contains_hash`, `contains_batch`, `memory_usage`,
+/// `estimated_fpr`, `estimated_len`, `clear`, `union`, `to_bytes` and `from_bytes`. `NAME`
+/// is the type's name.
+///
+/// `hash: H` is the type's hash (`u128` for the workspace's XXH3-128, `u64` for Parquet's
+/// XXH64). An inherent `insert_hash` returns `bool`; with `insert: fallible` it returns
+/// `Result<bool, Error>` (a filter that can refuse a key, such as a scalable one at its cap).
+///
+/// # Examples
+///
+/// ```
+/// use std::hash::Hash;
+/// use bloom_core::{Error, Filter};
+///
+/// /// A stand-in for a filter: remembers whether anything was inserted.
+/// #[derive(Default)]
+/// struct Flag(bool);
+///
+/// impl Flag {
+///     fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+///         bloom_core::hash::hash_key(key, 1)
+///     }
+///     fn insert_hash(&mut self, _: u128) -> bool {
+///         std::mem::replace(&mut self.0, true)
+///     }
+///     fn contains_hash(&self, _: u128) -> bool {
+///         self.0
+///     }
+///     fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+///         vec![self.0; keys.len()]
+///     }
+///     fn memory_usage(&self) -> usize {
+///         1
+///     }
+///     fn estimated_fpr(&self) -> f64 {
+///         f64::from(u8::from(self.0))
+///     }
+///     fn estimated_len(&self) -> f64 {
+///         f64::from(u8::from(self.0))
+///     }
+///     fn clear(&mut self) {
+///         self.0 = false;
+///     }
+///     fn union(&mut self, other: &Self) -> Result<(), Error> {
+///         self.0 |= other.0;
+///         Ok(())
+///     }
+///     fn to_bytes(&self) -> Vec<u8> {
+///         vec![u8::from(self.0)]
+///     }
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+///         match bytes {
+///             [0] => Ok(Flag(false)),
+///             [1] => Ok(Flag(true)),
+///             _ => Err(Error::corrupt("one byte, 0 or 1, expected")),
+///         }
+///     }
+/// }
+///
+/// bloom_core::filter_via_inherent!(Flag, hash: u128);
+///
+/// let mut flag = Flag::default();
+/// assert_eq!(Filter::insert(&mut flag, "key")?, false);
+/// assert!(Filter::contains(&flag, "anything"));
+/// assert_eq!(Flag::NAME, "Flag");
+/// # Ok::<(), Error>(())
+/// ```
+#[macro_export]
+macro_rules! filter_via_inherent {
+    ($filter:ident, hash: $hash:ty) => {
+        $crate::filter_via_inherent!(@impl $filter, $hash, |f, h| Ok($filter::insert_hash(f, h)));
+    };
+    ($filter:ident, hash: $hash:ty, insert: fallible) => {
+        $crate::filter_via_inherent!(@impl $filter, $hash, |f, h| $filter::insert_hash(f, h));
+    };
+    (@impl $filter:ident, $hash:ty, |$f:ident, $h:ident| $insert:expr) => {
+        impl $crate::Filter for $filter {
+            type Hash = $hash;
+            const NAME: &'static str = stringify!($filter);
+
+            fn key_hash<T: ::std::hash::Hash + ?Sized>(&self, key: &T) -> $hash {
+                $filter::hash(self, key)
+            }
+
+            fn insert_hash(&mut self, hash: $hash) -> Result<bool, $crate::Error> {
+                let ($f, $h) = (self, hash);
+                $insert
+            }
+
+            fn contains_hash(&self, hash: $hash) -> bool {
+                $filter::contains_hash(self, hash)
+            }
+
+            fn contains_batch<T: ::std::hash::Hash>(&self, keys: &[T]) -> Vec<bool> {
+                $filter::contains_batch(self, keys)
+            }
+
+            fn memory_usage(&self) -> usize {
+                $filter::memory_usage(self)
+            }
+
+            fn estimated_fpr(&self) -> f64 {
+                $filter::estimated_fpr(self)
+            }
+
+            fn estimated_len(&self) -> f64 {
+                $filter::estimated_len(self)
+            }
+
+            fn clear(&mut self) {
+                $filter::clear(self);
+            }
+
+            fn union(&mut self, other: &Self) -> Result<(), $crate::Error> {
+                $filter::union(self, other)
+            }
+
+            fn to_bytes(&self) -> Vec<u8> {
+                $filter::to_bytes(self)
+            }
+
+            fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::Error> {
+                $filter::from_bytes(bytes)
+            }
+        }
+    };
+}

@@ -5,7 +5,7 @@ use std::hash::Hash;
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
 use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, prefetch};
 use bloom_core::hash::{Probes, hash_key, random_seed};
-use bloom_core::{Error, Filter, math};
+use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
 use crate::params::Params;
@@ -647,54 +647,7 @@ impl<T: Hash> FromIterator<T> for CountingBloomFilter {
     }
 }
 
-impl Filter for CountingBloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "CountingBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        Ok(CountingBloomFilter::insert_hash(self, hash))
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        CountingBloomFilter::contains_hash(self, hash)
-    }
-
-    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        CountingBloomFilter::contains_batch(self, keys)
-    }
-
-    fn memory_usage(&self) -> usize {
-        CountingBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        CountingBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        CountingBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        CountingBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        CountingBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        CountingBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        CountingBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(CountingBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(CountingBloomFilter);

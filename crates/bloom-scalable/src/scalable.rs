@@ -2,9 +2,9 @@
 
 use std::hash::Hash;
 
+use bloom_core::Error;
 use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, BitStore};
 use bloom_core::hash::hash_key;
-use bloom_core::{Error, Filter};
 
 use crate::Builder;
 use crate::config::Config;
@@ -565,50 +565,7 @@ impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     }
 }
 
-impl Filter for ScalableBloomFilter {
-    type Hash = u128;
-    const NAME: &'static str = "ScalableBloomFilter";
-
-    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        self.hash(key)
-    }
-
-    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
-        ScalableBloomFilter::insert_hash(self, hash)
-    }
-
-    fn contains_hash(&self, hash: u128) -> bool {
-        ScalableBloomFilter::contains_hash(self, hash)
-    }
-
-    fn memory_usage(&self) -> usize {
-        ScalableBloomFilter::memory_usage(self)
-    }
-
-    fn estimated_fpr(&self) -> f64 {
-        ScalableBloomFilter::estimated_fpr(self)
-    }
-
-    fn estimated_len(&self) -> f64 {
-        ScalableBloomFilter::estimated_len(self)
-    }
-
-    fn clear(&mut self) {
-        ScalableBloomFilter::clear(self);
-    }
-
-    fn union(&mut self, other: &Self) -> Result<(), Error> {
-        ScalableBloomFilter::union(self, other)
-    }
-
-    fn to_bytes(&self) -> Vec<u8> {
-        ScalableBloomFilter::to_bytes(self)
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        ScalableBloomFilter::from_bytes(bytes)
-    }
-}
+bloom_core::filter_via_inherent!(ScalableBloomFilter, hash: u128, insert: fallible);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(ScalableBloomFilter);
