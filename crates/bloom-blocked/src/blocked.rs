@@ -573,29 +573,7 @@ pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks
     fills.map(|x| table[x as usize]).sum::<f64>() / num_blocks as f64
 }
 
-impl<T: Hash> Extend<T> for BlockedBloomFilter {
-    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
-        self.insert_all(iter);
-    }
-}
-
-/// Collects keys into a filter sized for exactly their number at a 1% false-positive rate
-/// ([`DEFAULT_FPR`]) with the default seed. The keys are gathered first, to count them.
-///
-/// # Panics
-///
-/// Only if the number of keys needs more than
-/// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS) bits (over 10^11 keys); build with
-/// [`BlockedBloomFilter::new`] to get an `Err` instead.
-impl<T: Hash> FromIterator<T> for BlockedBloomFilter {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let keys: Vec<T> = iter.into_iter().collect();
-        let mut filter = BlockedBloomFilter::new(keys.len().max(1), DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.insert_all(&keys);
-        filter
-    }
-}
+bloom_core::collect_via_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::filter_via_inherent!(BlockedBloomFilter, hash: u128);
 
@@ -605,7 +583,6 @@ bloom_core::serde_via_bytes!(BlockedBloomFilter);
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::*;
-    use rayon::prelude::*;
 
     impl BlockedBloomFilter {
         /// Adds every key of `keys` using all of rayon's threads. The result is identical to
@@ -647,28 +624,7 @@ mod parallel {
         }
     }
 
-    impl<T: Hash + Send + Sync> ParallelExtend<T> for BlockedBloomFilter {
-        fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
-            let keys: Vec<T> = par_iter.into_par_iter().collect();
-            self.par_insert_all(&keys);
-        }
-    }
-
-    /// Collects keys in parallel into a filter sized for their number at [`DEFAULT_FPR`],
-    /// like the sequential [`FromIterator`].
-    ///
-    /// # Panics
-    ///
-    /// As the sequential [`FromIterator`].
-    impl<T: Hash + Send + Sync> FromParallelIterator<T> for BlockedBloomFilter {
-        fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-            let keys: Vec<T> = par_iter.into_par_iter().collect();
-            let mut filter = BlockedBloomFilter::new(keys.len().max(1), DEFAULT_FPR)
-                .expect("the number of keys held in memory fits a filter");
-            filter.par_insert_all(&keys);
-            filter
-        }
-    }
+    bloom_core::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
 #[cfg(test)]

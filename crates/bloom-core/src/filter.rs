@@ -250,3 +250,61 @@ macro_rules! filter_via_inherent {
         }
     };
 }
+
+/// Implements `Extend` and `FromIterator` for a filter type through its inherent
+/// `insert_all(keys)` and `new(n, p)`: `extend` inserts every key, and `collect` gathers the
+/// keys first (to count them) and builds a filter sized for exactly their number at `fpr`
+/// with the default seed. `collect` panics only if that number is beyond what the filter can
+/// be sized for (build with `new` to get an `Err` instead).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::Error;
+///
+/// /// A stand-in for a filter: it remembers how many keys it was given.
+/// struct Count(usize);
+///
+/// impl Count {
+///     fn new(_n: usize, _p: f64) -> Result<Self, Error> {
+///         Ok(Count(0))
+///     }
+///     fn insert_all<T, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+///         self.0 += keys.into_iter().count();
+///     }
+/// }
+///
+/// bloom_core::collect_via_insert_all!(Count, fpr: 0.01);
+///
+/// let mut count: Count = (0..10u32).collect();
+/// count.extend(["a", "b"]);
+/// assert_eq!(count.0, 12);
+/// ```
+#[macro_export]
+macro_rules! collect_via_insert_all {
+    ($filter:ident, fpr: $fpr:expr) => {
+        impl<T: ::std::hash::Hash> ::std::iter::Extend<T> for $filter {
+            fn extend<I: ::std::iter::IntoIterator<Item = T>>(&mut self, iter: I) {
+                self.insert_all(iter);
+            }
+        }
+
+        /// Collects keys into a filter sized for exactly their number at the crate's default
+        /// false-positive rate (1%), with the default seed. The keys are gathered first, to
+        /// count them.
+        ///
+        /// # Panics
+        ///
+        /// Only if the number of keys is more than a filter can be sized for; build with
+        /// `new` to get an `Err` instead.
+        impl<T: ::std::hash::Hash> ::std::iter::FromIterator<T> for $filter {
+            fn from_iter<I: ::std::iter::IntoIterator<Item = T>>(iter: I) -> Self {
+                let keys: ::std::vec::Vec<T> = iter.into_iter().collect();
+                let mut filter = $filter::new(keys.len().max(1), $fpr)
+                    .expect("the number of keys held in memory fits a filter");
+                filter.insert_all(&keys);
+                filter
+            }
+        }
+    };
+}

@@ -182,6 +182,79 @@ pub fn par_scatter<T, I, P, U>(
     );
 }
 
+#[doc(hidden)]
+pub use rayon as __rayon;
+
+/// Implements rayon's `ParallelExtend` and `FromParallelIterator` for a filter type through
+/// its inherent `par_insert_all(&keys)` and `new(n, p)`, the parallel twins of
+/// [`collect_via_insert_all!`](crate::collect_via_insert_all): the keys are gathered (in
+/// parallel), then inserted with `par_insert_all`; `collect` sizes the filter for exactly
+/// their number at `fpr` and panics only if that number is more than a filter can be sized
+/// for.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::Error;
+/// use rayon::prelude::*;
+///
+/// /// A stand-in for a filter: it remembers how many keys it was given.
+/// struct Count(usize);
+///
+/// impl Count {
+///     fn new(_n: usize, _p: f64) -> Result<Self, Error> {
+///         Ok(Count(0))
+///     }
+///     fn par_insert_all<T: Sync>(&mut self, keys: &[T]) {
+///         self.0 += keys.len();
+///     }
+/// }
+///
+/// bloom_core::par_collect_via_par_insert_all!(Count, fpr: 0.01);
+///
+/// let mut count: Count = (0..1000u32).into_par_iter().collect();
+/// count.par_extend(vec![1u8, 2, 3]);
+/// assert_eq!(count.0, 1003);
+/// ```
+#[macro_export]
+macro_rules! par_collect_via_par_insert_all {
+    ($filter:ident, fpr: $fpr:expr) => {
+        impl<T: ::std::hash::Hash + Send + Sync> $crate::par::__rayon::iter::ParallelExtend<T>
+            for $filter
+        {
+            fn par_extend<I: $crate::par::__rayon::iter::IntoParallelIterator<Item = T>>(
+                &mut self,
+                par_iter: I,
+            ) {
+                use $crate::par::__rayon::iter::ParallelIterator as _;
+                let keys: ::std::vec::Vec<T> = par_iter.into_par_iter().collect();
+                self.par_insert_all(&keys);
+            }
+        }
+
+        /// Collects keys in parallel into a filter sized for their number at the crate's
+        /// default false-positive rate, like the sequential `FromIterator`.
+        ///
+        /// # Panics
+        ///
+        /// As the sequential `FromIterator`.
+        impl<T: ::std::hash::Hash + Send + Sync> $crate::par::__rayon::iter::FromParallelIterator<T>
+            for $filter
+        {
+            fn from_par_iter<I: $crate::par::__rayon::iter::IntoParallelIterator<Item = T>>(
+                par_iter: I,
+            ) -> Self {
+                use $crate::par::__rayon::iter::ParallelIterator as _;
+                let keys: ::std::vec::Vec<T> = par_iter.into_par_iter().collect();
+                let mut filter = $filter::new(keys.len().max(1), $fpr)
+                    .expect("the number of keys held in memory fits a filter");
+                filter.par_insert_all(&keys);
+                filter
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

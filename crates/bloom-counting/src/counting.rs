@@ -622,30 +622,7 @@ impl CountingBloomFilter {
     }
 }
 
-impl<T: Hash> Extend<T> for CountingBloomFilter {
-    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
-        self.insert_all(iter);
-    }
-}
-
-/// Collects keys into a filter sized for exactly their number at a 1% false-positive rate
-/// ([`DEFAULT_FPR`]) with the default seed. The keys are gathered first, to count them; a key
-/// that occurs several times is counted several times.
-///
-/// # Panics
-///
-/// Only if the number of keys needs more than
-/// [`MAX_NUM_COUNTERS`](crate::MAX_NUM_COUNTERS) counters (over 10^10 keys); build with
-/// [`CountingBloomFilter::new`] to get an `Err` instead.
-impl<T: Hash> FromIterator<T> for CountingBloomFilter {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let keys: Vec<T> = iter.into_iter().collect();
-        let mut filter = CountingBloomFilter::new(keys.len().max(1), DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.insert_all(&keys);
-        filter
-    }
-}
+bloom_core::collect_via_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::filter_via_inherent!(CountingBloomFilter, hash: u128);
 
@@ -655,7 +632,6 @@ bloom_core::serde_via_bytes!(CountingBloomFilter);
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::*;
-    use rayon::prelude::*;
 
     impl CountingBloomFilter {
         /// Adds every key of `keys` using all of rayon's threads. The result is identical to
@@ -697,28 +673,7 @@ mod parallel {
         }
     }
 
-    impl<T: Hash + Send + Sync> ParallelExtend<T> for CountingBloomFilter {
-        fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
-            let keys: Vec<T> = par_iter.into_par_iter().collect();
-            self.par_insert_all(&keys);
-        }
-    }
-
-    /// Collects keys in parallel into a filter sized for their number at [`DEFAULT_FPR`],
-    /// like the sequential [`FromIterator`].
-    ///
-    /// # Panics
-    ///
-    /// As the sequential [`FromIterator`].
-    impl<T: Hash + Send + Sync> FromParallelIterator<T> for CountingBloomFilter {
-        fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-            let keys: Vec<T> = par_iter.into_par_iter().collect();
-            let mut filter = CountingBloomFilter::new(keys.len().max(1), DEFAULT_FPR)
-                .expect("the number of keys held in memory fits a filter");
-            filter.par_insert_all(&keys);
-            filter
-        }
-    }
+    bloom_core::par_collect_via_par_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 }
 
 #[cfg(test)]
