@@ -17,7 +17,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bloom_benches::u64_keys;
+use bloom_benches::{in_turn, median, u64_keys};
 use bloom_classic::BloomFilter;
 use bloom_core::hash::Probes;
 use bloom_counting::CountingBloomFilter;
@@ -295,28 +295,6 @@ fn per_key<S>(
         undo(state, k);
     }
     elapsed.as_nanos() as f64 / keys.len() as f64
-}
-
-/// Runs `ours` and `other` on `state` one after the other, `other` first when
-/// `other_first`, and returns their results in the order (ours, other).
-fn in_turn<S>(
-    state: &mut S,
-    other_first: bool,
-    ours: impl FnOnce(&mut S) -> f64,
-    other: impl FnOnce(&mut S) -> f64,
-) -> (f64, f64) {
-    if other_first {
-        let p = other(state);
-        (ours(state), p)
-    } else {
-        let o = ours(state);
-        (o, other(state))
-    }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// The ratios measured interleaved: each round times every operation of every filter

@@ -174,6 +174,39 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Runs `ours` and `other` on `state` one after the other, `other` first when
+/// `other_first`, and returns their results in the order (ours, other): the comparison tools
+/// alternate the order from round to round or chunk to chunk, so neither side always runs
+/// on the cache the other left.
+///
+/// # Examples
+///
+/// ```
+/// let mut log = Vec::new();
+/// let (a, b) = bloom_benches::in_turn(
+///     &mut log,
+///     true,
+///     |l| { l.push("ours"); 1.0 },
+///     |l| { l.push("other"); 2.0 },
+/// );
+/// assert_eq!((a, b), (1.0, 2.0));
+/// assert_eq!(log, ["other", "ours"]);
+/// ```
+pub fn in_turn<S>(
+    state: &mut S,
+    other_first: bool,
+    ours: impl FnOnce(&mut S) -> f64,
+    other: impl FnOnce(&mut S) -> f64,
+) -> (f64, f64) {
+    if other_first {
+        let p = other(state);
+        (ours(state), p)
+    } else {
+        let o = ours(state);
+        (o, other(state))
+    }
+}
+
 /// The filter sizes given as command-line arguments, or `default` when there are none.
 ///
 /// # Panics

@@ -24,7 +24,7 @@
 //! cargo run --release -p bloom-benches --bin blocked_vs_sbbf [n ...]
 //! ```
 
-use bloom_benches::{cpu_ns_per_key, median, sizes_from_args, u64_keys};
+use bloom_benches::{cpu_ns_per_key, in_turn, median, sizes_from_args, u64_keys};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
 
@@ -100,13 +100,8 @@ fn main() {
                 // neither finds the other's lines in the cache.
                 for w in [0, 2, 3] {
                     for (i, chunk) in keys.chunks(CHUNK).enumerate() {
-                        let (a, b) = if i % 2 == 0 {
-                            let a = run(w, chunk);
-                            (a, run(1, chunk))
-                        } else {
-                            let b = run(1, chunk);
-                            (run(w, chunk), b)
-                        };
+                        let (a, b) =
+                            in_turn(&mut run, i % 2 == 1, |r| r(w, chunk), |r| r(1, chunk));
                         times[w].push(a);
                         times[1].push(b);
                         ratios[w].push(a / b);

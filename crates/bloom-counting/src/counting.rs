@@ -418,7 +418,6 @@ impl CountingBloomFilter {
             return;
         }
         let words = self.counters.words();
-        let prefetch_all = |probes: Probes| self.prefetch_lines(probes);
         let all_nonzero = |probes: Probes| probes.into_iter().all(|pos| counter(words, pos) != 0);
         let mut hashes = [0u128; BATCH];
         let mut alive = [false; BATCH];
@@ -427,14 +426,14 @@ impl CountingBloomFilter {
             // Stage 1: hash the group and prefetch the lines of each key's first probes.
             for (h, key) in hashes.iter_mut().zip(group) {
                 *h = self.hash(key);
-                prefetch_all(self.probes(*h).first(LEADING_PROBES));
+                self.prefetch_lines(self.probes(*h).first(LEADING_PROBES));
             }
             // Stage 2: test those; the survivors (every present key, about a quarter of absent
             // ones at the optimal fill) prefetch the rest of their lines.
             for (a, &h) in alive.iter_mut().zip(hashes.iter()) {
                 *a = all_nonzero(self.probes(h).first(LEADING_PROBES));
                 if *a {
-                    prefetch_all(self.probes(h).after(LEADING_PROBES));
+                    self.prefetch_lines(self.probes(h).after(LEADING_PROBES));
                 }
             }
             // Stage 3: the full test for the survivors.
