@@ -614,18 +614,11 @@ impl std::fmt::Debug for AtomicBitStore {
     }
 }
 
-/// A clone gets its memory from [`alloc_zeroed_words`], as [`BitStore`]'s clone does.
+/// A clone is a snapshot ([`AtomicBitStore::to_bit_store`], memory from
+/// [`alloc_zeroed_words`] as for [`BitStore`]'s clone) made atomic again in place.
 impl Clone for AtomicBitStore {
     fn clone(&self) -> Self {
-        let mut words = alloc_zeroed_words(self.words.len());
-        for (w, a) in words.iter_mut().zip(self.words.iter()) {
-            *w = a.load(Ordering::Relaxed);
-        }
-        AtomicBitStore {
-            // Collected in place: `AtomicU64` has the layout of `u64`.
-            words: words.into_iter().map(AtomicU64::new).collect(),
-            num_bits: self.num_bits,
-        }
+        self.to_bit_store().into()
     }
 }
 
@@ -790,13 +783,13 @@ impl AtomicBitStore {
         self.words.len() * 8
     }
 
-    /// A plain copy of the current bits.
+    /// A plain copy of the current bits, in memory from [`alloc_zeroed_words`] (advised to
+    /// use huge pages when large, as a new store is).
     pub fn to_bit_store(&self) -> BitStore {
-        let words: Vec<u64> = self
-            .words
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed))
-            .collect();
+        let mut words = alloc_zeroed_words(self.words.len());
+        for (w, a) in words.iter_mut().zip(self.words.iter()) {
+            *w = a.load(Ordering::Relaxed);
+        }
         BitStore::from_words(words, self.num_bits).expect("an atomic store keeps its invariants")
     }
 }
