@@ -207,6 +207,62 @@ pub fn in_turn<S>(
     }
 }
 
+/// Per-chunk timings of several candidates against a reference, from [`chunked_ratios`].
+#[derive(Debug, Clone, Default)]
+pub struct ChunkTimes {
+    /// `times[c]`: candidate `c`'s ns per key, one entry per timed chunk (the reference's
+    /// entries come from every candidate's passes).
+    pub times: Vec<Vec<f64>>,
+    /// `ratios[c]`: candidate `c`'s time divided by the reference's on the same chunk.
+    pub ratios: Vec<Vec<f64>>,
+}
+
+/// Times `candidates` against `reference` on `keys` cut into chunks of `chunk`, `rounds`
+/// times over; `run(c, chunk)` times candidate `c` on one chunk (ns per key).
+///
+/// Each round makes one pass over all chunks per candidate, and times each chunk for the
+/// candidate and the reference one after the other, in an order that alternates from chunk
+/// to chunk ([`in_turn`]). Two candidates that read the same filter (a single-key and a
+/// batch query) so never run back to back on a chunk, and neither finds the other's lines in
+/// the cache; the reference reads another structure.
+///
+/// # Examples
+///
+/// ```
+/// let keys: Vec<u64> = (0..100).collect();
+/// let t = bloom_benches::chunked_ratios(&keys, 10, 2, &[0, 2], 1, |c, chunk| {
+///     (c + 1) as f64 * chunk.len() as f64
+/// });
+/// assert_eq!(t.ratios[2].len(), 20);
+/// assert!(t.ratios[2].iter().all(|&r| r == 1.5));
+/// assert!(t.ratios[0].iter().all(|&r| r == 0.5));
+/// ```
+pub fn chunked_ratios(
+    keys: &[u64],
+    chunk: usize,
+    rounds: usize,
+    candidates: &[usize],
+    reference: usize,
+    mut run: impl FnMut(usize, &[u64]) -> f64,
+) -> ChunkTimes {
+    let slots = candidates.iter().copied().max().unwrap_or(0).max(reference) + 1;
+    let mut out = ChunkTimes {
+        times: vec![Vec::new(); slots],
+        ratios: vec![Vec::new(); slots],
+    };
+    for _ in 0..rounds {
+        for &c in candidates {
+            for (i, part) in keys.chunks(chunk).enumerate() {
+                let (a, b) = in_turn(&mut run, i % 2 == 1, |r| r(c, part), |r| r(reference, part));
+                out.times[c].push(a);
+                out.times[reference].push(b);
+                out.ratios[c].push(a / b);
+            }
+        }
+    }
+    out
+}
+
 /// The filter sizes given as command-line arguments, or `default` when there are none.
 ///
 /// # Panics

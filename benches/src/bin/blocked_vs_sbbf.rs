@@ -4,8 +4,9 @@
 //!
 //! For each n, both filters are built from the same keys, `sbbf-rs-safe` with the same
 //! memory. The queries (present keys, then keys never inserted; at most 1,000,000 of each)
-//! are cut into chunks of 10,000; every chunk is timed for each candidate one after the
-//! other, the order alternating from chunk to chunk, over several rounds. The time is the
+//! are cut into chunks of 10,000 and timed by
+//! [`chunked_ratios`](bloom_benches::chunked_ratios): one pass over the chunks per candidate,
+//! each chunk timed for it and for `sbbf-rs-safe` in alternating order. The time is the
 //! thread's CPU time. Printed per n and key set: the median ns per query over the chunks,
 //! and the medians over the chunks of each candidate's time divided by `sbbf-rs-safe`'s on
 //! the same chunk (below 1 means faster than `sbbf-rs-safe`).
@@ -24,7 +25,7 @@
 //! cargo run --release -p bloom-benches --bin blocked_vs_sbbf [n ...]
 //! ```
 
-use bloom_benches::{cpu_ns_per_key, in_turn, median, sizes_from_args, u64_keys};
+use bloom_benches::{chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
 
@@ -77,7 +78,7 @@ fn main() {
                 );
             }
             let mut buf = Vec::with_capacity(CHUNK);
-            let mut run = |which: usize, chunk: &[u64]| match which {
+            let run = |which: usize, chunk: &[u64]| match which {
                 0 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count()),
                 1 => cpu_ns_per_key(chunk, |c| {
                     c.iter()
@@ -90,33 +91,14 @@ fn main() {
                 }),
                 _ => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| floor(k)).count()),
             };
-            // ratios[w]: candidate w's time / the peer's, per chunk; times[w]: its time.
-            let mut ratios: [Vec<f64>; 4] = Default::default();
-            let mut times: [Vec<f64>; 4] = Default::default();
-            for _ in 0..ROUNDS {
-                // One pass over all chunks per candidate, each chunk timed for the candidate
-                // and the peer in alternating order: the candidates that read the same filter
-                // (the single-key and the batch query) never run back to back on a chunk, so
-                // neither finds the other's lines in the cache.
-                for w in [0, 2, 3] {
-                    for (i, chunk) in keys.chunks(CHUNK).enumerate() {
-                        let (a, b) =
-                            in_turn(&mut run, i % 2 == 1, |r| r(w, chunk), |r| r(1, chunk));
-                        times[w].push(a);
-                        times[1].push(b);
-                        ratios[w].push(a / b);
-                    }
-                }
-            }
-            let [t_ours, t_peer, _, _] = times;
-            let [r_ours, _, r_batch, r_floor] = ratios;
+            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3], 1, run);
             println!(
                 "| {n} | {which} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} |",
-                median(t_ours),
-                median(t_peer),
-                median(r_ours),
-                median(r_batch),
-                median(r_floor)
+                median(t.times[0].clone()),
+                median(t.times[1].clone()),
+                median(t.ratios[0].clone()),
+                median(t.ratios[2].clone()),
+                median(t.ratios[3].clone())
             );
         }
     }

@@ -3,9 +3,12 @@
 //! survive a noisy shared machine.
 //!
 //! For each n, both filters are built from the same keys. The queries (present keys, then
-//! keys never inserted) are cut into chunks of 10,000; every chunk is timed for each
-//! candidate one after the other, and that is repeated for several rounds. The time is the
-//! thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other
+//! keys never inserted) are cut into chunks of 10,000 and timed by
+//! [`chunked_ratios`](bloom_benches::chunked_ratios): one pass over the chunks per candidate,
+//! each chunk timed for it and for `fastbloom` in alternating order, over several rounds (so
+//! our single-key, branch-free and batch queries never run back to back on a chunk and never
+//! find each other's lines in the cache, as they did in this tool's first version). The time
+//! is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other
 //! processes is not counted. Printed per n and key set: the median ns per query over the
 //! chunks, and the median over the chunks of our time divided by `fastbloom`'s on the same
 //! chunk (below 1 means we are faster). A branch-free pair-wise query (every pair tested,
@@ -15,7 +18,9 @@
 //! cargo run --release -p bloom-benches --bin classic_vs_fastbloom [n ...]
 //! ```
 
-use bloom_benches::{cpu_ns_per_key, median, peer_hasher, sizes_from_args, u64_keys};
+use bloom_benches::{
+    chunked_ratios, cpu_ns_per_key, median, peer_hasher, sizes_from_args, u64_keys,
+};
 use bloom_classic::BloomFilter;
 use bloom_core::hash::{BuildKeyHasher, Probes};
 
@@ -70,35 +75,25 @@ fn main() {
                     .all(|k| ours.contains(k) == branch_free(&ours, k))
             );
             let mut buf = Vec::with_capacity(CHUNK);
-            let (mut t_ours, mut t_peer) = (vec![], vec![]);
-            let (mut r_ours, mut r_free, mut r_batch) = (vec![], vec![], vec![]);
-            for _ in 0..ROUNDS {
-                for chunk in keys.chunks(CHUNK) {
-                    let a =
-                        cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count());
-                    let b =
-                        cpu_ns_per_key(chunk, |c| c.iter().filter(|k| peer.contains(*k)).count());
-                    let c = cpu_ns_per_key(chunk, |c| {
-                        c.iter().filter(|k| branch_free(&ours, k)).count()
-                    });
-                    let d = cpu_ns_per_key(chunk, |c| {
-                        ours.contains_batch_into(c, &mut buf);
-                        buf.iter().filter(|&&x| x).count()
-                    });
-                    t_ours.push(a);
-                    t_peer.push(b);
-                    r_ours.push(a / b);
-                    r_free.push(c / b);
-                    r_batch.push(d / b);
-                }
-            }
+            let run = |which: usize, chunk: &[u64]| match which {
+                0 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count()),
+                1 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| peer.contains(*k)).count()),
+                2 => cpu_ns_per_key(chunk, |c| {
+                    c.iter().filter(|k| branch_free(&ours, k)).count()
+                }),
+                _ => cpu_ns_per_key(chunk, |c| {
+                    ours.contains_batch_into(c, &mut buf);
+                    buf.iter().filter(|&&x| x).count()
+                }),
+            };
+            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3], 1, run);
             println!(
                 "| {n} | {which} | {:.1} | {:.1} | {:.3} | {:.3} | {:.3} |",
-                median(t_ours),
-                median(t_peer),
-                median(r_ours),
-                median(r_free),
-                median(r_batch)
+                median(t.times[0].clone()),
+                median(t.times[1].clone()),
+                median(t.ratios[0].clone()),
+                median(t.ratios[2].clone()),
+                median(t.ratios[3].clone())
             );
         }
     }
