@@ -69,7 +69,8 @@ pub struct MemoryProbe {
 /// Keys per group of the batched probe: the filters' batch size.
 pub const PROBE_BATCH: usize = 32;
 
-/// Keys per group of the pipelined probe: `BlockedBloomFilter`'s batch size.
+/// Keys per group of the pipelined probe (`BlockedBloomFilter`'s batch group size until
+/// 2026-11-30).
 pub const PIPELINE_BATCH: usize = 16;
 
 impl MemoryProbe {
@@ -117,7 +118,8 @@ impl MemoryProbe {
 
     /// The same reads software-pipelined in groups of [`PIPELINE_BATCH`]: the lines of one
     /// group are prefetched, then the previous group is read. (`BlockedBloomFilter`'s batch
-    /// query works on groups of the same size, staged two groups ahead.)
+    /// query worked on groups of this size until 2026-11-30; it now reads large filters in
+    /// bursts of 128, prefetched first.)
     pub fn read_pipelined(&self, keys: &[u64]) -> usize {
         let mut groups = keys.chunks(PIPELINE_BATCH);
         let Some(mut ready) = groups.next() else {
