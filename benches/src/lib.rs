@@ -219,6 +219,18 @@ pub struct ChunkTimes {
     pub ratios: Vec<Vec<f64>>,
 }
 
+impl ChunkTimes {
+    /// The median of candidate `c`'s ns per key over its chunks.
+    pub fn median_time(&self, c: usize) -> f64 {
+        median(self.times[c].clone())
+    }
+
+    /// The median over its chunks of candidate `c`'s time divided by the reference's.
+    pub fn median_ratio(&self, c: usize) -> f64 {
+        median(self.ratios[c].clone())
+    }
+}
+
 /// Times `candidates` against `reference` on `keys` cut into chunks of `chunk`, `rounds`
 /// times over; `run(c, chunk)` times candidate `c` on one chunk (ns per key).
 ///
@@ -238,6 +250,8 @@ pub struct ChunkTimes {
 /// assert_eq!(t.ratios[2].len(), 20);
 /// assert!(t.ratios[2].iter().all(|&r| r == 1.5));
 /// assert!(t.ratios[0].iter().all(|&r| r == 0.5));
+/// assert_eq!(t.median_ratio(2), 1.5);
+/// assert_eq!(t.median_time(0), 10.0);
 /// ```
 pub fn chunked_ratios(
     keys: &[u64],

@@ -25,7 +25,7 @@
 //! cargo run --release -p bloom-benches --bin blocked_vs_sbbf [n ...]
 //! ```
 
-use bloom_benches::{chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys};
+use bloom_benches::{chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
 
@@ -94,11 +94,11 @@ fn main() {
             let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3], 1, run);
             println!(
                 "| {n} | {which} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} |",
-                median(t.times[0].clone()),
-                median(t.times[1].clone()),
-                median(t.ratios[0].clone()),
-                median(t.ratios[2].clone()),
-                median(t.ratios[3].clone())
+                t.median_time(0),
+                t.median_time(1),
+                t.median_ratio(0),
+                t.median_ratio(2),
+                t.median_ratio(3)
             );
         }
     }

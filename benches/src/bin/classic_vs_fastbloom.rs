@@ -18,9 +18,7 @@
 //! cargo run --release -p bloom-benches --bin classic_vs_fastbloom [n ...]
 //! ```
 
-use bloom_benches::{
-    chunked_ratios, cpu_ns_per_key, median, peer_hasher, sizes_from_args, u64_keys,
-};
+use bloom_benches::{chunked_ratios, cpu_ns_per_key, peer_hasher, sizes_from_args, u64_keys};
 use bloom_classic::BloomFilter;
 use bloom_core::hash::{BuildKeyHasher, Probes};
 
@@ -89,11 +87,11 @@ fn main() {
             let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3], 1, run);
             println!(
                 "| {n} | {which} | {:.1} | {:.1} | {:.3} | {:.3} | {:.3} |",
-                median(t.times[0].clone()),
-                median(t.times[1].clone()),
-                median(t.ratios[0].clone()),
-                median(t.ratios[2].clone()),
-                median(t.ratios[3].clone())
+                t.median_time(0),
+                t.median_time(1),
+                t.median_ratio(0),
+                t.median_ratio(2),
+                t.median_ratio(3)
             );
         }
     }

@@ -22,7 +22,7 @@
 
 use std::hint::black_box;
 
-use bloom_benches::{chunked_ratios, median, thread_cpu_ns, u64_keys};
+use bloom_benches::{chunked_ratios, thread_cpu_ns, u64_keys};
 use bloom_core::bits::{BitStore, test_bit};
 use bloom_core::hash::{Probes, Steps};
 use bloom_scalable::ScalableBloomFilter;
@@ -424,14 +424,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (c, name) in names.enumerate() {
             println!(
                 "  {name:<38} {:>6.0} ns  {:>5.2}x",
-                median(t.times[c].clone()),
-                1.0 / median(t.ratios[c].clone())
+                t.median_time(c),
+                1.0 / t.median_ratio(c)
             );
         }
         println!(
             "  {:<38} {:>6.0} ns  {:>5.2}x",
             "growable-bloom-filter",
-            median(t.times[n + 3].clone()),
+            t.median_time(n + 3),
             1.0
         );
     }
