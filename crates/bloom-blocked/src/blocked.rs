@@ -314,9 +314,10 @@ impl BlockedBloomFilter {
     /// `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
     ///
-    /// The keys go through one software-pipelined loop: while the block of one key is on its
-    /// way from memory, a key 32 places earlier is tested, so the cache misses overlap with
-    /// each other and with the work of hashing and testing.
+    /// Every key's block is prefetched before the key is tested: a filter in a cache share is
+    /// read in one software-pipelined loop (key t prefetched while key t - 32 is tested), a
+    /// larger one in bursts of 128 keys (all prefetched, then all tested), so the cache
+    /// misses overlap with each other and with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         let k = self.params.num_hashes;
         // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
@@ -347,7 +348,7 @@ impl BlockedBloomFilter {
     /// overlaps with the test of another (vector shuffles). Larger filters go through bursts
     /// of `BURST` keys: hash them all and prefetch their blocks, then test them all, so the
     /// prefetches leave back to back and the memory has as many misses in flight as it can
-    /// take. `docs/blocked.md` has the runs behind both (the burst measured 1.44 to 1.56 ms
+    /// take. `docs/blocked.md` has the runs behind both (the burst measured 1.43 to 1.56 ms
     /// per 100,000 present keys at 10 million where the pipelined loop measured 1.68 to
     /// 1.82, and the pipelined loop 0.96 to 0.99 ms at 100,000 where groups of 16 measured
     /// 1.13 to 1.30).
