@@ -9,7 +9,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloom_benches::{MemoryProbe, u64_keys};
+use bloom_benches::{BLOCKED_BURST, MemoryProbe, u64_keys};
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Probe, SplitBlockBloomFilter};
 use bloom_core::hash::{DEFAULT_SEED, hash_key};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
@@ -132,6 +132,10 @@ pub(crate) fn contains(c: &mut Criterion) {
         let keys = Rotation::new(&absent, q);
         group.bench_function(BenchmarkId::new("memory-probe", "batch"), |b| {
             b.iter(|| black_box(probe.read_batched(keys.next())))
+        });
+        let keys = Rotation::new(&absent, q);
+        group.bench_function(BenchmarkId::new("memory-probe", "burst"), |b| {
+            b.iter(|| black_box(probe.read_bursts(keys.next(), BLOCKED_BURST)))
         });
         let keys = Rotation::new(&absent, q);
         group.bench_function(BenchmarkId::new("memory-probe", "pipelined"), |b| {

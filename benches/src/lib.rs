@@ -69,6 +69,10 @@ pub struct MemoryProbe {
 /// Keys per group of the batched probe: the filters' batch size.
 pub const PROBE_BATCH: usize = 32;
 
+/// Keys per burst of `BlockedBloomFilter::contains_batch` on a filter larger than a cache
+/// share (bloom-blocked's `BURST`), for [`MemoryProbe::read_bursts`].
+pub const BLOCKED_BURST: usize = 128;
+
 /// Keys per group of the pipelined probe (`BlockedBloomFilter`'s batch group size until
 /// 2026-11-30).
 pub const PIPELINE_BATCH: usize = 16;
@@ -106,8 +110,29 @@ impl MemoryProbe {
     /// The same reads in groups of [`PROBE_BATCH`]: the lines of a group are prefetched
     /// before any is read, the pattern of the filters' `contains_batch`.
     pub fn read_batched(&self, keys: &[u64]) -> usize {
+        self.read_bursts(keys, PROBE_BATCH)
+    }
+
+    /// The same reads in bursts of `burst` keys: every line of a burst is prefetched, then
+    /// every one is read. With [`BLOCKED_BURST`], the pattern of `BlockedBloomFilter`'s batch
+    /// query on a filter larger than a cache share.
+    ///
+    /// # Panics
+    ///
+    /// If `burst` is 0.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_benches::{BLOCKED_BURST, MemoryProbe, u64_keys};
+    ///
+    /// let probe = MemoryProbe::new(1 << 16);
+    /// let keys = u64_keys(1000, 5);
+    /// assert_eq!(probe.read_bursts(&keys, BLOCKED_BURST), probe.read_each(&keys));
+    /// ```
+    pub fn read_bursts(&self, keys: &[u64], burst: usize) -> usize {
         let mut count = 0;
-        for group in keys.chunks(PROBE_BATCH) {
+        for group in keys.chunks(burst) {
             for &k in group {
                 bloom_core::bits::prefetch(self.word(k));
             }
