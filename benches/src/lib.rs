@@ -66,7 +66,9 @@ pub struct MemoryProbe {
     lines: u64,
 }
 
-/// Keys per group of the batched probe: the filters' batch size.
+/// Keys per group of the batched probe ([`MemoryProbe::read_batched`]), the group size the
+/// earlier figures in docs/ were measured with. The blocked filter's batch on large filters
+/// reads in bursts of [`BLOCKED_BURST`] instead.
 pub const PROBE_BATCH: usize = 32;
 
 /// Keys per burst of `BlockedBloomFilter::contains_batch` on a filter larger than a cache
