@@ -5,7 +5,7 @@
 //! For each n, both filters are built from the same keys, `sbbf-rs-safe` with the same
 //! memory. The queries (present keys, then keys never inserted; at most 1,000,000 of each)
 //! are cut into chunks of 10,000 and timed by
-//! [`chunked_ratios`](bloom_benches::chunked_ratios): one pass over the chunks per candidate,
+//! [`chunked_ratios`]: one pass over the chunks per candidate,
 //! each chunk timed for it and for `sbbf-rs-safe` in alternating order. The time is the
 //! thread's CPU time. Printed per n and key set: the median ns per query over the chunks,
 //! and the medians over the chunks of each candidate's time divided by `sbbf-rs-safe`'s on
@@ -18,8 +18,8 @@
 //! only cost more.
 //!
 //! The **line read** is the physical limit of the batch query: one random cache-line read per
-//! key in a buffer of the filter's size ([`MemoryProbe`](bloom_benches::MemoryProbe)), in
-//! bursts of [`BLOCKED_BURST`](bloom_benches::BLOCKED_BURST) keys prefetched before they are
+//! key in a buffer of the filter's size ([`MemoryProbe`]), in
+//! bursts of [`BLOCKED_BURST`] keys prefetched before they are
 //! read, the pattern of `contains_batch` on a filter larger than a cache share. Its column is
 //! the median over the chunks of the batch's ratio to `sbbf-rs-safe` divided by the line
 //! read's ratio on the same chunk.

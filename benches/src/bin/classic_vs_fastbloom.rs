@@ -4,7 +4,7 @@
 //!
 //! For each n, both filters are built from the same keys. The queries (present keys, then
 //! keys never inserted) are cut into chunks of 10,000 and timed by
-//! [`chunked_ratios`](bloom_benches::chunked_ratios): one pass over the chunks per candidate,
+//! [`chunked_ratios`]: one pass over the chunks per candidate,
 //! each chunk timed for it and for `fastbloom` in alternating order, over several rounds (so
 //! our single-key, branch-free and batch queries never run back to back on a chunk and never
 //! find each other's lines in the cache, as they did in this tool's first version). The time
