@@ -110,7 +110,7 @@ impl MemoryProbe {
     }
 
     /// The same reads in groups of [`PROBE_BATCH`]: the lines of a group are prefetched
-    /// before any is read, the pattern of the filters' `contains_batch`.
+    /// before any is read ([`read_bursts`](MemoryProbe::read_bursts) with groups of 32).
     pub fn read_batched(&self, keys: &[u64]) -> usize {
         self.read_bursts(keys, PROBE_BATCH)
     }

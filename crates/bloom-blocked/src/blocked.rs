@@ -11,8 +11,10 @@ use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
-/// Keys per group of the batch inserts: a group is hashed and its blocks prefetched before any
-/// of them is written.
+/// Keys per group of the batch operations that work in groups: `insert_all` here, and the
+/// batch queries of the atomic twin and the split-block filter. A group is hashed and its
+/// blocks prefetched before any of them is written or tested. (This filter's own batch
+/// query has loops of its own: see `batch`.)
 pub(crate) const BATCH: usize = 16;
 
 /// The false-positive rate [`FromIterator`] sizes for.
