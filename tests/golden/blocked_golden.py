@@ -57,7 +57,9 @@ def u64(v):
 
 
 def s(v):
-    return v.encode() + b"\xff"
+    # str's Hash writes its bytes, then a 0xff terminator as a u8, which the key hasher
+    # writes in the canonical integer width: 8 little-endian bytes.
+    return v.encode() + struct.pack("<Q", 0xFF)
 
 
 # A: two blocks, k = 6, the u64 keys 0..10.

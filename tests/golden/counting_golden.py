@@ -41,7 +41,7 @@ def build(m, k, seed, keys):
     return bytes(out)
 
 def u64(v): return struct.pack("<Q", v)
-def s(v): return v.encode() + b"\xff"
+def s(v): return v.encode() + struct.pack("<Q", 0xFF)  # str terminator, canonical width
 
 a = build(40, 3, DEFAULT_SEED, [u64(1), u64(2), u64(3), u64(3)])
 b = build(20, 4, 7, [s("hello")] * 16 + [s("world")])

@@ -39,6 +39,13 @@ pub trait Subject: Filter + Clone + Debug + Sized {
     fn bytes_are_exact() -> bool {
         true
     }
+
+    /// Whether the filter hashes integers in the key hasher's one canonical width (every
+    /// variant but the split-block filter, which hashes Parquet's plain encoding of each
+    /// type at its own width).
+    fn canonical_integers() -> bool {
+        true
+    }
 }
 
 /// SplitMix64, the suite's seeded source of keys: every failure repeats.
@@ -392,6 +399,60 @@ pub fn replay_fuzz_inputs<F: Filter + PartialEq + Debug>(
     count
 }
 
+/// Keys inserted as `u64` are found when queried as any other integer type holding the same
+/// value (the untyped literal `5` is an `i32`), one at a time and in a batch, and the same
+/// for negative `i64` keys queried as narrower signed types: the key hasher writes every
+/// integer in one canonical width. (The split-block filter hashes Parquet's plain encodings,
+/// where the width is the column's type; its own tests check that instead.)
+pub fn check_integer_widths<F: Subject>() {
+    let mut f = F::build(2_000, 0.01).unwrap();
+    for i in 0..1_000u64 {
+        f.insert(&i).unwrap();
+    }
+    for i in -1_000..0i64 {
+        f.insert(&i).unwrap();
+    }
+    for i in 0..1_000u64 {
+        let found = [
+            f.contains(&(i as u8)) || i > u64::from(u8::MAX),
+            f.contains(&(i as u16)),
+            f.contains(&(i as u32)),
+            f.contains(&(i as usize)),
+            f.contains(&u128::from(i)),
+            f.contains(&(i as i16)),
+            f.contains(&(i as i32)),
+            f.contains(&(i as i64)),
+            f.contains(&(i as isize)),
+            f.contains(&i128::from(i)),
+        ];
+        assert!(found.iter().all(|&x| x), "key {i} lost across widths: {found:?}");
+        let signed = -(i as i64) - 1;
+        assert!(f.contains(&(signed as i32)) && f.contains(&(signed as i16)));
+        assert!(f.contains(&i128::from(signed)) && f.contains(&(signed as isize)));
+    }
+    // The case of the untyped literal: `[1, 2, 3]` is a slice of `i32`.
+    assert_eq!(f.contains_batch(&[1, 2, 3]), vec![true; 3]);
+    let as_i32: Vec<i32> = (0..1_000).collect();
+    assert!(f.contains_batch(&as_i32).iter().all(|&x| x));
+    let as_u8: Vec<u8> = (0..=255).collect();
+    assert!(f.contains_batch(&as_u8).iter().all(|&x| x));
+}
+
+/// For a filter on Parquet's plain encodings: every key is found at the width it was
+/// inserted with, and a 32-bit key is not the 64-bit key of the same value (an INT32 column's
+/// filter is probed with INT32 values, as Parquet readers do).
+pub fn check_parquet_widths<F: Subject>() {
+    let mut f = F::build(2_000, 0.01).unwrap();
+    for i in 0..1_000i32 {
+        f.insert(&i).unwrap();
+        f.insert(&(i64::from(i) << 40)).unwrap();
+    }
+    assert!((0..1_000i32).all(|i| f.contains(&i)));
+    assert!((0..1_000i64).all(|i| f.contains(&(i << 40))));
+    let crossed = (0..1_000i32).filter(|&i| f.contains(&i64::from(i))).count();
+    assert!(crossed < 100, "{crossed} of 1000 i32 keys found as i64: widths merged");
+}
+
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.
 ///
 /// The type must implement [`Subject`]. The generated module holds proptests for false
@@ -444,6 +505,15 @@ macro_rules! filter_suite {
                     for (j, &p) in [0.1, 0.01, 0.001].iter().enumerate() {
                         $crate::check_fpr_against_theory::<$ty>(n, p, (i * 3 + j) as u64 + 1);
                     }
+                }
+            }
+
+            #[test]
+            fn integers_of_every_width_are_one_key() {
+                if <$ty as Subject>::canonical_integers() {
+                    $crate::check_integer_widths::<$ty>();
+                } else {
+                    $crate::check_parquet_widths::<$ty>();
                 }
             }
 

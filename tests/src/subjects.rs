@@ -84,6 +84,10 @@ impl Subject for SplitBlockBloomFilter {
         SplitBlockBloomFilter::new(expected_items, fpr)
     }
 
+    fn canonical_integers() -> bool {
+        false
+    }
+
     /// A block holding i keys has received i bits in each of its eight 32-bit words, so a
     /// foreign key finds its eight bits set with probability `(1 - (31/32)^i)^8`; keys fall
     /// into the z blocks as a Poisson variable of mean n/z (Putze, Sanders, Singler 2007).

@@ -449,9 +449,10 @@ fn golden_bytes() {
 
 /// Header (seed 0x0123456789abcdef), parameters (n0 4, P 0.1, s 2, r 0.8, 64 layers, no
 /// byte cap, scaling, 3 layers), then layers of 33, 69 and 146 bits with 5, 6 and 6 probes,
-/// holding 4, 8 and 4 keys, and the checksum. (Regenerated when the classic layers' probes
-/// became pairs sharing a 512-bit group; the classic golden vector pins that sequence
-/// independently.)
+/// holding 4, 8 and 3 keys (one of the last four was already "possibly present"), and the
+/// checksum. (Regenerated when the classic layers' probes became pairs sharing a 512-bit
+/// group, and when integers began to hash in one canonical width: the `u32` keys are now
+/// hashed as 8 bytes. The classic golden vector pins both independently.)
 const GOLDEN: &str = concat!(
     "424c4d4601000301efcdab8967452301",
     "0400000000000000",
@@ -466,16 +467,16 @@ const GOLDEN: &str = concat!(
     "2100000000000000",
     "05000000",
     "0400000000000000",
-    "a3a0b98100000000",
+    "5829a35101000000",
     "4500000000000000",
     "06000000",
     "0800000000000000",
-    "5d7f18da4692079f1600000000000000",
+    "740acf3edb34b2bb0500000000000000",
     "9200000000000000",
     "06000000",
-    "0400000000000000",
-    "400004608802000800a11000000042100063010000000000",
-    "19e6154903b409af",
+    "0300000000000000",
+    "104042208811100000000100527200000000000000000000",
+    "38e944e5cb685e18",
 );
 
 #[test]

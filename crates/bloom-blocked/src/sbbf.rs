@@ -38,6 +38,11 @@ const BLOCK_BYTES: usize = 32;
 /// strings and byte slices adds a length or terminator: use
 /// [`insert_bytes`](SplitBlockBloomFilter::insert_bytes) for Parquet's byte arrays.
 ///
+/// Unlike the workspace's other filters, this one hashes each integer type at its own width,
+/// because Parquet does: an `INT32` column's filter holds 4-byte values and readers probe it
+/// with 4-byte values. So `contains(&5)` (an `i32`) does not find a key inserted as `5i64`;
+/// write the width of the column (`5i64`, or [`contains_i64`](SplitBlockBloomFilter::contains_i64)).
+///
 /// # Examples
 ///
 /// ```

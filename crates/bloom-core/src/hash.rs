@@ -6,11 +6,28 @@
 //! needs: [`Probes`] derives the k bit positions from them by enhanced double hashing, after
 //! reducing each half to the filter's range with Lemire's multiply-shift ([`reduce`]).
 //!
-//! # Portability
+//! # Integer keys: one canonical width
 //!
-//! Integers are written little-endian and `usize`/`isize` as 64-bit values, so a key hashes
-//! to the same digest (and the same positions) on every platform, whatever its endianness or
-//! pointer width. Golden values in the tests pin this down.
+//! [`KeyHasher`] writes every integer whose value fits in 64 bits as that value in 8
+//! little-endian bytes: unsigned types zero-extended, signed types sign-extended. So `5u8`,
+//! `5i32`, `5u64`, `5usize` and `5u128` are one key, and a filter filled with `u64` keys
+//! answers a query written with an untyped literal (`contains(&5)`, an `i32`) correctly,
+//! where hashing each type at its own width would silently answer "absent". `u128`/`i128`
+//! values beyond 64 bits are written in 16 bytes. The same key hashes to the same digest (and
+//! the same positions) on every platform, whatever its endianness or pointer width; golden
+//! values in the tests pin this down. `docs/design.md` gives the reasons for this choice over
+//! a filter typed by its key.
+//!
+//! What this cannot reach, because `Hash` never shows the hasher an integer there:
+//!
+//! * slices, arrays and `Vec`s of integers other than bytes hash their elements' raw memory
+//!   in one write (the standard library's `hash_slice`), so `[5u32]` and `[5u64]` differ
+//!   (and, for those, so do little- and big-endian machines);
+//! * `&str` and `&[u8]` of the same bytes differ (`str` appends a terminator, a slice
+//!   prefixes its length), and so do `String` and `Vec<u8>`;
+//! * a negative value and the unsigned value of the same 64-bit pattern (`-1i32` and
+//!   `u64::MAX`) are one key: a possible false positive between them, never a false
+//!   negative.
 //!
 //! # Seeds
 //!
@@ -50,6 +67,10 @@ pub trait Digest {
     fn digest(stream: &Self::Stream) -> Self::Output;
     /// The 64 bits `Hasher::finish` returns.
     fn low64(output: Self::Output) -> u64;
+    /// Whether [`BufferedHasher`] writes every integer that fits in 64 bits as one 64-bit
+    /// value (see [`KeyHasher`]), or each type at its own width (as Parquet's plain
+    /// encoding does).
+    const CANONICAL_INTEGERS: bool;
 }
 
 /// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
@@ -59,6 +80,7 @@ pub struct Xxh3_128;
 impl Digest for Xxh3_128 {
     type Output = u128;
     type Stream = Xxh3;
+    const CANONICAL_INTEGERS: bool = true;
 
     #[inline(always)]
     fn oneshot(bytes: &[u8], seed: u64) -> u128 {
@@ -90,6 +112,9 @@ pub struct Xxh64;
 impl Digest for Xxh64 {
     type Output = u64;
     type Stream = xxhash_rust::xxh64::Xxh64;
+    /// Parquet's plain encoding writes an INT32 in 4 bytes and an INT64 in 8: the split-block
+    /// filter hashes each integer at its own width.
+    const CANONICAL_INTEGERS: bool = false;
 
     #[inline(always)]
     fn oneshot(bytes: &[u8], seed: u64) -> u64 {
@@ -119,7 +144,9 @@ impl Digest for Xxh64 {
 ///
 /// Keys longer than an internal buffer (128 bytes) are streamed through the function's
 /// incremental state instead; the digest is the same either way, because the streaming and
-/// one-shot forms agree. Integers are written little-endian, `usize` and `isize` as 64 bits.
+/// one-shot forms agree. With [`Xxh3_128`], integers that fit in 64 bits are written in the
+/// canonical width (see the [module docs](self)); with [`Xxh64`], each at its own width,
+/// little-endian, `usize` and `isize` as 64 bits.
 pub struct BufferedHasher<D: Digest> {
     seed: u64,
     len: usize,
@@ -206,6 +233,15 @@ impl<D: Digest> BufferedHasher<D> {
     }
 }
 
+impl<D: Digest> BufferedHasher<D> {
+    /// Writes an integer in the canonical width: its value as 8 little-endian bytes
+    /// (unsigned types zero-extended, signed ones sign-extended to 64 bits).
+    #[inline(always)]
+    fn write_canonical(&mut self, value: u64) {
+        self.write(&value.to_le_bytes());
+    }
+}
+
 impl KeyHasher {
     /// The full 128-bit digest of everything written so far.
     #[inline(always)]
@@ -237,17 +273,29 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
 
     #[inline]
     fn write_u8(&mut self, i: u8) {
-        self.write(&[i]);
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(u64::from(i));
+        } else {
+            self.write(&[i]);
+        }
     }
 
     #[inline]
     fn write_u16(&mut self, i: u16) {
-        self.write(&i.to_le_bytes());
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(u64::from(i));
+        } else {
+            self.write(&i.to_le_bytes());
+        }
     }
 
     #[inline]
     fn write_u32(&mut self, i: u32) {
-        self.write(&i.to_le_bytes());
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(u64::from(i));
+        } else {
+            self.write(&i.to_le_bytes());
+        }
     }
 
     #[inline]
@@ -257,7 +305,10 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
 
     #[inline]
     fn write_u128(&mut self, i: u128) {
-        self.write(&i.to_le_bytes());
+        match u64::try_from(i) {
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_canonical(small),
+            _ => self.write(&i.to_le_bytes()),
+        }
     }
 
     #[inline]
@@ -267,32 +318,47 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
 
     #[inline]
     fn write_i8(&mut self, i: i8) {
-        self.write_u8(i as u8);
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(i64::from(i) as u64);
+        } else {
+            self.write(&i.to_le_bytes());
+        }
     }
 
     #[inline]
     fn write_i16(&mut self, i: i16) {
-        self.write_u16(i as u16);
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(i64::from(i) as u64);
+        } else {
+            self.write(&i.to_le_bytes());
+        }
     }
 
     #[inline]
     fn write_i32(&mut self, i: i32) {
-        self.write_u32(i as u32);
+        if D::CANONICAL_INTEGERS {
+            self.write_canonical(i64::from(i) as u64);
+        } else {
+            self.write(&i.to_le_bytes());
+        }
     }
 
     #[inline]
     fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
+        self.write(&i.to_le_bytes());
     }
 
     #[inline]
     fn write_i128(&mut self, i: i128) {
-        self.write_u128(i as u128);
+        match i64::try_from(i) {
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_canonical(small as u64),
+            _ => self.write(&i.to_le_bytes()),
+        }
     }
 
     #[inline]
     fn write_isize(&mut self, i: isize) {
-        self.write_u64(i as i64 as u64);
+        self.write(&(i as i64).to_le_bytes());
     }
 
     /// The low 64 bits of the digest (for [`KeyHasher`], of
@@ -724,13 +790,71 @@ mod tests {
     use super::*;
 
     #[test]
-    fn integers_hash_as_little_endian_bytes() {
+    fn integers_hash_in_one_canonical_width() {
         let s = 12345;
-        assert_eq!(hash_key(&0x0102_0304u32, s), hash_bytes(&[4, 3, 2, 1], s));
-        assert_eq!(hash_key(&-1i16, s), hash_bytes(&[0xff, 0xff], s));
+        assert_eq!(
+            hash_key(&0x0102_0304u32, s),
+            hash_bytes(&[4, 3, 2, 1, 0, 0, 0, 0], s)
+        );
+        assert_eq!(hash_key(&-1i16, s), hash_bytes(&[0xff; 8], s));
         assert_eq!(hash_key(&7usize, s), hash_bytes(&7u64.to_le_bytes(), s));
         assert_eq!(hash_key(&-7isize, s), hash_bytes(&(-7i64).to_le_bytes(), s));
-        assert_eq!(hash_key(&9u128, s), hash_bytes(&9u128.to_le_bytes(), s));
+        assert_eq!(hash_key(&9u128, s), hash_bytes(&9u64.to_le_bytes(), s));
+        let wide = (1u128 << 64) + 9;
+        assert_eq!(hash_key(&wide, s), hash_bytes(&wide.to_le_bytes(), s));
+        let very_negative = i128::from(i64::MIN) - 1;
+        assert_eq!(
+            hash_key(&very_negative, s),
+            hash_bytes(&very_negative.to_le_bytes(), s)
+        );
+        // Every width of one value is one key, signed and unsigned alike.
+        let five = hash_key(&5u64, s);
+        for h in [
+            hash_key(&5u8, s),
+            hash_key(&5u16, s),
+            hash_key(&5u32, s),
+            hash_key(&5usize, s),
+            hash_key(&5u128, s),
+            hash_key(&5i8, s),
+            hash_key(&5i16, s),
+            hash_key(&5i32, s),
+            hash_key(&5i64, s),
+            hash_key(&5isize, s),
+            hash_key(&5i128, s),
+        ] {
+            assert_eq!(h, five);
+        }
+        let minus_three = hash_key(&-3i64, s);
+        for h in [
+            hash_key(&-3i8, s),
+            hash_key(&-3i16, s),
+            hash_key(&-3i32, s),
+            hash_key(&-3isize, s),
+            hash_key(&-3i128, s),
+        ] {
+            assert_eq!(h, minus_three);
+        }
+        // Tuples and structs of integers are canonical field by field.
+        assert_eq!(hash_key(&(1u8, 2i32), s), hash_key(&(1u64, 2u64), s));
+        // Strings end with a canonical 0xff terminator (str's `Hash` writes a u8).
+        let mut expected = b"ab".to_vec();
+        expected.extend_from_slice(&0xffu64.to_le_bytes());
+        assert_eq!(hash_key("ab", s), hash_bytes(&expected, s));
+    }
+
+    #[test]
+    fn the_parquet_hasher_keeps_each_width() {
+        let hash = |key: &dyn Fn(&mut BufferedHasher<Xxh64>)| {
+            let mut h = BufferedHasher::<Xxh64>::new(0);
+            key(&mut h);
+            h.finish()
+        };
+        let xxh64 = |b: &[u8]| xxhash_rust::xxh64::xxh64(b, 0);
+        assert_eq!(hash(&|h| 5i32.hash(h)), xxh64(&5i32.to_le_bytes()));
+        assert_eq!(hash(&|h| 5i64.hash(h)), xxh64(&5i64.to_le_bytes()));
+        assert_eq!(hash(&|h| 7u8.hash(h)), xxh64(&[7]));
+        assert_eq!(hash(&|h| 9u128.hash(h)), xxh64(&9u128.to_le_bytes()));
+        assert_eq!(hash(&|h| (-2i16).hash(h)), xxh64(&(-2i16).to_le_bytes()));
     }
 
     #[test]
@@ -776,17 +900,19 @@ mod tests {
     }
 
     // Computed independently of this crate, with the reference XXH3 implementation (the C
-    // library, through Python's `xxhash` package) and the closed form of the probe sequence written out in Python.
+    // library, through Python's `xxhash` package) and the closed form of the probe sequence
+    // written out in Python. The URL's bytes end with its `str` terminator in the canonical
+    // width: `0xff` as 8 little-endian bytes.
     const GOLDEN_42: u128 = 0xc8ad_0053_8ea0_9cd0_bf9c_129c_d1b5_be7c;
     const GOLDEN_42_PROBES: [u64; 7] = [
         717_417, 717_731, 510_275, 510_144, 895_521, 895_708, 548_534,
     ];
-    const GOLDEN_URL: u128 = 0xc26b_9414_43dd_e2c2_a439_e38c_aa9a_ba75;
+    const GOLDEN_URL: u128 = 0x60f1_264c_38c6_3cf8_a75d_2a37_7e96_50cc;
     const GOLDEN_URL_PROBES_2_40: [u64; 4] = [
-        705_345_850_538,
-        705_345_850_709,
-        440_862_744_814,
-        440_862_745_052,
+        718_822_586_238,
+        718_822_586_109,
+        35_673_637_815,
+        35_673_637_742,
     ];
 
     #[test]
