@@ -425,7 +425,10 @@ pub fn check_integer_widths<F: Subject>() {
             f.contains(&(i as isize)),
             f.contains(&i128::from(i)),
         ];
-        assert!(found.iter().all(|&x| x), "key {i} lost across widths: {found:?}");
+        assert!(
+            found.iter().all(|&x| x),
+            "key {i} lost across widths: {found:?}"
+        );
         let signed = -(i as i64) - 1;
         assert!(f.contains(&(signed as i32)) && f.contains(&(signed as i16)));
         assert!(f.contains(&i128::from(signed)) && f.contains(&(signed as isize)));
@@ -450,7 +453,10 @@ pub fn check_parquet_widths<F: Subject>() {
     assert!((0..1_000i32).all(|i| f.contains(&i)));
     assert!((0..1_000i64).all(|i| f.contains(&(i << 40))));
     let crossed = (0..1_000i32).filter(|&i| f.contains(&i64::from(i))).count();
-    assert!(crossed < 100, "{crossed} of 1000 i32 keys found as i64: widths merged");
+    assert!(
+        crossed < 100,
+        "{crossed} of 1000 i32 keys found as i64: widths merged"
+    );
 }
 
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.

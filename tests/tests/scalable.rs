@@ -402,7 +402,7 @@ fn layer_header_mutations_are_caught() {
     let mut at = payload_start;
     for layer in f.layers() {
         headers.push(at);
-        at += 20 + layer.filter().bits().heap_bytes();
+        at += 20 + layer.filter().bits().le_bytes_len() as usize;
     }
     assert_eq!(at, checked_len);
     let mut rejected = 0;

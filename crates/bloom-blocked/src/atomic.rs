@@ -88,7 +88,7 @@ impl AtomicBlockedBloomFilter {
     /// [`BlockedBloomFilter::with_seed`].
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.params.seed = seed;
-        self.clear();
+        self.blocks.clear();
         self
     }
 
@@ -147,7 +147,7 @@ impl AtomicBlockedBloomFilter {
     /// Adds a pre-computed hash; see [`insert`](AtomicBlockedBloomFilter::insert).
     #[inline]
     pub fn insert_hash(&self, hash: u128) -> bool {
-        let block = self.block(hash);
+        let block = self.blocks.at_for_write(low_half(hash));
         let mask = probe::mask(high_half(hash), self.params.num_hashes);
         let mut was_present = true;
         for (word, m) in block.0.iter().zip(mask) {
@@ -262,6 +262,9 @@ impl AtomicBlockedBloomFilter {
 
     /// Removes every key. Inserts racing with it may or may not survive.
     pub fn clear(&self) {
+        if !self.blocks.is_written() {
+            return;
+        }
         for block in self.blocks.as_slice() {
             for w in &block.0 {
                 w.store(0, Ordering::Relaxed);
@@ -274,7 +277,7 @@ impl AtomicBlockedBloomFilter {
         other: &'a AtomicBlockedBloomFilter,
     ) -> impl Iterator<Item = (&'a std::sync::atomic::AtomicU64, u64)> {
         self.blocks
-            .as_slice()
+            .writable()
             .iter()
             .zip(other.blocks.as_slice())
             .flat_map(|(a, b)| {
@@ -316,8 +319,8 @@ impl AtomicBlockedBloomFilter {
 
     /// A plain copy of the blocks, read with `Relaxed` loads.
     fn snapshot(&self) -> Blocks<Block> {
-        let mut copy =
-            Blocks::<Block>::zeroed(self.blocks.len()).expect("an array of this size exists");
+        let mut copy = Blocks::<Block>::zeroed(self.blocks.len())
+            .unwrap_or_else(|_| bloom_core::bits::out_of_memory(self.blocks.heap_bytes()));
         for (dst, src) in copy.as_mut_slice().iter_mut().zip(self.blocks.as_slice()) {
             for (d, s) in dst.0.iter_mut().zip(&src.0) {
                 *d = s.load(Ordering::Relaxed);

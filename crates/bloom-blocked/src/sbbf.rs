@@ -382,7 +382,7 @@ impl SplitBlockBloomFilter {
 
     /// Removes every value.
     pub fn clear(&mut self) {
-        self.blocks.words_mut().fill(0);
+        self.blocks.clear();
     }
 
     /// Adds every value of `other`.

@@ -1,17 +1,15 @@
-//! Zeroed, 64-byte-aligned arrays of fixed-size blocks.
+//! Zeroed, 64-byte-aligned arrays of fixed-size blocks, over the core's word storage.
 //!
 //! A blocked filter wants every block to be exactly one cache line, so a query touches one
-//! line and never two. `bitvec`'s `BitVec<u64>` (the core's `BitStore`) only promises the
-//! alignment of a `u64`, and a `Vec<Block>` of an `align(64)` type is allocated by the
-//! standard library with an aligned `alloc_zeroed`, which on Unix writes every byte (touching
-//! every page of a filter that may be gigabytes and mostly empty). This array instead takes
-//! its memory from a `Vec<u64>` (zeroed lazily by the kernel, through `calloc`) with 56 bytes
-//! of slack, and starts the blocks at the first 64-byte boundary inside it.
+//! line and never two. `bloom_core::bits::Words` gives memory that starts on a line
+//! boundary, is zeroed lazily by the kernel, is allocated fallibly and knows whether it was
+//! written; this module only views it as blocks.
 
 use std::marker::PhantomData;
 use std::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
+use bloom_core::bits::Words;
 use bloom_core::hash::reduce;
 
 /// A block type the array can hold.
@@ -47,38 +45,13 @@ unsafe impl BlockType for AtomicBlock {}
 // SAFETY: eight u32 words, size 32, align 32, no padding; zero is valid.
 unsafe impl BlockType for SplitBlock {}
 
-const ALIGN: usize = 64;
-const SLACK_WORDS: usize = ALIGN / 8 - 1;
-
 /// `len` blocks of type `B`, zero-initialised, starting on a 64-byte boundary.
 pub(crate) struct Blocks<B: BlockType> {
-    /// The memory, over-allocated by [`SLACK_WORDS`]; only `[offset, offset + len * words)`
-    /// holds blocks.
-    words: Vec<u64>,
-    /// Words skipped to reach the first 64-byte boundary.
-    offset: usize,
+    /// The memory: `len * WORDS_PER_BLOCK` words. Atomic blocks never read it as `&[u64]`
+    /// (only through the raw pointer), so no plain reference aliases an atomic write.
+    words: Words<u64>,
     len: usize,
     _marker: PhantomData<B>,
-}
-
-/// `len` zeroed words, or `None` when the allocator refuses (instead of aborting the process,
-/// which is what `vec![0; len]` does): a filter too large for this machine is an `Error`.
-/// Zeroed allocations with the alignment of `u64` come from `calloc`, whose large blocks are
-/// fresh pages the kernel zeroes on first touch.
-fn zeroed_words(len: usize) -> Option<Vec<u64>> {
-    let layout = std::alloc::Layout::array::<u64>(len).ok()?;
-    if layout.size() == 0 {
-        return Some(Vec::new());
-    }
-    // SAFETY: the layout has a non-zero size (checked above).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
-    if ptr.is_null() {
-        return None;
-    }
-    // SAFETY: `ptr` was just allocated by the global allocator with the layout of `len`
-    // `u64`s, which is the layout a `Vec<u64>` of capacity `len` deallocates with; all `len`
-    // words are initialised (zeroed).
-    Some(unsafe { Vec::from_raw_parts(ptr, len, len) })
 }
 
 impl<B: BlockType> Blocks<B> {
@@ -88,31 +61,24 @@ impl<B: BlockType> Blocks<B> {
     ///
     /// # Errors
     ///
-    /// [`Error::TooLarge`] when the size overflows the address space.
+    /// [`Error::InvalidParameter`] for 0 blocks, [`Error::TooLarge`] when the size overflows
+    /// the address space, [`Error::OutOfMemory`] when the allocator refuses it.
     pub(crate) fn zeroed(len: usize) -> Result<Self, Error> {
         if len == 0 {
             // `at` relies on there being a block; every filter has one.
             return Err(Error::invalid("num_blocks", "0 blocks"));
         }
-        let too_large = || Error::TooLarge {
-            requested_bits: len as f64 * size_of::<B>() as f64 * 8.0,
-            max_bits: bloom_core::math::MAX_NUM_BITS,
-        };
-        let total = len
+        let words = len
             .checked_mul(Self::WORDS_PER_BLOCK)
-            .and_then(|w| w.checked_add(SLACK_WORDS))
-            .filter(|w| w.checked_mul(8).is_some_and(|b| b <= isize::MAX as usize))
-            .ok_or_else(too_large)?;
-        let words = zeroed_words(total).ok_or_else(too_large)?;
-        let offset = (words.as_ptr() as usize).next_multiple_of(ALIGN) - words.as_ptr() as usize;
-        let blocks = Blocks {
-            words,
-            offset: offset / 8,
+            .ok_or(Error::TooLarge {
+                requested_bits: len as f64 * size_of::<B>() as f64 * 8.0,
+                max_bits: bloom_core::math::MAX_NUM_BITS,
+            })?;
+        Ok(Blocks {
+            words: Words::zeroed(words)?,
             len,
             _marker: PhantomData,
-        };
-        bloom_core::bits::advise_huge_pages(blocks.as_slice());
-        Ok(blocks)
+        })
     }
 
     /// The number of blocks.
@@ -124,15 +90,38 @@ impl<B: BlockType> Blocks<B> {
     /// The blocks.
     #[inline(always)]
     pub(crate) fn as_slice(&self) -> &[B] {
-        // SAFETY: `offset` words from the start of `words` is a 64-byte boundary (an 8-byte
-        // aligned pointer plus at most 7 words reaches one), so the pointer is aligned for
-        // `B` (whose alignment divides 64). `len` blocks fit: `words` holds
-        // `len * WORDS_PER_BLOCK + 7` words and `offset <= 7`. Every byte is initialised
-        // and zero is a valid `B` (the `BlockType` contract); the shared borrow of `self`
-        // keeps the memory alive and unaliased by any `&mut`.
-        unsafe {
-            std::slice::from_raw_parts(self.words.as_ptr().add(self.offset).cast::<B>(), self.len)
-        }
+        // SAFETY: `Words::as_ptr` is 64-byte aligned, so aligned for `B` (whose alignment
+        // divides 64), and points at `len * WORDS_PER_BLOCK` initialised words, exactly `len`
+        // blocks. Zero is a valid `B` and every word's bytes are a valid part of one (the
+        // `BlockType` contract); the shared borrow of `self` keeps the memory alive and
+        // unaliased by any `&mut`.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<B>(), self.len) }
+    }
+
+    /// The blocks, for writers that share them (atomic blocks): marks the memory written, so
+    /// that clearing a filter nobody wrote costs nothing.
+    #[inline(always)]
+    pub(crate) fn writable(&self) -> &[B] {
+        self.words.mark_written();
+        self.as_slice()
+    }
+
+    /// Zeroes every block; memory never written is left untouched.
+    pub(crate) fn clear(&mut self) {
+        self.words.clear();
+    }
+
+    /// Whether any block may be non-zero.
+    pub(crate) fn is_written(&self) -> bool {
+        self.words.is_written()
+    }
+
+    /// [`at`](Blocks::at) for a writer that shares the blocks (atomic blocks): marks the
+    /// memory written first.
+    #[inline(always)]
+    pub(crate) fn at_for_write(&self, x: u64) -> &B {
+        self.words.mark_written();
+        self.at(x)
     }
 
     /// The block a uniformly distributed 64-bit value selects: number
@@ -159,19 +148,15 @@ impl<B: BlockType> Blocks<B> {
     /// The blocks, mutable.
     #[inline(always)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [B] {
+        let len = self.len;
         // SAFETY: as in `as_slice`; the exclusive borrow of `self` makes this the only
-        // reference to the memory.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.words.as_mut_ptr().add(self.offset).cast::<B>(),
-                self.len,
-            )
-        }
+        // reference to the memory (and `as_mut_ptr` marks it written).
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<B>(), len) }
     }
 
     /// Bytes of heap held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.words.capacity() * 8
+        self.words.heap_bytes()
     }
 
     /// Moves the memory into an array of another block type of the same size.
@@ -179,7 +164,6 @@ impl<B: BlockType> Blocks<B> {
         assert_eq!(size_of::<B>(), size_of::<C>(), "block types of one size");
         Blocks {
             words: self.words,
-            offset: self.offset,
             len: self.len,
             _marker: PhantomData,
         }
@@ -192,23 +176,25 @@ impl<B: BlockType + Copy> Blocks<B> {
     /// The block words as `u64`s, in order (for serialisation and popcounts).
     #[inline]
     pub(crate) fn words(&self) -> &[u64] {
-        &self.words[self.offset..self.offset + self.len * Self::WORDS_PER_BLOCK]
+        self.words.as_slice()
     }
 
     /// The block words, mutable.
     #[inline]
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        let end = self.offset + self.len * Self::WORDS_PER_BLOCK;
-        &mut self.words[self.offset..end]
+        self.words.as_mut_slice()
     }
 }
 
+/// A copy in fresh aligned memory (aborting, as the standard collections do, if the
+/// allocator refuses it).
 impl<B: BlockType + Copy> Clone for Blocks<B> {
     fn clone(&self) -> Self {
-        // A clone of the `Vec` may land at another alignment: copy into fresh blocks.
-        let mut out = Blocks::zeroed(self.len).expect("an array of this size exists already");
-        out.words_mut().copy_from_slice(self.words());
-        out
+        Blocks {
+            words: self.words.clone(),
+            len: self.len,
+            _marker: PhantomData,
+        }
     }
 }
 

@@ -71,7 +71,7 @@ impl AtomicBloomFilter {
     /// Returns this filter emptied and re-keyed with `seed`; see [`BloomFilter::with_seed`].
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.params.seed = seed;
-        self.clear();
+        self.bits.clear_mut();
         self
     }
 
@@ -124,7 +124,7 @@ impl AtomicBloomFilter {
     /// Adds a pre-computed hash; see [`insert`](AtomicBloomFilter::insert).
     #[inline]
     pub fn insert_hash(&self, hash: u128) -> bool {
-        let words = self.bits.as_words();
+        let words = self.bits.as_words_for_write();
         let mut was_present = true;
         for pos in self.probes(hash) {
             let mask = 1u64 << (pos & 63);

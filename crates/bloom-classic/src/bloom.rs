@@ -122,7 +122,7 @@ impl BloomFilter {
     ///
     /// let mut filter = BloomFilter::new(1000, 0.01)?.with_seed(7);
     /// filter.insert("kept");
-    /// let bits = BitStore::from_words(filter.bits().as_words().to_vec(), filter.num_bits())?;
+    /// let bits = BitStore::from_words(filter.bits().as_words(), filter.num_bits())?;
     /// let rebuilt = BloomFilter::from_bits(bits, filter.num_hashes(), 7)?;
     /// assert_eq!(rebuilt, filter);
     /// assert!(rebuilt.contains("kept"));
@@ -142,6 +142,10 @@ impl BloomFilter {
     }
 
     /// Returns this filter emptied and re-keyed with `seed`.
+    ///
+    /// A filter that was never written (fresh from [`new`](BloomFilter::new)) is not
+    /// touched: its memory stays lazily zeroed, so seeding a gigabyte filter costs no more
+    /// than seeding a small one. A filter that holds keys is cleared.
     ///
     /// Filters can only be merged with filters of the same seed. Use the default seed when
     /// filters built in different places must be merged; use a secret seed (for example

@@ -19,9 +19,13 @@
 //! because a filter probes random words and 4 KiB pages make most probes of a large filter a
 //! TLB miss as well as a cache miss.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::Layout;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use bitvec::prelude::{BitVec, Lsb0};
+use bitvec::prelude::Lsb0;
 use bitvec::slice::BitSlice;
 
 use crate::Error;
@@ -104,37 +108,313 @@ fn tail_mask(num_bits: u64) -> u64 {
     }
 }
 
-/// Allocates `words` zeroed words, the way every store of the workspace allocates its array.
-/// Large allocations come from the kernel already zeroed (the allocator uses `calloc`/`mmap`),
-/// so the pages are only touched when a bit is first set; on Linux, arrays of 4 MiB and more
-/// are advised to use transparent huge pages (see [`BitStore::new`]). Public so that stores of
-/// other word layouts (the counting filter's 4-bit counters) get the same treatment.
-///
-/// # Examples
-///
-/// ```
-/// let words = bloom_core::bits::alloc_zeroed_words(1 << 20);
-/// assert!(words.len() == 1 << 20 && words.iter().all(|&w| w == 0));
-/// ```
-pub fn alloc_zeroed_words(words: usize) -> Vec<u64> {
-    let v = vec![0u64; words];
-    advise_huge_pages(&v);
-    v
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for std::sync::atomic::AtomicU64 {}
 }
 
-/// A copy of `words` in memory from [`alloc_zeroed_words`] (so huge pages are advised for a
-/// large copy, as for a new store).
+/// A word type [`Words`] holds: `u64` for stores with one writer, `AtomicU64` for stores
+/// shared between threads. Both have the size and alignment of a `u64` and zero as a valid
+/// value. Sealed: no other type can implement it.
+pub trait Word: sealed::Sealed + Sized {}
+impl Word for u64 {}
+impl Word for AtomicU64 {}
+
+/// The alignment of every store: one cache line.
+const LINE_BYTES: usize = 64;
+/// Words allocated beyond the store so that it can start at a 64-byte boundary.
+const SLACK_WORDS: usize = LINE_BYTES / 8 - 1;
+
+/// The one word storage of every filter of the workspace: `len` zeroed words of type `W`,
+/// starting on a 64-byte (cache-line) boundary, allocated fallibly and advised for huge pages.
+///
+/// * **Lazily zeroed.** The memory comes from the allocator's zeroed allocation with the
+///   alignment of a `u64` (`calloc`), whose large blocks are fresh pages the kernel zeroes on
+///   first touch: a filter of a gigabyte costs nothing until keys land in it. (An allocation
+///   with 64-byte alignment would be zeroed by writing every byte, so the store over-allocates
+///   by seven words and starts at the first line boundary inside.)
+/// * **Fallible.** A size the address space cannot hold is [`Error::TooLarge`], and memory the
+///   allocator refuses is [`Error::OutOfMemory`]: never an abort.
+/// * **Aligned.** Word 0 starts a cache line, so a 512-bit block is one line.
+/// * **Huge pages.** On Linux, stores of [`HUGE_PAGE_THRESHOLD`] bytes and more are advised to
+///   use transparent huge pages ([`advise_huge_pages`]).
+/// * **Knows whether it was written.** Clearing a store that was never written touches
+///   nothing, so re-seeding a fresh filter (`with_seed`) is free whatever its size. Every
+///   mutable access marks the store written; shared writers of an atomic store call
+///   [`Words::writable`].
 ///
 /// # Examples
 ///
 /// ```
-/// let copy = bloom_core::bits::copy_words(&[1, 2, 3]);
-/// assert_eq!(copy, vec![1, 2, 3]);
+/// use bloom_core::bits::Words;
+///
+/// let mut words = Words::<u64>::zeroed(1000)?;
+/// assert_eq!(words.as_ptr() as usize % 64, 0);
+/// assert!(words.as_slice().iter().all(|&w| w == 0));
+/// words.as_mut_slice()[3] = 7;
+/// assert_eq!(words.try_clone()?.as_slice()[3], 7);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn copy_words(words: &[u64]) -> Vec<u64> {
-    let mut copy = alloc_zeroed_words(words.len());
-    copy.copy_from_slice(words);
-    copy
+pub struct Words<W: Word> {
+    /// The allocation: `cap` `u64` words from the global allocator, 8-byte aligned.
+    base: NonNull<u64>,
+    cap: usize,
+    /// Words from `base` to the first 64-byte boundary (at most [`SLACK_WORDS`]).
+    offset: usize,
+    len: usize,
+    /// Whether any word may be non-zero (set by every write access).
+    written: AtomicBool,
+    _word: PhantomData<W>,
+}
+
+// SAFETY: `Words` owns its allocation as a `Vec<W>` would and hands out references to it only
+// through `&self`/`&mut self`, so it is `Send`/`Sync` exactly when `W` is.
+unsafe impl<W: Word + Send> Send for Words<W> {}
+// SAFETY: as above.
+unsafe impl<W: Word + Sync> Sync for Words<W> {}
+
+impl<W: Word> Words<W> {
+    /// `len` zeroed words starting on a 64-byte boundary (`len` may be 0).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooLarge`] when the size overflows the address space,
+    /// [`Error::OutOfMemory`] when the allocator refuses it.
+    pub fn zeroed(len: usize) -> Result<Self, Error> {
+        let too_large = || Error::TooLarge {
+            requested_bits: len as f64 * 64.0,
+            max_bits: MAX_NUM_BITS,
+        };
+        let cap = len.checked_add(SLACK_WORDS).ok_or_else(too_large)?;
+        let layout = cap
+            .checked_mul(8)
+            .and_then(|bytes| Layout::from_size_align(bytes, 8).ok())
+            .ok_or_else(too_large)?;
+        // SAFETY: the layout's size is at least SLACK_WORDS * 8 > 0.
+        let raw = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+        let base = NonNull::new(raw).ok_or(Error::OutOfMemory {
+            bytes: layout.size() as u64,
+        })?;
+        let start = base.as_ptr() as usize;
+        let offset = (start.next_multiple_of(LINE_BYTES) - start) / 8;
+        let words = Words {
+            base,
+            cap,
+            offset,
+            len,
+            written: AtomicBool::new(false),
+            _word: PhantomData,
+        };
+        advise_huge_pages(words.as_slice());
+        Ok(words)
+    }
+
+    /// The number of words.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the store has no words.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A pointer to word 0 (64-byte aligned), for block views over the words. Reading through
+    /// it is fine while `self` is borrowed; writing needs [`as_mut_ptr`](Words::as_mut_ptr) or,
+    /// for atomic words, [`writable`](Words::writable) first.
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *const W {
+        // SAFETY: `offset + len <= cap` words lie inside the allocation.
+        unsafe { self.base.as_ptr().add(self.offset).cast::<W>() }
+    }
+
+    /// A pointer to word 0 for writing; marks the store written.
+    #[inline(always)]
+    pub fn as_mut_ptr(&mut self) -> *mut W {
+        *self.written.get_mut() = true;
+        // SAFETY: as in `as_ptr`.
+        unsafe { self.base.as_ptr().add(self.offset).cast::<W>() }
+    }
+
+    /// The words.
+    #[inline(always)]
+    pub fn as_slice(&self) -> &[W] {
+        // SAFETY: `as_ptr` is 64-byte aligned (so aligned for `W`, whose alignment is 8) and
+        // points at `len` initialised words inside the live allocation (zero is a valid `W`);
+        // the shared borrow of `self` excludes any `&mut` to them.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
+    }
+
+    /// The words, mutable; marks the store written.
+    #[inline(always)]
+    pub fn as_mut_slice(&mut self) -> &mut [W] {
+        let len = self.len;
+        // SAFETY: as in `as_slice`; the exclusive borrow of `self` makes this the only
+        // reference to the words.
+        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr(), len) }
+    }
+
+    /// The words, for writers that share the store (atomic words): marks it written. The flag
+    /// is read first and stored only once, so concurrent writers keep its cache line shared.
+    #[inline(always)]
+    pub fn writable(&self) -> &[W] {
+        self.mark_written();
+        self.as_slice()
+    }
+
+    /// Marks the store written, for shared writers that reach the words through a view of
+    /// their own (the blocks of an atomic blocked filter). The flag is read first and stored
+    /// only once, so concurrent writers keep its cache line shared.
+    #[inline(always)]
+    pub fn mark_written(&self) {
+        if !self.written.load(Ordering::Relaxed) {
+            self.written.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether any word may be non-zero: false for a store never written since it was
+    /// allocated or [cleared](Words::clear).
+    #[inline]
+    pub fn is_written(&self) -> bool {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    /// Zeroes every word; a store never written is left untouched (its pages stay lazy).
+    pub fn clear(&mut self) {
+        if *self.written.get_mut() {
+            let len = self.len;
+            // SAFETY: `len` words at `as_mut_ptr` lie in the allocation and zero is a valid `W`.
+            unsafe { std::ptr::write_bytes(self.as_mut_ptr(), 0, len) };
+            *self.written.get_mut() = false;
+        }
+    }
+
+    /// Bytes of heap held (the words and the alignment slack).
+    #[inline]
+    pub fn heap_bytes(&self) -> usize {
+        self.cap * 8
+    }
+
+    /// The same memory as words of another type: `u64` and `AtomicU64` convert both ways
+    /// without a copy.
+    pub fn cast<V: Word>(self) -> Words<V> {
+        let this = ManuallyDrop::new(self);
+        Words {
+            base: this.base,
+            cap: this.cap,
+            offset: this.offset,
+            len: this.len,
+            written: AtomicBool::new(this.written.load(Ordering::Relaxed)),
+            _word: PhantomData,
+        }
+    }
+
+    fn layout(&self) -> Layout {
+        Layout::from_size_align(self.cap * 8, 8).expect("checked when allocated")
+    }
+}
+
+impl Words<u64> {
+    /// The words of little-endian `bytes` (whose length must be a multiple of 8), in fresh
+    /// memory: the payload of every variant's bytes. Allocates `bytes.len()` bytes, no more.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] when the length is not a multiple of 8; [`Error::OutOfMemory`].
+    pub fn from_le_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        if bytes.len() % 8 != 0 {
+            return Err(Error::corrupt(format!(
+                "{} payload bytes: not a whole number of 64-bit words",
+                bytes.len()
+            )));
+        }
+        let mut words = Words::zeroed(bytes.len() / 8)?;
+        for (w, chunk) in words.as_mut_slice().iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+        }
+        Ok(words)
+    }
+
+    /// A copy in fresh memory (aligned and advised like a new store).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when the allocator refuses the copy.
+    pub fn try_clone(&self) -> Result<Self, Error> {
+        let mut copy = Words::zeroed(self.len)?;
+        if self.is_written() {
+            copy.as_mut_slice().copy_from_slice(self.as_slice());
+        }
+        Ok(copy)
+    }
+}
+
+impl Words<AtomicU64> {
+    /// A plain copy of the words as they are now (`Relaxed` loads: concurrent writes may or
+    /// may not be in it), in fresh memory.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when the allocator refuses the copy.
+    pub fn snapshot(&self) -> Result<Words<u64>, Error> {
+        let mut copy = Words::zeroed(self.len)?;
+        if self.is_written() {
+            for (w, a) in copy.as_mut_slice().iter_mut().zip(self.as_slice()) {
+                *w = a.load(Ordering::Relaxed);
+            }
+        }
+        Ok(copy)
+    }
+}
+
+impl<W: Word> Drop for Words<W> {
+    fn drop(&mut self) {
+        let layout = self.layout();
+        // SAFETY: `base` was allocated by the global allocator with exactly this layout and
+        // is freed once, here.
+        unsafe { std::alloc::dealloc(self.base.as_ptr().cast(), layout) };
+    }
+}
+
+/// A clone copies into fresh memory; like the standard collections, it aborts through
+/// [`handle_alloc_error`](std::alloc::handle_alloc_error) if the allocator refuses.
+/// [`Words::try_clone`] is the fallible form.
+impl Clone for Words<u64> {
+    fn clone(&self) -> Self {
+        self.try_clone()
+            .unwrap_or_else(|_| out_of_memory(self.heap_bytes()))
+    }
+}
+
+/// Ends the process as the standard collections do when the allocator refuses `bytes` for
+/// a copy that cannot return an error (a `Clone`, an infallible conversion): through
+/// [`handle_alloc_error`](std::alloc::handle_alloc_error). Constructors never call it; they
+/// return [`Error::OutOfMemory`].
+#[cold]
+pub fn out_of_memory(bytes: usize) -> ! {
+    let layout = Layout::from_size_align(bytes.max(1), 8).unwrap_or(Layout::new::<u64>());
+    std::alloc::handle_alloc_error(layout)
+}
+
+/// Equal when the words are.
+impl PartialEq for Words<u64> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Words<u64> {}
+
+impl<W: Word> std::fmt::Debug for Words<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Words")
+            .field("len", &self.len)
+            .field("written", &self.is_written())
+            .finish()
+    }
 }
 
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
@@ -203,7 +483,9 @@ fn page_resident(addr: usize) -> bool {
 #[cfg(not(target_os = "linux"))]
 pub fn advise_huge_pages<T>(_memory: &[T]) {}
 
-/// A fixed-size array of bits, backed by `bitvec`'s `BitVec<u64, Lsb0>`.
+/// A fixed-size array of bits in [`Words`]: bit `i` in word `i / 64`, position `i % 64` from
+/// the least significant bit. `bitvec`'s `BitSlice` is the bit-level view of the words
+/// ([`get`](BitStore::get), [`set`](BitStore::set)); the probe loops work on the words.
 ///
 /// Bits past `len()` in the last word are always zero; every constructor checks it.
 ///
@@ -219,18 +501,10 @@ pub fn advise_huge_pages<T>(_memory: &[T]) {}
 /// assert_eq!(bits.count_ones(), 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct BitStore {
-    bits: BitVec<u64, Lsb0>,
-}
-
-/// A clone gets its memory from [`alloc_zeroed_words`] like a new store, so a large clone is
-/// advised to use huge pages too (a derived clone would copy into plain allocator memory).
-impl Clone for BitStore {
-    fn clone(&self) -> Self {
-        BitStore::from_vec_unchecked_tail(copy_words(self.as_words()), self.len())
-            .expect("a store's own words and length are consistent")
-    }
+    words: Words<u64>,
+    num_bits: u64,
 }
 
 impl std::fmt::Debug for BitStore {
@@ -243,27 +517,46 @@ impl std::fmt::Debug for BitStore {
 }
 
 impl BitStore {
-    /// A store of `num_bits` zero bits.
-    ///
-    /// On Linux, stores of 4 MiB and more are advised to use transparent huge pages.
+    /// A store of `num_bits` zero bits, in [`Words`] (lazily zeroed, 64-byte aligned, huge
+    /// pages advised for 4 MiB and more).
     ///
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] for 0 bits, [`Error::TooLarge`] beyond
-    /// [`MAX_NUM_BITS`] or the address space.
+    /// [`MAX_NUM_BITS`] or the address space, [`Error::OutOfMemory`] when the allocator
+    /// refuses the memory.
     pub fn new(num_bits: u64) -> Result<Self, Error> {
         check_num_bits(num_bits)?;
-        let words = words_for(num_bits)?;
-        Self::from_vec_unchecked_tail(alloc_zeroed_words(words), num_bits)
+        let words = Words::zeroed(words_for(num_bits)?)?;
+        Ok(BitStore { words, num_bits })
     }
 
-    /// A store of `num_bits` bits over the given words (LSB-first).
+    /// A store of `num_bits` bits holding a copy of `words` (LSB-first).
     ///
     /// # Errors
     ///
     /// [`Error::Corrupt`] when `words` has the wrong length for `num_bits` or has bits set
-    /// past `num_bits`; the errors of [`BitStore::new`] for a bad `num_bits`.
-    pub fn from_words(words: Vec<u64>, num_bits: u64) -> Result<Self, Error> {
+    /// past `num_bits`; the errors of [`BitStore::new`].
+    pub fn from_words(words: &[u64], num_bits: u64) -> Result<Self, Error> {
+        let mut store = BitStore::new(num_bits)?;
+        if words.len() != store.words.len() {
+            return Err(Error::corrupt(format!(
+                "{} words given for {num_bits} bits, {} expected",
+                words.len(),
+                store.words.len()
+            )));
+        }
+        store.words.as_mut_slice().copy_from_slice(words);
+        store.check_tail()?;
+        Ok(store)
+    }
+
+    /// A store of `num_bits` bits over `words`, taken as they are (no copy).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_words`](BitStore::from_words).
+    pub fn from_parts(words: Words<u64>, num_bits: u64) -> Result<Self, Error> {
         check_num_bits(num_bits)?;
         let expected = words_for(num_bits)?;
         if words.len() != expected {
@@ -272,12 +565,23 @@ impl BitStore {
                 words.len()
             )));
         }
-        if words.last().is_some_and(|&w| w & !tail_mask(num_bits) != 0) {
+        let store = BitStore { words, num_bits };
+        store.check_tail()?;
+        Ok(store)
+    }
+
+    fn check_tail(&self) -> Result<(), Error> {
+        if self
+            .as_words()
+            .last()
+            .is_some_and(|&w| w & !tail_mask(self.num_bits) != 0)
+        {
             return Err(Error::corrupt(format!(
-                "bits set beyond the end ({num_bits} bits)"
+                "bits set beyond the end ({} bits)",
+                self.num_bits
             )));
         }
-        Self::from_vec_unchecked_tail(words, num_bits)
+        Ok(())
     }
 
     /// Reads `num_bits` bits from little-endian words, as [`BitStore::write_le_bytes`] writes
@@ -296,29 +600,25 @@ impl BitStore {
                 words as u64 * 8
             )));
         }
-        let mut v = alloc_zeroed_words(words);
-        for (w, chunk) in v.iter_mut().zip(bytes.chunks_exact(8)) {
-            *w = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
-        }
-        Self::from_words(v, num_bits)
+        BitStore::from_parts(Words::from_le_bytes(bytes)?, num_bits)
     }
 
-    fn from_vec_unchecked_tail(words: Vec<u64>, num_bits: u64) -> Result<Self, Error> {
-        let mut bits = BitVec::from_vec(words);
-        bits.truncate(num_bits as usize);
-        Ok(BitStore { bits })
+    /// The bit-level view.
+    #[inline]
+    fn bit_slice(&self) -> &BitSlice<u64, Lsb0> {
+        &BitSlice::from_slice(self.as_words())[..self.num_bits as usize]
     }
 
     /// The number of bits.
     #[inline]
     pub fn len(&self) -> u64 {
-        self.bits.len() as u64
+        self.num_bits
     }
 
     /// Whether the store has no bits (never true: constructors require at least one).
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.bits.is_empty()
+        self.num_bits == 0
     }
 
     /// Whether bit `index` is set.
@@ -328,7 +628,7 @@ impl BitStore {
     /// If `index >= self.len()`.
     #[inline]
     pub fn get(&self, index: u64) -> bool {
-        self.bits[index as usize]
+        self.bit_slice()[index as usize]
     }
 
     /// Sets bit `index`, returning whether it was set before.
@@ -338,12 +638,14 @@ impl BitStore {
     /// If `index >= self.len()`.
     #[inline]
     pub fn set(&mut self, index: u64) -> bool {
-        let mut bit = self
-            .bits
-            .get_mut(index as usize)
-            .expect("bit index in range");
-        let was = *bit;
-        *bit = true;
+        assert!(
+            index < self.num_bits,
+            "bit index {index} out of range {}",
+            self.num_bits
+        );
+        let bits = BitSlice::<u64, Lsb0>::from_slice_mut(self.words.as_mut_slice());
+        let was = bits[index as usize];
+        bits.set(index as usize, true);
         was
     }
 
@@ -351,7 +653,7 @@ impl BitStore {
     /// bit. Bits past `len()` are zero.
     #[inline]
     pub fn as_words(&self) -> &[u64] {
-        self.bits.as_raw_slice()
+        self.words.as_slice()
     }
 
     /// The raw words, mutable, for probe loops.
@@ -360,7 +662,7 @@ impl BitStore {
     /// always below `len()`.
     #[inline]
     pub fn as_words_mut(&mut self) -> &mut [u64] {
-        self.bits.as_raw_mut_slice()
+        self.words.as_mut_slice()
     }
 
     /// Whether every position of `probes` is set: the query of a classic Bloom filter.
@@ -506,9 +808,10 @@ impl BitStore {
         self.count_ones() as f64 / self.len() as f64
     }
 
-    /// Clears every bit.
+    /// Clears every bit. A store never written since it was made (or last cleared) is not
+    /// touched, so clearing a fresh store of any size costs nothing.
     pub fn clear(&mut self) {
-        self.as_words_mut().fill(0);
+        self.words.clear();
     }
 
     /// ORs `other` into `self` (set union).
@@ -539,7 +842,7 @@ impl BitStore {
 
     /// Bytes of heap held by the words.
     pub fn heap_bytes(&self) -> usize {
-        self.bits.as_raw_slice().len() * 8
+        self.words.heap_bytes()
     }
 
     /// Bytes of [`BitStore::write_le_bytes`]'s output.
@@ -555,14 +858,9 @@ impl BitStore {
         }
     }
 
-    /// The underlying `bitvec` storage.
-    pub fn as_bitslice(&self) -> &BitSlice<u64, Lsb0> {
-        &self.bits
-    }
-
     /// Moves the words out.
-    pub fn into_words(self) -> Vec<u64> {
-        self.bits.into_vec()
+    pub fn into_words(self) -> Words<u64> {
+        self.words
     }
 }
 
@@ -601,7 +899,7 @@ fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AtomicBitStore {
-    words: Box<[AtomicU64]>,
+    words: Words<AtomicU64>,
     num_bits: u64,
 }
 
@@ -614,8 +912,8 @@ impl std::fmt::Debug for AtomicBitStore {
     }
 }
 
-/// A clone is a snapshot ([`AtomicBitStore::to_bit_store`], memory from
-/// [`alloc_zeroed_words`] as for [`BitStore`]'s clone) made atomic again in place.
+/// A clone is a snapshot ([`AtomicBitStore::to_bit_store`]) made atomic again, without a
+/// second copy. Like the standard collections, it aborts if the allocator refuses the copy.
 impl Clone for AtomicBitStore {
     fn clone(&self) -> Self {
         self.to_bit_store().into()
@@ -644,10 +942,17 @@ impl AtomicBitStore {
         self.num_bits == 0
     }
 
-    /// The raw atomic words.
+    /// The raw atomic words, for reading.
     #[inline]
     pub fn as_words(&self) -> &[AtomicU64] {
-        &self.words
+        self.words.as_slice()
+    }
+
+    /// The raw atomic words, for writing (`fetch_or`): marks the store written, so that a
+    /// later [`clear_mut`](AtomicBitStore::clear_mut) knows it has bits to clear.
+    #[inline(always)]
+    pub fn as_words_for_write(&self) -> &[AtomicU64] {
+        self.words.writable()
     }
 
     /// Whether bit `index` is set (a `Relaxed` load).
@@ -662,7 +967,7 @@ impl AtomicBitStore {
             "bit index {index} out of range {}",
             self.num_bits
         );
-        (self.words[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 != 0
+        (self.as_words()[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 != 0
     }
 
     /// Whether every position of `probes` is set (`Relaxed` loads), tested a pair at a time
@@ -694,7 +999,7 @@ impl AtomicBitStore {
             self.num_bits,
             "probes must span exactly this store"
         );
-        let words = &self.words[..];
+        let words = self.words.as_slice();
         let shifted = |pos: u64| {
             debug_assert!(pos < self.num_bits);
             // SAFETY: as in `BitStore::all_set`: positions are below `range() == num_bits`
@@ -713,7 +1018,7 @@ impl AtomicBitStore {
     /// If `probes.range()` differs from `self.len()`.
     #[inline(always)]
     pub fn prefetch_all(&self, probes: Probes) {
-        prefetch_probes(&self.words, self.num_bits, probes);
+        prefetch_probes(self.words.as_slice(), self.num_bits, probes);
     }
 
     /// Sets bit `index` with one `Relaxed` `fetch_or`, returning whether it was set before.
@@ -729,12 +1034,12 @@ impl AtomicBitStore {
             self.num_bits
         );
         let mask = 1u64 << (index & 63);
-        self.words[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask != 0
+        self.words.writable()[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask != 0
     }
 
     /// The number of set bits (a snapshot: concurrent inserts may or may not be counted).
     pub fn count_ones(&self) -> u64 {
-        self.words
+        self.as_words()
             .iter()
             .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
             .sum()
@@ -745,11 +1050,21 @@ impl AtomicBitStore {
         self.count_ones() as f64 / self.num_bits as f64
     }
 
-    /// Clears every bit. Inserts racing with it may survive or not.
+    /// Clears every bit. Inserts racing with it may survive or not. A store never written
+    /// is not touched.
     pub fn clear(&self) {
-        for w in self.words.iter() {
-            w.store(0, Ordering::Relaxed);
+        if self.words.is_written() {
+            for w in self.as_words() {
+                w.store(0, Ordering::Relaxed);
+            }
         }
+    }
+
+    /// Clears every bit of a store no other thread can reach (its owner's `&mut`): like
+    /// [`clear`](AtomicBitStore::clear), and it also forgets that the store was written, so
+    /// that the next clear of a store left empty costs nothing.
+    pub fn clear_mut(&mut self) {
+        self.words.clear();
     }
 
     /// ORs `other` into `self` word by word.
@@ -759,7 +1074,7 @@ impl AtomicBitStore {
     /// [`Error::Incompatible`] when the lengths differ.
     pub fn union_with(&self, other: &AtomicBitStore) -> Result<(), Error> {
         Error::check_same("num_bits", self.num_bits, other.num_bits)?;
-        for (a, b) in self.words.iter().zip(other.words.iter()) {
+        for (a, b) in self.words.writable().iter().zip(other.as_words()) {
             a.fetch_or(b.load(Ordering::Relaxed), Ordering::Relaxed);
         }
         Ok(())
@@ -772,7 +1087,7 @@ impl AtomicBitStore {
     /// [`Error::Incompatible`] when the lengths differ.
     pub fn intersect_with(&self, other: &AtomicBitStore) -> Result<(), Error> {
         Error::check_same("num_bits", self.num_bits, other.num_bits)?;
-        for (a, b) in self.words.iter().zip(other.words.iter()) {
+        for (a, b) in self.words.writable().iter().zip(other.as_words()) {
             a.fetch_and(b.load(Ordering::Relaxed), Ordering::Relaxed);
         }
         Ok(())
@@ -780,38 +1095,47 @@ impl AtomicBitStore {
 
     /// Bytes of heap held by the words.
     pub fn heap_bytes(&self) -> usize {
-        self.words.len() * 8
+        self.words.heap_bytes()
     }
 
-    /// A plain copy of the current bits, in memory from [`alloc_zeroed_words`] (advised to
-    /// use huge pages when large, as a new store is).
+    /// A plain copy of the current bits, in fresh memory (aligned and advised like a new
+    /// store).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when the allocator refuses the copy.
+    pub fn try_to_bit_store(&self) -> Result<BitStore, Error> {
+        Ok(BitStore {
+            words: self.words.snapshot()?,
+            num_bits: self.num_bits,
+        })
+    }
+
+    /// [`try_to_bit_store`](AtomicBitStore::try_to_bit_store); like the standard
+    /// collections' clones, it aborts if the allocator refuses the copy.
     pub fn to_bit_store(&self) -> BitStore {
-        let mut words = alloc_zeroed_words(self.words.len());
-        for (w, a) in words.iter_mut().zip(self.words.iter()) {
-            *w = a.load(Ordering::Relaxed);
-        }
-        BitStore::from_words(words, self.num_bits).expect("an atomic store keeps its invariants")
+        self.try_to_bit_store()
+            .unwrap_or_else(|_| out_of_memory(self.heap_bytes()))
     }
 }
 
+/// The same memory, no copy.
 impl From<BitStore> for AtomicBitStore {
     fn from(bits: BitStore) -> Self {
-        let num_bits = bits.len();
-        let words = bits.into_words().into_iter().map(AtomicU64::new).collect();
-        AtomicBitStore { words, num_bits }
+        AtomicBitStore {
+            words: bits.words.cast(),
+            num_bits: bits.num_bits,
+        }
     }
 }
 
+/// The same memory, no copy.
 impl From<AtomicBitStore> for BitStore {
     fn from(bits: AtomicBitStore) -> Self {
-        let num_bits = bits.num_bits;
-        let words: Vec<u64> = bits
-            .words
-            .into_vec()
-            .into_iter()
-            .map(AtomicU64::into_inner)
-            .collect();
-        BitStore::from_words(words, num_bits).expect("an atomic store keeps its invariants")
+        BitStore {
+            words: bits.words.cast(),
+            num_bits: bits.num_bits,
+        }
     }
 }
 
@@ -888,10 +1212,16 @@ mod tests {
 
     #[test]
     fn from_words_rejects_bad_tails_and_lengths() {
-        assert!(BitStore::from_words(vec![0, 0], 65).is_ok());
-        assert!(BitStore::from_words(vec![0, 2], 65).is_err());
-        assert!(BitStore::from_words(vec![0], 65).is_err());
-        assert!(BitStore::from_words(vec![u64::MAX], 64).is_ok());
+        assert!(BitStore::from_words(&[0, 0], 65).is_ok());
+        assert!(BitStore::from_words(&[0, 2], 65).is_err());
+        assert!(BitStore::from_words(&[0], 65).is_err());
+        assert!(BitStore::from_words(&[u64::MAX], 64).is_ok());
+        let words = Words::zeroed(2).unwrap();
+        assert!(BitStore::from_parts(words, 65).is_ok());
+        let mut words = Words::zeroed(2).unwrap();
+        words.as_mut_slice()[1] = 2;
+        assert!(BitStore::from_parts(words, 65).is_err());
+        assert!(BitStore::from_parts(Words::zeroed(1).unwrap(), 65).is_err());
     }
 
     #[test]
@@ -956,9 +1286,77 @@ mod tests {
     }
 
     #[test]
+    fn words_are_aligned_zeroed_and_track_writes() {
+        for len in [0usize, 1, 7, 8, 9, 1000] {
+            let mut w = Words::<u64>::zeroed(len).unwrap();
+            assert_eq!(w.as_ptr() as usize % 64, 0);
+            assert_eq!(w.len(), len);
+            assert!(w.as_slice().iter().all(|&x| x == 0));
+            assert!(!w.is_written());
+            w.clear();
+            assert!(!w.is_written());
+            if len > 0 {
+                w.as_mut_slice()[len - 1] = 9;
+                assert!(w.is_written());
+                let copy = w.try_clone().unwrap();
+                assert_eq!(copy.as_ptr() as usize % 64, 0);
+                assert_eq!(copy, w);
+                w.clear();
+                assert!(!w.is_written() && w.as_slice().iter().all(|&x| x == 0));
+                assert_ne!(copy, w);
+            }
+            let atomic: Words<AtomicU64> = w.cast();
+            assert_eq!(atomic.len(), len);
+            if len > 0 {
+                atomic.writable()[0].store(5, Ordering::Relaxed);
+                assert!(atomic.is_written());
+                assert_eq!(atomic.snapshot().unwrap().as_slice()[0], 5);
+            }
+        }
+    }
+
+    /// Sizes the address space cannot hold are errors, not aborts. (Sizes it can hold but
+    /// this machine cannot are tested in a child process by the workspace's suite.)
+    #[test]
+    fn impossible_word_counts_are_errors() {
+        assert!(matches!(
+            Words::<u64>::zeroed(usize::MAX),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            Words::<u64>::zeroed(usize::MAX / 8),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(Words::<u64>::zeroed(isize::MAX as usize / 8 - 7).is_err());
+    }
+
+    /// Clearing a store that was never written touches nothing; after a write it clears, and
+    /// the atomic store's shared writers mark it too.
+    #[test]
+    fn clearing_is_lazy_and_exact() {
+        let mut s = BitStore::new(1000).unwrap();
+        s.clear();
+        s.set(999);
+        s.clear();
+        assert_eq!(s.count_ones(), 0);
+        let mut a = AtomicBitStore::new(1000).unwrap();
+        a.clear_mut();
+        a.set(3);
+        a.clear_mut();
+        assert_eq!(a.count_ones(), 0);
+        a.as_words_for_write()[1].fetch_or(1, Ordering::Relaxed);
+        a.clear();
+        assert_eq!(a.count_ones(), 0);
+        a.as_words_for_write()[1].fetch_or(1, Ordering::Relaxed);
+        a.clear_mut();
+        assert_eq!(a.count_ones(), 0);
+    }
+
+    #[test]
     fn large_store_gets_zeroed_pages() {
         let s = BitStore::new(64 << 20).unwrap();
         assert_eq!(s.count_ones(), 0);
-        assert_eq!(s.heap_bytes(), 8 << 20);
+        // The words, and the seven words of slack that align them to a cache line.
+        assert_eq!(s.heap_bytes(), (8 << 20) + 56);
     }
 }

@@ -95,6 +95,12 @@ pub enum Error {
     /// A key was removed that is not in the filter (one of its counters is zero). Nothing
     /// was changed.
     NotPresent,
+    /// The allocator refused the memory a filter needs: the size is valid, but this machine
+    /// cannot hold it now.
+    OutOfMemory {
+        /// The bytes asked for.
+        bytes: u64,
+    },
 }
 
 impl Error {
@@ -174,6 +180,11 @@ impl fmt::Display for Error {
             Error::Corrupt { reason } => write!(f, "corrupt filter: {reason}"),
             Error::Full { reason } => write!(f, "filter full: {reason}"),
             Error::NotPresent => write!(f, "key not present: one of its counters is zero"),
+            Error::OutOfMemory { bytes } => write!(
+                f,
+                "out of memory: the allocator refused {bytes} bytes ({:.1} GiB) for the filter",
+                *bytes as f64 / (1u64 << 30) as f64
+            ),
         }
     }
 }

@@ -9,7 +9,7 @@
 //! ("SIMD within a register"); each is checked against a counter-by-counter loop in the tests.
 
 use bloom_core::Error;
-use bloom_core::bits::{BitStore, alloc_zeroed_words, copy_words};
+use bloom_core::bits::{BitStore, Words};
 use bloom_core::math::MAX_NUM_BITS;
 
 /// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
@@ -130,21 +130,13 @@ fn tail_mask(num_counters: u64) -> u64 {
 
 /// A fixed-size array of 4-bit counters. Counters past `len()` in the last word are always
 /// zero; every constructor checks it, and the filter only touches counters below `len()`.
-#[derive(PartialEq, Eq)]
+///
+/// The words are the core's [`Words`]: lazily zeroed, aligned, fallible, advised for huge
+/// pages, and cleared for free while never written.
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Counters {
-    words: Vec<u64>,
+    words: Words<u64>,
     len: u64,
-}
-
-/// A clone's words come from `bloom_core::bits::copy_words`, so a large clone is advised to
-/// use huge pages as a new array is.
-impl Clone for Counters {
-    fn clone(&self) -> Self {
-        Counters {
-            words: copy_words(&self.words),
-            len: self.len,
-        }
-    }
 }
 
 impl std::fmt::Debug for Counters {
@@ -163,7 +155,7 @@ impl Counters {
         check_num_counters(num_counters)?;
         let words = words_for(num_counters)?;
         Ok(Counters {
-            words: alloc_zeroed_words(words),
+            words: Words::zeroed(words)?,
             len: num_counters,
         })
     }
@@ -180,11 +172,11 @@ impl Counters {
                 words as u64 * 8
             )));
         }
-        let mut v = alloc_zeroed_words(words);
-        for (w, chunk) in v.iter_mut().zip(bytes.chunks_exact(8)) {
-            *w = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
-        }
-        if v.last().is_some_and(|&w| w & !tail_mask(num_counters) != 0) {
+        let v = Words::from_le_bytes(bytes)?;
+        if v.as_slice()
+            .last()
+            .is_some_and(|&w| w & !tail_mask(num_counters) != 0)
+        {
             return Err(Error::corrupt(format!(
                 "counters set beyond the end ({num_counters} counters)"
             )));
@@ -198,23 +190,23 @@ impl Counters {
     /// The raw words.
     #[inline(always)]
     pub(crate) fn words(&self) -> &[u64] {
-        &self.words
+        self.words.as_slice()
     }
 
     /// The raw words, mutable. Callers keep the counters past `len()` zero.
     #[inline(always)]
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
-        &mut self.words
+        self.words.as_mut_slice()
     }
 
     /// The value of counter `index`, or `None` past the end.
     pub(crate) fn get(&self, index: u64) -> Option<u8> {
-        (index < self.len).then(|| counter(&self.words, index) as u8)
+        (index < self.len).then(|| counter(self.words(), index) as u8)
     }
 
     /// The number of non-zero counters.
     pub(crate) fn count_nonzero(&self) -> u64 {
-        self.words
+        self.words()
             .iter()
             .map(|&w| u64::from(nonzero_nibbles(w).count_ones()))
             .sum()
@@ -222,41 +214,45 @@ impl Counters {
 
     /// The number of saturated counters.
     pub(crate) fn count_saturated(&self) -> u64 {
-        self.words
+        self.words()
             .iter()
             .map(|&w| u64::from(saturated_nibbles(w).count_ones()))
             .sum()
     }
 
-    /// Sets every counter to zero.
+    /// Sets every counter to zero; an array never written is not touched.
     pub(crate) fn clear(&mut self) {
-        self.words.fill(0);
+        self.words.clear();
     }
 
     /// Adds `other`'s counters to these, each saturating at 15 (the lengths must agree: the
     /// filter checks its parameters first).
     pub(crate) fn saturating_add(&mut self, other: &Counters) {
         debug_assert_eq!(self.len, other.len);
-        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+        for (a, &b) in self.words.as_mut_slice().iter_mut().zip(other.words()) {
             *a = saturating_add_nibbles(*a, b);
         }
     }
 
     /// A bit array of the same length with bit `i` set where counter `i` is non-zero.
-    pub(crate) fn to_bit_store(&self) -> BitStore {
-        let mut bits = alloc_zeroed_words(self.len.div_ceil(64) as usize);
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when the allocator refuses the bit array.
+    pub(crate) fn to_bit_store(&self) -> Result<BitStore, Error> {
+        let mut bits = BitStore::new(self.len)?;
         // Four counter words (64 counters) make one bit word.
-        for (bit_word, quad) in bits.iter_mut().zip(self.words.chunks(4)) {
+        for (bit_word, quad) in bits.as_words_mut().iter_mut().zip(self.words().chunks(4)) {
             *bit_word = quad.iter().enumerate().fold(0, |acc, (j, &w)| {
                 acc | (gather_nibble_flags(nonzero_nibbles(w)) << (16 * j))
             });
         }
-        BitStore::from_words(bits, self.len).expect("counters past the end are zero")
+        Ok(bits)
     }
 
     /// Bytes of heap held by the words.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.words.len() * 8
+        self.words.heap_bytes()
     }
 
     /// Bytes of [`Counters::write_le_bytes`]'s output.
@@ -267,7 +263,7 @@ impl Counters {
     /// Appends the words, little-endian, to `out`.
     pub(crate) fn write_le_bytes(&self, out: &mut Vec<u8>) {
         out.reserve(self.words.len() * 8);
-        for w in &self.words {
+        for w in self.words() {
             out.extend_from_slice(&w.to_le_bytes());
         }
     }
@@ -359,7 +355,7 @@ mod tests {
                 c.count_saturated(),
                 values.iter().filter(|&&v| v == 15).count() as u64
             );
-            let bits = c.to_bit_store();
+            let bits = c.to_bit_store().unwrap();
             assert_eq!(bits.len(), len);
             for (i, &v) in values.iter().enumerate() {
                 assert_eq!(bits.get(i as u64), v != 0, "len {len} counter {i}");
@@ -371,7 +367,8 @@ mod tests {
             }
             doubled.clear();
             assert_eq!(doubled.count_nonzero(), 0);
-            assert_eq!(c.heap_bytes(), len.div_ceil(16) as usize * 8);
+            // The words, and the seven words of slack that align them to a cache line.
+            assert_eq!(c.heap_bytes(), len.div_ceil(16) as usize * 8 + 56);
         }
     }
 }

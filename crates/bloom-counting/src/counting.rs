@@ -576,12 +576,12 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bloom_filter(&self) -> BloomFilter {
-        BloomFilter::from_bits(
-            self.counters.to_bit_store(),
-            self.params.num_hashes,
-            self.params.seed,
-        )
-        .expect("a counting filter's probe count is valid for a classic filter")
+        let bits = self
+            .counters
+            .to_bit_store()
+            .unwrap_or_else(|_| bloom_core::bits::out_of_memory(self.counters.heap_bytes() / 4));
+        BloomFilter::from_bits(bits, self.params.num_hashes, self.params.seed)
+            .expect("a counting filter's probe count is valid for a classic filter")
     }
 
     /// The filter in the workspace's binary format (`docs/format.md`): a 16-byte header,

@@ -242,7 +242,7 @@ mod tests {
                 + PARAMS_LEN
                 + f.layers
                     .iter()
-                    .map(|l| 20 + l.filter.bits().heap_bytes())
+                    .map(|l| 20 + l.filter.bits().le_bytes_len() as usize)
                     .sum::<usize>()
         );
         let g = ScalableBloomFilter::from_bytes(&bytes).unwrap();
