@@ -8,7 +8,7 @@ use bloom_core::{Error, math};
 
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
-use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
+use crate::probe::{self, Answer, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
 /// Keys per group of the batch operations that work in groups: `insert_all` here, and the
@@ -325,24 +325,18 @@ impl BlockedBloomFilter {
         // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
         // keeps the kernel's constants in registers.
         #[cfg(target_arch = "x86_64")]
-        if self.kernel.is_avx2() {
-            // SAFETY: `is_avx2` was checked just above, and `k` is the filter's k.
-            return self.batch(keys, out, |block, high| unsafe {
-                self.kernel.quick_avx2(block, high)
+        if let Some(token) = self.kernel.avx2() {
+            return self.batch(keys, out, |block, high| {
+                self.kernel.quick_avx2(token, block, high)
             });
         }
         self.batch(keys, out, |block, high| {
-            if probe::contains_portable(block, high, k) {
-                probe::PRESENT
-            } else {
-                probe::ABSENT
-            }
+            Answer::exact(probe::contains_portable(block, high, k))
         });
     }
 
-    /// The batch query's loop around a test returning [`probe::PRESENT`], [`probe::ABSENT`]
-    /// or [`probe::REPEAT`] (see [`Kernel`]); the few keys whose first fields repeat call
-    /// the exact test out of line.
+    /// The batch query's loop around a test returning an [`Answer`] (see [`Kernel`]); the few
+    /// keys whose first fields repeat call the exact test out of line.
     ///
     /// Filters in a cache share ([`BRANCH_FREE_MAX_BYTES`]) go through one
     /// software-pipelined loop: step t hashes key t, prefetches its block and keeps both in a
@@ -355,18 +349,19 @@ impl BlockedBloomFilter {
     /// 1.82, and the pipelined loop 0.96 to 0.99 ms at 100,000 where groups of 16 measured
     /// 1.13 to 1.30).
     #[inline(always)]
-    fn batch<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>, quick: impl Fn(&Block, u64) -> u32) {
+    fn batch<T: Hash>(
+        &self,
+        keys: &[T],
+        out: &mut Vec<bool>,
+        quick: impl Fn(&Block, u64) -> Answer,
+    ) {
         /// Keys between the prefetch of a block and its test, in the pipelined loop.
         const AHEAD: usize = 32;
         /// Keys per burst.
         const BURST: usize = 128;
-        let answer = |block: &Block, high: u64| {
-            let code = quick(block, high);
-            if code == probe::REPEAT {
-                probe::contains_outlined(block, high, self.params.num_hashes)
-            } else {
-                code == probe::PRESENT
-            }
+        let answer = |block: &Block, high: u64| match quick(block, high) {
+            Answer::Repeat => probe::contains_outlined(block, high, self.params.num_hashes),
+            answer => answer == Answer::Present,
         };
         let staged = |key: &T| {
             let hash = self.hash(key);

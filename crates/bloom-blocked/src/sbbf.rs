@@ -7,7 +7,7 @@ use bloom_core::hash::{BufferedHasher, Xxh64};
 use bloom_core::{Error, format};
 use xxhash_rust::xxh64::xxh64;
 
-use crate::probe::{self, Probe};
+use crate::probe::{Probe, SplitKernel};
 use crate::storage::{Blocks, SplitBlock};
 use crate::thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
 
@@ -63,7 +63,7 @@ const BLOCK_BYTES: usize = 32;
 #[derive(Clone)]
 pub struct SplitBlockBloomFilter {
     blocks: Blocks<SplitBlock>,
-    probe: Probe,
+    kernel: SplitKernel,
 }
 
 impl PartialEq for SplitBlockBloomFilter {
@@ -78,7 +78,7 @@ impl std::fmt::Debug for SplitBlockBloomFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SplitBlockBloomFilter")
             .field("num_bytes", &self.num_bytes())
-            .field("probe", &self.probe)
+            .field("probe", &self.kernel.probe())
             .finish()
     }
 }
@@ -143,7 +143,7 @@ impl SplitBlockBloomFilter {
         let blocks = parquet_num_bytes(num_bytes) / BLOCK_BYTES;
         SplitBlockBloomFilter {
             blocks: Blocks::zeroed(blocks).expect("at most 128 MiB"),
-            probe: Probe::best(),
+            kernel: SplitKernel::new(Probe::best()),
         }
     }
 
@@ -153,13 +153,13 @@ impl SplitBlockBloomFilter {
     ///
     /// [`Error::InvalidParameter`] when `probe` is not available on this CPU.
     pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.probe = probe.check()?;
+        self.kernel = SplitKernel::new(probe.check()?);
         Ok(self)
     }
 
     /// The query implementation in use.
     pub fn probe(&self) -> Probe {
-        self.probe
+        self.kernel.probe()
     }
 
     /// Bytes of the bitset (32 per block).
@@ -198,30 +198,15 @@ impl SplitBlockBloomFilter {
     /// Adds a pre-computed XXH64 hash; returns whether all its bits were set before.
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let probe = self.probe;
-        let block = self.blocks.at_mut(Self::block_key(hash));
-        match probe {
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => {
-                // SAFETY: the filter holds `Avx2` only after run-time detection found it.
-                unsafe { probe::avx2::split_insert(block, hash as u32) }
-            }
-            _ => probe::split_insert_portable(block, hash as u32),
-        }
+        let kernel = self.kernel;
+        kernel.insert(self.blocks.at_mut(Self::block_key(hash)), hash as u32)
     }
 
     /// Whether a pre-computed XXH64 hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let block = self.blocks.at(Self::block_key(hash));
-        match self.probe {
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => {
-                // SAFETY: the filter holds `Avx2` only after run-time detection found it.
-                unsafe { probe::avx2::split_contains(block, hash as u32) }
-            }
-            _ => probe::split_contains_portable(block, hash as u32),
-        }
+        self.kernel
+            .contains(self.blocks.at(Self::block_key(hash)), hash as u32)
     }
 
     /// Adds a generic key (see the type's docs); returns whether it was possibly present.
@@ -448,7 +433,7 @@ impl SplitBlockBloomFilter {
         }
         let mut filter = SplitBlockBloomFilter {
             blocks: Blocks::zeroed(n / BLOCK_BYTES)?,
-            probe: Probe::best(),
+            kernel: SplitKernel::new(Probe::best()),
         };
         for (block, chunk) in filter
             .blocks
