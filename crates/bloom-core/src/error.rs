@@ -44,11 +44,14 @@ pub enum Error {
         /// The value on the right-hand filter.
         right: u64,
     },
-    /// The input ended before the structure it describes.
+    /// The input ended before the structure it describes: the next field needs `needed`
+    /// bytes and only `available` are left, so at least `needed - available` are missing
+    /// (more when fields follow it).
     Truncated {
-        /// Bytes needed to read the next field.
+        /// The size of the next field in bytes: what reading it needs (for a field whose
+        /// length is only bounded, such as a list of variable-size elements, its shortest).
         needed: u64,
-        /// Bytes that were left.
+        /// Bytes left in the input, fewer than `needed`.
         available: u64,
     },
     /// The bytes do not start with the format's magic number.
@@ -152,7 +155,9 @@ impl fmt::Display for Error {
             ),
             Error::Truncated { needed, available } => write!(
                 f,
-                "truncated input: {needed} more bytes needed, {available} available"
+                "truncated input: at least {} missing (the next field needs {}, {available} left)",
+                Bytes(needed.saturating_sub(*available)),
+                Bytes(*needed),
             ),
             Error::BadMagic { found } => {
                 write!(f, "not a filter: bad magic number {found:02x?}")
@@ -180,6 +185,18 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A byte count with its unit, singular or plural.
+struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => f.write_str("1 byte"),
+            n => write!(f, "{n} bytes"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,7 +217,15 @@ mod tests {
                 available: 3
             }
             .to_string(),
-            "truncated input: 8 more bytes needed, 3 available"
+            "truncated input: at least 5 bytes missing (the next field needs 8 bytes, 3 left)"
+        );
+        assert_eq!(
+            Error::Truncated {
+                needed: 1,
+                available: 0
+            }
+            .to_string(),
+            "truncated input: at least 1 byte missing (the next field needs 1 byte, 0 left)"
         );
     }
 

@@ -168,8 +168,10 @@ pub fn decode<'a>(
     let params = r.take(params_len)?;
     let payload_len = r.u64()?;
     let available = r.remaining() as u64;
+    // The payload and its checksum are read as one field: the input must end right after.
+    // A length too large to add the checksum to is reported as the payload alone.
     let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
-        needed: u64::MAX,
+        needed: payload_len,
         available,
     })?;
     if needed > available {
