@@ -1,9 +1,94 @@
-//! What the errors say: a truncation gives the exact field size and bytes left.
+//! What the errors say: every constructor names its own parameters, a truncation gives the
+//! exact field size and bytes left, and bytes of one variant read as another name both types.
 
-use bloom_classic::BloomFilter;
-use bloom_core::Error;
+use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::format::{FRAMING_LEN, SIZE_AND_HASHES_LEN};
+use bloom_core::{Error, Filter};
+use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
+
+/// The parameter an `Err(InvalidParameter)` names, checked against its message.
+fn named<T: std::fmt::Debug>(result: Result<T, Error>) -> &'static str {
+    match result {
+        Err(e @ Error::InvalidParameter { name, .. }) => {
+            assert!(
+                e.to_string().starts_with(&format!("invalid {name}: ")),
+                "{e}"
+            );
+            name
+        }
+        other => panic!("not a parameter error: {other:?}"),
+    }
+}
+
+#[test]
+fn constructors_name_their_own_parameters() {
+    for bad_rate in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
+        assert_eq!(named(BloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(AtomicBloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(CountingBloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(ScalableBloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(BlockedBloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(AtomicBlockedBloomFilter::new(100, bad_rate)), "fpr");
+        assert_eq!(named(SplitBlockBloomFilter::new(100, bad_rate)), "fpp");
+    }
+    assert_eq!(named(BloomFilter::new(0, 0.01)), "expected_items");
+    assert_eq!(named(AtomicBloomFilter::new(0, 0.01)), "expected_items");
+    assert_eq!(named(CountingBloomFilter::new(0, 0.01)), "expected_items");
+    assert_eq!(named(ScalableBloomFilter::new(0, 0.01)), "initial_capacity");
+    assert_eq!(
+        named(ScalableBloomFilter::builder(0, 0.01).build()),
+        "initial_capacity"
+    );
+    assert_eq!(named(BlockedBloomFilter::new(0, 0.01)), "expected_items");
+    assert_eq!(
+        named(AtomicBlockedBloomFilter::new(0, 0.01)),
+        "expected_items"
+    );
+    assert_eq!(named(SplitBlockBloomFilter::new(0, 0.01)), "ndv");
+    assert_eq!(
+        ScalableBloomFilter::new(0, 0.01).unwrap_err().to_string(),
+        "invalid initial_capacity: must be at least 1 (got 0)"
+    );
+    assert_eq!(
+        SplitBlockBloomFilter::new(1000, 2.0)
+            .unwrap_err()
+            .to_string(),
+        "invalid fpp: must be a number in (0, 1) (got 2)"
+    );
+
+    // The `with_params` forms: (num_bits | num_counters, num_hashes).
+    assert_eq!(named(BloomFilter::with_params(0, 3)), "num_bits");
+    assert_eq!(named(AtomicBloomFilter::with_params(0, 3)), "num_bits");
+    assert_eq!(
+        named(CountingBloomFilter::with_params(0, 3)),
+        "num_counters"
+    );
+    assert_eq!(named(BlockedBloomFilter::with_params(0, 3)), "num_bits");
+    assert_eq!(
+        named(AtomicBlockedBloomFilter::with_params(0, 3)),
+        "num_bits"
+    );
+    for k in [0, 65] {
+        assert_eq!(named(BloomFilter::with_params(1024, k)), "num_hashes");
+        assert_eq!(named(AtomicBloomFilter::with_params(1024, k)), "num_hashes");
+        assert_eq!(
+            named(CountingBloomFilter::with_params(1024, k)),
+            "num_hashes"
+        );
+        assert_eq!(
+            named(BlockedBloomFilter::with_params(1024, k)),
+            "num_hashes"
+        );
+        assert_eq!(
+            named(AtomicBlockedBloomFilter::with_params(1024, k)),
+            "num_hashes"
+        );
+        let bits = bloom_core::bits::BitStore::new(64).unwrap();
+        assert_eq!(named(BloomFilter::from_bits(bits, k, 0)), "num_hashes");
+    }
+}
 
 /// A classic filter of about 180 KB (payload 179,720 bytes), as in issue 14.
 fn classic_180k() -> BloomFilter {
@@ -77,5 +162,69 @@ fn a_scalable_filter_cut_to_20_bytes_says_41_are_missing() {
              bytes, {} left)",
             last_field - 1
         )
+    );
+}
+
+/// One filter of each variant, as bytes, with the type names its variant's message uses.
+fn every_variant() -> Vec<(Vec<u8>, &'static str)> {
+    vec![
+        (
+            BloomFilter::new(100, 0.01).unwrap().to_bytes(),
+            "a BloomFilter or AtomicBloomFilter",
+        ),
+        (
+            CountingBloomFilter::new(100, 0.01).unwrap().to_bytes(),
+            "a CountingBloomFilter",
+        ),
+        (
+            ScalableBloomFilter::new(100, 0.01).unwrap().to_bytes(),
+            "a ScalableBloomFilter",
+        ),
+        (
+            BlockedBloomFilter::new(100, 0.01).unwrap().to_bytes(),
+            "a BlockedBloomFilter or AtomicBlockedBloomFilter",
+        ),
+        (
+            SplitBlockBloomFilter::new(100, 0.01).unwrap().to_bytes(),
+            "a SplitBlockBloomFilter",
+        ),
+    ]
+}
+
+/// Reads every variant's bytes as `F`: its own decode, the others name both types.
+fn check_wrong_variant<F: Filter + std::fmt::Debug>(own: &str) {
+    for (bytes, held) in every_variant() {
+        if held == own {
+            assert!(F::from_bytes(&bytes).is_ok(), "{}", F::NAME);
+            continue;
+        }
+        let err = F::from_bytes(&bytes).unwrap_err();
+        assert!(matches!(err, Error::WrongVariant { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!("wrong filter variant: these bytes hold {held}, not {own}"),
+            "{}",
+            F::NAME
+        );
+    }
+}
+
+#[test]
+fn bytes_of_another_variant_name_both_types() {
+    let classic = "a BloomFilter or AtomicBloomFilter";
+    let blocked = "a BlockedBloomFilter or AtomicBlockedBloomFilter";
+    check_wrong_variant::<BloomFilter>(classic);
+    check_wrong_variant::<AtomicBloomFilter>(classic);
+    check_wrong_variant::<CountingBloomFilter>("a CountingBloomFilter");
+    check_wrong_variant::<ScalableBloomFilter>("a ScalableBloomFilter");
+    check_wrong_variant::<BlockedBloomFilter>(blocked);
+    check_wrong_variant::<AtomicBlockedBloomFilter>(blocked);
+    check_wrong_variant::<SplitBlockBloomFilter>("a SplitBlockBloomFilter");
+    // The issue's case, word for word.
+    let counting = CountingBloomFilter::new(100, 0.01).unwrap().to_bytes();
+    assert_eq!(
+        BloomFilter::from_bytes(&counting).unwrap_err().to_string(),
+        "wrong filter variant: these bytes hold a CountingBloomFilter, not a BloomFilter or \
+         AtomicBloomFilter"
     );
 }

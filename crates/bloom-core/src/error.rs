@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::format::Variant;
+
 /// Everything that can go wrong when building, combining, decoding or updating a filter.
 ///
 /// Every fallible call in the workspace returns this type, so callers match on one enum
@@ -64,7 +66,8 @@ pub enum Error {
         /// The version found in the bytes.
         found: u16,
     },
-    /// The bytes hold another kind of filter than the one being decoded.
+    /// The bytes hold another kind of filter than the one being decoded. The message names
+    /// both types (see [`Variant`](crate::format::Variant) for the tags).
     WrongVariant {
         /// The variant tag the caller expected.
         expected: u8,
@@ -167,7 +170,9 @@ impl fmt::Display for Error {
             }
             Error::WrongVariant { expected, found } => write!(
                 f,
-                "wrong filter variant: expected tag {expected}, found tag {found}"
+                "wrong filter variant: these bytes hold {}, not {}",
+                VariantTag(*found),
+                VariantTag(*expected),
             ),
             Error::UnsupportedHashScheme { found } => {
                 write!(f, "unsupported hash scheme {found}")
@@ -184,6 +189,19 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A variant tag as the types it stands for, with an article.
+struct VariantTag(u8);
+
+impl fmt::Display for VariantTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match Variant::from_tag(self.0) {
+            // Every type name starts with a consonant.
+            Some(v) => write!(f, "a {}", v.type_names()),
+            None => write!(f, "an unknown filter variant (tag {})", self.0),
+        }
+    }
+}
 
 /// A byte count with its unit, singular or plural.
 struct Bytes(u64);
@@ -226,6 +244,28 @@ mod tests {
             }
             .to_string(),
             "truncated input: at least 1 byte missing (the next field needs 1 byte, 0 left)"
+        );
+    }
+
+    #[test]
+    fn wrong_variant_names_the_types() {
+        let e = Error::WrongVariant {
+            expected: Variant::Classic as u8,
+            found: Variant::Counting as u8,
+        };
+        assert_eq!(
+            e.to_string(),
+            "wrong filter variant: these bytes hold a CountingBloomFilter, not a BloomFilter \
+             or AtomicBloomFilter"
+        );
+        let e = Error::WrongVariant {
+            expected: Variant::SplitBlock as u8,
+            found: 200,
+        };
+        assert_eq!(
+            e.to_string(),
+            "wrong filter variant: these bytes hold an unknown filter variant (tag 200), not a \
+             SplitBlockBloomFilter"
         );
     }
 

@@ -52,6 +52,43 @@ pub enum Variant {
     SplitBlock = 5,
 }
 
+impl Variant {
+    /// Every variant, in tag order.
+    pub const ALL: [Variant; 5] = [
+        Variant::Classic,
+        Variant::Counting,
+        Variant::Scalable,
+        Variant::Blocked,
+        Variant::SplitBlock,
+    ];
+
+    /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::format::Variant;
+    ///
+    /// assert_eq!(Variant::from_tag(2), Some(Variant::Counting));
+    /// assert_eq!(Variant::from_tag(0), None);
+    /// ```
+    pub fn from_tag(tag: u8) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| *v as u8 == tag)
+    }
+
+    /// The types whose bytes carry this variant's tag, as error messages name them:
+    /// `"BloomFilter or AtomicBloomFilter"` for [`Variant::Classic`].
+    pub fn type_names(self) -> &'static str {
+        match self {
+            Variant::Classic => "BloomFilter or AtomicBloomFilter",
+            Variant::Counting => "CountingBloomFilter",
+            Variant::Scalable => "ScalableBloomFilter",
+            Variant::Blocked => "BlockedBloomFilter or AtomicBlockedBloomFilter",
+            Variant::SplitBlock => "SplitBlockBloomFilter",
+        }
+    }
+}
+
 /// How keys become positions. The tag values are part of the format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -451,6 +488,15 @@ mod tests {
             x[28..36].copy_from_slice(&len.to_le_bytes());
             assert!(matches!(d(&x), Err(Error::Truncated { .. })), "{len}");
         }
+    }
+
+    #[test]
+    fn variant_tags_round_trip() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::from_tag(v as u8), Some(v));
+        }
+        assert_eq!(Variant::from_tag(0), None);
+        assert_eq!(Variant::from_tag(6), None);
     }
 
     #[test]
