@@ -25,28 +25,62 @@ fn named<T: std::fmt::Debug>(result: Result<T, Error>) -> &'static str {
 #[test]
 fn constructors_name_their_own_parameters() {
     for bad_rate in [0.0, 1.0, -0.5, f64::NAN, f64::INFINITY] {
-        assert_eq!(named(BloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(AtomicBloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(CountingBloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(ScalableBloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(BlockedBloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(AtomicBlockedBloomFilter::new(100, bad_rate)), "fpr");
-        assert_eq!(named(SplitBlockBloomFilter::new(100, bad_rate)), "fpp");
+        let cases = [
+            (named(BloomFilter::new(100, bad_rate)), "fpr"),
+            (named(AtomicBloomFilter::new(100, bad_rate)), "fpr"),
+            (named(CountingBloomFilter::new(100, bad_rate)), "fpr"),
+            (named(ScalableBloomFilter::new(100, bad_rate)), "fpr"),
+            (named(BlockedBloomFilter::new(100, bad_rate)), "fpr"),
+            (named(AtomicBlockedBloomFilter::new(100, bad_rate)), "fpr"),
+            (named(SplitBlockBloomFilter::new(100, bad_rate)), "fpp"),
+        ];
+        for (i, (got, want)) in cases.into_iter().enumerate() {
+            assert_eq!(got, want, "case {i}, rate {bad_rate}");
+        }
     }
-    assert_eq!(named(BloomFilter::new(0, 0.01)), "expected_items");
-    assert_eq!(named(AtomicBloomFilter::new(0, 0.01)), "expected_items");
-    assert_eq!(named(CountingBloomFilter::new(0, 0.01)), "expected_items");
-    assert_eq!(named(ScalableBloomFilter::new(0, 0.01)), "initial_capacity");
-    assert_eq!(
-        named(ScalableBloomFilter::builder(0, 0.01).build()),
-        "initial_capacity"
-    );
-    assert_eq!(named(BlockedBloomFilter::new(0, 0.01)), "expected_items");
-    assert_eq!(
-        named(AtomicBlockedBloomFilter::new(0, 0.01)),
-        "expected_items"
-    );
-    assert_eq!(named(SplitBlockBloomFilter::new(0, 0.01)), "ndv");
+    let cases = [
+        (named(BloomFilter::new(0, 0.01)), "expected_items"),
+        (named(AtomicBloomFilter::new(0, 0.01)), "expected_items"),
+        (named(CountingBloomFilter::new(0, 0.01)), "expected_items"),
+        (named(ScalableBloomFilter::new(0, 0.01)), "initial_capacity"),
+        (
+            named(ScalableBloomFilter::builder(0, 0.01).build()),
+            "initial_capacity",
+        ),
+        (named(BlockedBloomFilter::new(0, 0.01)), "expected_items"),
+        (
+            named(AtomicBlockedBloomFilter::new(0, 0.01)),
+            "expected_items",
+        ),
+        (named(SplitBlockBloomFilter::new(0, 0.01)), "ndv"),
+        // The `with_params` forms: (num_bits or num_counters, num_hashes).
+        (named(BloomFilter::with_params(0, 3)), "num_bits"),
+        (named(AtomicBloomFilter::with_params(0, 3)), "num_bits"),
+        (
+            named(CountingBloomFilter::with_params(0, 3)),
+            "num_counters",
+        ),
+        (named(BlockedBloomFilter::with_params(0, 3)), "num_bits"),
+        (
+            named(AtomicBlockedBloomFilter::with_params(0, 3)),
+            "num_bits",
+        ),
+    ];
+    for (i, (got, want)) in cases.into_iter().enumerate() {
+        assert_eq!(got, want, "case {i}");
+    }
+    for k in [0, 65] {
+        let bits = bloom_core::bits::BitStore::new(64).unwrap();
+        let cases = [
+            named(BloomFilter::with_params(1024, k)),
+            named(AtomicBloomFilter::with_params(1024, k)),
+            named(CountingBloomFilter::with_params(1024, k)),
+            named(BlockedBloomFilter::with_params(1024, k)),
+            named(AtomicBlockedBloomFilter::with_params(1024, k)),
+            named(BloomFilter::from_bits(bits, k, 0)),
+        ];
+        assert_eq!(cases, ["num_hashes"; 6], "k = {k}");
+    }
     assert_eq!(
         ScalableBloomFilter::new(0, 0.01).unwrap_err().to_string(),
         "invalid initial_capacity: must be at least 1 (got 0)"
@@ -57,37 +91,6 @@ fn constructors_name_their_own_parameters() {
             .to_string(),
         "invalid fpp: must be a number in (0, 1) (got 2)"
     );
-
-    // The `with_params` forms: (num_bits | num_counters, num_hashes).
-    assert_eq!(named(BloomFilter::with_params(0, 3)), "num_bits");
-    assert_eq!(named(AtomicBloomFilter::with_params(0, 3)), "num_bits");
-    assert_eq!(
-        named(CountingBloomFilter::with_params(0, 3)),
-        "num_counters"
-    );
-    assert_eq!(named(BlockedBloomFilter::with_params(0, 3)), "num_bits");
-    assert_eq!(
-        named(AtomicBlockedBloomFilter::with_params(0, 3)),
-        "num_bits"
-    );
-    for k in [0, 65] {
-        assert_eq!(named(BloomFilter::with_params(1024, k)), "num_hashes");
-        assert_eq!(named(AtomicBloomFilter::with_params(1024, k)), "num_hashes");
-        assert_eq!(
-            named(CountingBloomFilter::with_params(1024, k)),
-            "num_hashes"
-        );
-        assert_eq!(
-            named(BlockedBloomFilter::with_params(1024, k)),
-            "num_hashes"
-        );
-        assert_eq!(
-            named(AtomicBlockedBloomFilter::with_params(1024, k)),
-            "num_hashes"
-        );
-        let bits = bloom_core::bits::BitStore::new(64).unwrap();
-        assert_eq!(named(BloomFilter::from_bits(bits, k, 0)), "num_hashes");
-    }
 }
 
 /// A classic filter of about 180 KB (payload 179,720 bytes), as in issue 14.

@@ -88,35 +88,25 @@ where
     );
 }
 
+/// `filter` holding the keys 0 to 499.
+fn filled<F: Filter>(mut filter: F) -> F {
+    for k in 0..500u64 {
+        filter.insert(&k).unwrap();
+    }
+    filter
+}
+
 #[test]
 fn every_variant_round_trips_through_json() {
-    let keys = 0..500u64;
-    let mut classic = BloomFilter::new(500, 0.01).unwrap();
-    classic.insert_all(keys.clone());
-    check_json_round_trip(&classic);
-    let atomic = AtomicBloomFilter::new(500, 0.01).unwrap();
-    keys.clone().for_each(|k| {
-        atomic.insert(&k);
-    });
-    check_json_round_trip(&atomic);
-    let mut counting = CountingBloomFilter::new(500, 0.01).unwrap();
-    counting.insert_all(keys.clone());
-    check_json_round_trip(&counting);
-    let mut scalable = ScalableBloomFilter::new(100, 0.01).unwrap();
-    scalable.insert_all(keys.clone()).unwrap();
+    check_json_round_trip(&filled(BloomFilter::new(500, 0.01).unwrap()));
+    check_json_round_trip(&filled(AtomicBloomFilter::new(500, 0.01).unwrap()));
+    check_json_round_trip(&filled(CountingBloomFilter::new(500, 0.01).unwrap()));
+    let scalable = filled(ScalableBloomFilter::new(100, 0.01).unwrap());
     assert!(scalable.num_layers() > 1);
     check_json_round_trip(&scalable);
-    let mut blocked = BlockedBloomFilter::new(500, 0.01).unwrap();
-    blocked.insert_all(keys.clone());
-    check_json_round_trip(&blocked);
-    let atomic_blocked = AtomicBlockedBloomFilter::new(500, 0.01).unwrap();
-    keys.clone().for_each(|k| {
-        atomic_blocked.insert(&k);
-    });
-    check_json_round_trip(&atomic_blocked);
-    let mut split = SplitBlockBloomFilter::new(500, 0.01).unwrap();
-    split.insert_all(keys);
-    check_json_round_trip(&split);
+    check_json_round_trip(&filled(BlockedBloomFilter::new(500, 0.01).unwrap()));
+    check_json_round_trip(&filled(AtomicBlockedBloomFilter::new(500, 0.01).unwrap()));
+    check_json_round_trip(&filled(SplitBlockBloomFilter::new(500, 0.01).unwrap()));
 }
 
 #[test]

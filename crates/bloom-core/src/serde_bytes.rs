@@ -270,8 +270,8 @@ mod tests {
 
     /// Rejects every other kind of value.
     macro_rules! reject {
-        ($($method:ident($($arg:ty),*);)*) => {
-            $(fn $method(self, $(_: $arg),*) -> Result<Captured, ValueError> {
+        ($($method:ident($($arg:ty),*) -> $ok:ty;)*) => {
+            $(fn $method(self, $(_: $arg),*) -> Result<$ok, ValueError> {
                 Err(ser::Error::custom(stringify!($method)))
             })*
         };
@@ -301,11 +301,31 @@ mod tests {
         }
 
         reject! {
-            serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
-            serialize_i64(i64); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
-            serialize_u64(u64); serialize_f32(f32); serialize_f64(f64); serialize_char(char);
-            serialize_none(); serialize_unit(); serialize_unit_struct(&'static str);
-            serialize_unit_variant(&'static str, u32, &'static str);
+            serialize_bool(bool) -> Captured;
+            serialize_i8(i8) -> Captured;
+            serialize_i16(i16) -> Captured;
+            serialize_i32(i32) -> Captured;
+            serialize_i64(i64) -> Captured;
+            serialize_u8(u8) -> Captured;
+            serialize_u16(u16) -> Captured;
+            serialize_u32(u32) -> Captured;
+            serialize_u64(u64) -> Captured;
+            serialize_f32(f32) -> Captured;
+            serialize_f64(f64) -> Captured;
+            serialize_char(char) -> Captured;
+            serialize_none() -> Captured;
+            serialize_unit() -> Captured;
+            serialize_unit_struct(&'static str) -> Captured;
+            serialize_unit_variant(&'static str, u32, &'static str) -> Captured;
+            serialize_seq(Option<usize>) -> Self::SerializeSeq;
+            serialize_tuple(usize) -> Self::SerializeTuple;
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeTupleVariant;
+            serialize_map(Option<usize>) -> Self::SerializeMap;
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+            serialize_struct_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeStructVariant;
         }
 
         fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<Captured, ValueError> {
@@ -328,54 +348,6 @@ mod tests {
             _: &T,
         ) -> Result<Captured, ValueError> {
             Err(ser::Error::custom("newtype variant"))
-        }
-
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, ValueError> {
-            Err(ser::Error::custom("seq"))
-        }
-
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, ValueError> {
-            Err(ser::Error::custom("tuple"))
-        }
-
-        fn serialize_tuple_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleStruct, ValueError> {
-            Err(ser::Error::custom("tuple struct"))
-        }
-
-        fn serialize_tuple_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleVariant, ValueError> {
-            Err(ser::Error::custom("tuple variant"))
-        }
-
-        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, ValueError> {
-            Err(ser::Error::custom("map"))
-        }
-
-        fn serialize_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStruct, ValueError> {
-            Err(ser::Error::custom("struct"))
-        }
-
-        fn serialize_struct_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeStructVariant, ValueError> {
-            Err(ser::Error::custom("struct variant"))
         }
     }
 
