@@ -269,19 +269,28 @@ pub fn check_bad_parameters<F: Subject>() {
     }
 }
 
-/// Checks that every truncation of `filter`'s bytes is an error.
+/// Checks that every truncation of `filter`'s bytes is an error, and that an
+/// [`Error::Truncated`] tells the truth: its field outruns the input, and the bytes it says
+/// are missing at least (`needed - available`) are no more than were cut off.
 ///
 /// # Panics
 ///
-/// When a truncation decodes.
+/// When a truncation decodes or misreports what is missing.
 pub fn check_truncations<F: Subject>(filter: &F) {
     let bytes = filter.to_bytes();
     for len in 0..bytes.len() {
-        assert!(
-            F::from_bytes(&bytes[..len]).is_err(),
-            "{}: truncation to {len} decoded",
-            F::NAME
-        );
+        match F::from_bytes(&bytes[..len]) {
+            Ok(_) => panic!("{}: truncation to {len} decoded", F::NAME),
+            Err(Error::Truncated { needed, available }) => {
+                let cut = (bytes.len() - len) as u64;
+                assert!(
+                    available < needed && needed - available <= cut,
+                    "{}: cut to {len}: {needed} needed, {available} left, {cut} cut",
+                    F::NAME
+                );
+            }
+            Err(_) => {}
+        }
     }
     let mut longer = bytes.clone();
     longer.push(0);

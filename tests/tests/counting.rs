@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use bloom_classic::BloomFilter;
 use bloom_core::hash::{Probes, hash_key};
 use bloom_core::{Error, Filter};
-use bloom_counting::CountingBloomFilter;
+use bloom_counting::{CountingBloomFilter, Removed};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;
 
@@ -54,6 +54,16 @@ fn rebuild(empty: &CountingBloomFilter, model: &HashMap<u16, u32>) -> CountingBl
     f
 }
 
+/// What removing `key` must report: [`Removed::Saturated`] when all its counters are at 15.
+fn expected_removal(f: &CountingBloomFilter, key: &u16) -> Removed {
+    let mut probes = Probes::new(f.hash(key), f.num_hashes(), f.num_counters());
+    if probes.all(|p| f.counter(p) == Some(15)) {
+        Removed::Saturated
+    } else {
+        Removed::Decremented
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -61,8 +71,10 @@ proptest! {
     /// trip and clear, checked against a `HashMap<key, multiplicity>`:
     ///
     /// * never a false negative for a key of multiplicity above zero, after any step;
-    /// * removing a key the model holds succeeds; a removal that returns the error leaves the
-    ///   bytes unchanged (and it must return the error when the filter says "absent");
+    /// * removing a key the model holds succeeds, reporting `Saturated` exactly when all its
+    ///   counters are at 15 (and the key then stays present); a removal that returns the
+    ///   error leaves the bytes unchanged (and it must return the error when the filter says
+    ///   "absent");
     /// * `count_estimate` is at least the multiplicity (capped at 15);
     /// * while no counter has saturated, the filter equals the one built from the model.
     #[test]
@@ -84,7 +96,12 @@ proptest! {
                 Op::Remove(k) => {
                     let held = model.get(&k).copied().unwrap_or(0);
                     if held > 0 {
-                        prop_assert_eq!(f.remove(&k), Ok(()), "removing held key {}", k);
+                        let expected = expected_removal(&f, &k);
+                        let before = f.to_bytes();
+                        prop_assert_eq!(f.remove(&k), Ok(expected), "removing held key {}", k);
+                        if expected == Removed::Saturated {
+                            prop_assert_eq!(f.to_bytes(), before, "saturated key {} changed", k);
+                        }
                         if held == 1 {
                             model.remove(&k);
                         } else {
@@ -164,14 +181,14 @@ proptest! {
 }
 
 #[test]
-fn a_key_inserted_and_removed_twenty_times_stays_present() {
+fn a_key_inserted_twenty_times_and_removed_thirty_reports_saturated() {
     let mut f = CountingBloomFilter::new(1_000, 0.01).unwrap();
     for _ in 0..20 {
         f.insert("hot");
     }
     assert_eq!(f.count_estimate("hot"), 15);
-    for _ in 0..20 {
-        f.remove("hot").unwrap();
+    for i in 0..30 {
+        assert_eq!(f.remove("hot"), Ok(Removed::Saturated), "remove {i}");
     }
     assert!(f.contains("hot"));
     assert_eq!(f.count_estimate("hot"), 15);
@@ -182,6 +199,11 @@ fn a_key_inserted_and_removed_twenty_times_stays_present() {
     distinct.dedup();
     assert_eq!(f.saturated_counters(), distinct.len() as u64);
     assert!(distinct.iter().all(|&p| f.counter(p) == Some(15)));
+    // A key inserted once beside it is decremented, then gone.
+    f.insert("cold");
+    assert_eq!(f.remove("cold"), Ok(Removed::Decremented));
+    assert!(!f.contains("cold"));
+    assert_eq!(f.remove("cold"), Err(Error::NotPresent));
 }
 
 #[test]
@@ -207,13 +229,14 @@ fn keys_sharing_a_saturated_counter_are_never_lost() {
         f.insert(k);
     }
     for _ in 0..20 {
-        f.remove(&hot).unwrap();
+        assert_eq!(f.remove(&hot), Ok(Removed::Saturated));
     }
     assert!(f.saturated_counters() > 0);
     assert!(sharing.iter().all(|k| f.contains(k)));
-    // Removing half of them keeps the other half.
+    // Removing half of them keeps the other half. Each shares a saturated counter with the
+    // hot key, but its other counters still count, so each removal takes effect.
     for k in &sharing[..25] {
-        f.remove(k).unwrap();
+        assert_eq!(f.remove(k), Ok(Removed::Decremented));
     }
     assert!(sharing[25..].iter().all(|k| f.contains(k)));
     // Repeated inserts of a sharing key saturate more counters; still nothing is lost.
@@ -221,7 +244,7 @@ fn keys_sharing_a_saturated_counter_are_never_lost() {
         f.insert(&sharing[30]);
     }
     for _ in 0..30 {
-        f.remove(&sharing[30]).unwrap();
+        assert_eq!(f.remove(&sharing[30]), Ok(Removed::Saturated));
     }
     assert!(sharing[25..].iter().all(|k| f.contains(k)));
 }
@@ -262,7 +285,7 @@ fn remove_then_reinsert_matches_a_fresh_filter() {
     let mut f = CountingBloomFilter::new(20_000, 0.01).unwrap();
     f.insert_all(&keys);
     for k in &keys[..10_000] {
-        f.remove(k).unwrap();
+        assert_eq!(f.remove(k), Ok(Removed::Decremented));
     }
     let mut fresh = CountingBloomFilter::new(20_000, 0.01).unwrap();
     fresh.insert_all(&keys[10_000..]);
@@ -284,7 +307,7 @@ fn large_filter_removes_exactly() {
         f.insert(k);
     }
     for k in &keys[..20_000] {
-        f.remove(k).unwrap();
+        assert_eq!(f.remove(k), Ok(Removed::Decremented));
     }
     let mut fresh = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
     for k in &keys[20_000..] {
@@ -296,7 +319,7 @@ fn large_filter_removes_exactly() {
     let mut accepted = Vec::new();
     for k in &keys[..20_000] {
         match f.remove(k) {
-            Ok(()) => accepted.push(*k),
+            Ok(_) => accepted.push(*k),
             Err(e) => assert_eq!(e, Error::NotPresent),
         }
     }

@@ -353,7 +353,7 @@ fn bad_builder_parameters_are_errors() {
     assert_eq!(name(b().max_bytes(0)), "max_bytes");
     assert_eq!(
         name(ScalableBloomFilter::builder(0, 0.01)),
-        "expected_items"
+        "initial_capacity"
     );
     assert_eq!(name(ScalableBloomFilter::builder(10, 1.0)), "fpr");
     assert!(b().growth_factor(2).tightening_ratio(0.99).build().is_ok());

@@ -114,8 +114,8 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(ndv: usize, fpp: f64) -> Result<Self, Error> {
-        bloom_core::math::check_items(ndv as u64)?;
-        bloom_core::math::check_fpr(fpp)?;
+        bloom_core::math::check_count("ndv", ndv as u64)?;
+        bloom_core::math::check_rate("fpp", fpp)?;
         let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
         let num_bytes = num_bits / 8.0;
         // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::format::Variant;
+
 /// Everything that can go wrong when building, combining, decoding or updating a filter.
 ///
 /// Every fallible call in the workspace returns this type, so callers match on one enum
@@ -44,11 +46,14 @@ pub enum Error {
         /// The value on the right-hand filter.
         right: u64,
     },
-    /// The input ended before the structure it describes.
+    /// The input ended before the structure it describes: the next field needs `needed`
+    /// bytes and only `available` are left, so at least `needed - available` are missing
+    /// (more when fields follow it).
     Truncated {
-        /// Bytes needed to read the next field.
+        /// The size of the next field in bytes: what reading it needs (for a field whose
+        /// length is only bounded, such as a list of variable-size elements, its shortest).
         needed: u64,
-        /// Bytes that were left.
+        /// Bytes left in the input, fewer than `needed`.
         available: u64,
     },
     /// The bytes do not start with the format's magic number.
@@ -61,7 +66,8 @@ pub enum Error {
         /// The version found in the bytes.
         found: u16,
     },
-    /// The bytes hold another kind of filter than the one being decoded.
+    /// The bytes hold another kind of filter than the one being decoded. The message names
+    /// both types (see [`Variant`](crate::format::Variant) for the tags).
     WrongVariant {
         /// The variant tag the caller expected.
         expected: u8,
@@ -158,7 +164,9 @@ impl fmt::Display for Error {
             ),
             Error::Truncated { needed, available } => write!(
                 f,
-                "truncated input: {needed} more bytes needed, {available} available"
+                "truncated input: at least {} missing (the next field needs {}, {available} left)",
+                Bytes(needed.saturating_sub(*available)),
+                Bytes(*needed),
             ),
             Error::BadMagic { found } => {
                 write!(f, "not a filter: bad magic number {found:02x?}")
@@ -168,7 +176,9 @@ impl fmt::Display for Error {
             }
             Error::WrongVariant { expected, found } => write!(
                 f,
-                "wrong filter variant: expected tag {expected}, found tag {found}"
+                "wrong filter variant: these bytes hold {}, not {}",
+                VariantTag(*found),
+                VariantTag(*expected),
             ),
             Error::UnsupportedHashScheme { found } => {
                 write!(f, "unsupported hash scheme {found}")
@@ -191,6 +201,31 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A variant tag as the types it stands for, with an article.
+struct VariantTag(u8);
+
+impl fmt::Display for VariantTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match Variant::from_tag(self.0) {
+            // Every type name starts with a consonant.
+            Some(v) => write!(f, "a {}", v.type_names()),
+            None => write!(f, "an unknown filter variant (tag {})", self.0),
+        }
+    }
+}
+
+/// A byte count with its unit, singular or plural.
+struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => f.write_str("1 byte"),
+            n => write!(f, "{n} bytes"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,7 +246,37 @@ mod tests {
                 available: 3
             }
             .to_string(),
-            "truncated input: 8 more bytes needed, 3 available"
+            "truncated input: at least 5 bytes missing (the next field needs 8 bytes, 3 left)"
+        );
+        assert_eq!(
+            Error::Truncated {
+                needed: 1,
+                available: 0
+            }
+            .to_string(),
+            "truncated input: at least 1 byte missing (the next field needs 1 byte, 0 left)"
+        );
+    }
+
+    #[test]
+    fn wrong_variant_names_the_types() {
+        let e = Error::WrongVariant {
+            expected: Variant::Classic as u8,
+            found: Variant::Counting as u8,
+        };
+        assert_eq!(
+            e.to_string(),
+            "wrong filter variant: these bytes hold a CountingBloomFilter, not a BloomFilter \
+             or AtomicBloomFilter"
+        );
+        let e = Error::WrongVariant {
+            expected: Variant::SplitBlock as u8,
+            found: 200,
+        };
+        assert_eq!(
+            e.to_string(),
+            "wrong filter variant: these bytes hold an unknown filter variant (tag 200), not a \
+             SplitBlockBloomFilter"
         );
     }
 

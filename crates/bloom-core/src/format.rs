@@ -52,6 +52,43 @@ pub enum Variant {
     SplitBlock = 5,
 }
 
+impl Variant {
+    /// Every variant, in tag order.
+    pub const ALL: [Variant; 5] = [
+        Variant::Classic,
+        Variant::Counting,
+        Variant::Scalable,
+        Variant::Blocked,
+        Variant::SplitBlock,
+    ];
+
+    /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::format::Variant;
+    ///
+    /// assert_eq!(Variant::from_tag(2), Some(Variant::Counting));
+    /// assert_eq!(Variant::from_tag(0), None);
+    /// ```
+    pub fn from_tag(tag: u8) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| *v as u8 == tag)
+    }
+
+    /// The types whose bytes carry this variant's tag, as error messages name them:
+    /// `"BloomFilter or AtomicBloomFilter"` for [`Variant::Classic`].
+    pub fn type_names(self) -> &'static str {
+        match self {
+            Variant::Classic => "BloomFilter or AtomicBloomFilter",
+            Variant::Counting => "CountingBloomFilter",
+            Variant::Scalable => "ScalableBloomFilter",
+            Variant::Blocked => "BlockedBloomFilter or AtomicBlockedBloomFilter",
+            Variant::SplitBlock => "SplitBlockBloomFilter",
+        }
+    }
+}
+
 /// How keys become positions. The tag values are part of the format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -168,8 +205,10 @@ pub fn decode<'a>(
     let params = r.take(params_len)?;
     let payload_len = r.u64()?;
     let available = r.remaining() as u64;
+    // The payload and its checksum are read as one field: the input must end right after.
+    // A length too large to add the checksum to is reported as the payload alone.
     let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
-        needed: u64::MAX,
+        needed: payload_len,
         available,
     })?;
     if needed > available {
@@ -449,6 +488,15 @@ mod tests {
             x[28..36].copy_from_slice(&len.to_le_bytes());
             assert!(matches!(d(&x), Err(Error::Truncated { .. })), "{len}");
         }
+    }
+
+    #[test]
+    fn variant_tags_round_trip() {
+        for v in Variant::ALL {
+            assert_eq!(Variant::from_tag(v as u8), Some(v));
+        }
+        assert_eq!(Variant::from_tag(0), None);
+        assert_eq!(Variant::from_tag(6), None);
     }
 
     #[test]

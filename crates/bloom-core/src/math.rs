@@ -35,12 +35,32 @@ pub const MAX_NUM_HASHES: u32 = 64;
 ///
 /// [`Error::InvalidParameter`] naming `fpr` otherwise.
 pub fn check_fpr(fpr: f64) -> Result<(), Error> {
-    if fpr.is_finite() && fpr > 0.0 && fpr < 1.0 {
+    check_rate("fpr", fpr)
+}
+
+/// Checks a rate (a probability) finite and strictly between 0 and 1, for the parameter a
+/// constructor calls `name` (`fpr`, Parquet's `fpp`, ...).
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `name` otherwise.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::check_rate;
+///
+/// assert!(check_rate("fpp", 0.01).is_ok());
+/// let err = check_rate("fpp", 1.5).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid fpp: must be a number in (0, 1) (got 1.5)");
+/// ```
+pub fn check_rate(name: &'static str, rate: f64) -> Result<(), Error> {
+    if rate.is_finite() && rate > 0.0 && rate < 1.0 {
         Ok(())
     } else {
         Err(Error::invalid(
-            "fpr",
-            format!("must be a number in (0, 1) (got {fpr})"),
+            name,
+            format!("must be a number in (0, 1) (got {rate})"),
         ))
     }
 }
@@ -51,11 +71,28 @@ pub fn check_fpr(fpr: f64) -> Result<(), Error> {
 ///
 /// [`Error::InvalidParameter`] naming `expected_items` when it is 0.
 pub fn check_items(expected_items: u64) -> Result<(), Error> {
-    if expected_items == 0 {
-        Err(Error::invalid(
-            "expected_items",
-            "must be at least 1 (got 0)",
-        ))
+    check_count("expected_items", expected_items)
+}
+
+/// Checks a number of keys at least 1, for the parameter a constructor calls `name`
+/// (`expected_items`, `initial_capacity`, Parquet's `ndv`, ...).
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `name` when it is 0.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::check_count;
+///
+/// assert!(check_count("ndv", 1).is_ok());
+/// let err = check_count("ndv", 0).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid ndv: must be at least 1 (got 0)");
+/// ```
+pub fn check_count(name: &'static str, count: u64) -> Result<(), Error> {
+    if count == 0 {
+        Err(Error::invalid(name, "must be at least 1 (got 0)"))
     } else {
         Ok(())
     }

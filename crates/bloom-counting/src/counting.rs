@@ -9,6 +9,7 @@ use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
 use crate::params::Params;
+use crate::removed::Removed;
 
 /// Keys hashed and prefetched together by the batch query: enough to keep a dozen or more
 /// cache misses in flight, few enough that their lines are still cached when tested.
@@ -38,15 +39,15 @@ const LEADING_PROBES: u32 = 2;
 /// # Examples
 ///
 /// ```
-/// use bloom_counting::CountingBloomFilter;
+/// use bloom_counting::{CountingBloomFilter, Removed};
 ///
 /// let mut filter = CountingBloomFilter::new(10_000, 0.01)?;
 /// for i in 0..10_000u64 {
 ///     filter.insert(&i);
 /// }
-/// // Remove half of the keys again.
+/// // Remove half of the keys again: each was inserted once, so none is stuck.
 /// for i in 0..5_000u64 {
-///     filter.remove(&i)?;
+///     assert_eq!(filter.remove(&i)?, Removed::Decremented);
 /// }
 /// // No false negatives for the keys still in...
 /// assert!((5_000..10_000u64).all(|i| filter.contains(&i)));
@@ -274,6 +275,12 @@ impl CountingBloomFilter {
 
     /// Removes one occurrence of `key`: decrements each of its counters that is not saturated.
     ///
+    /// Returns [`Removed::Decremented`] when it decremented the key's counters, and
+    /// [`Removed::Saturated`] when every one of them is saturated, so nothing could be
+    /// decremented: such a key stays present however often it is removed (until
+    /// [`clear`](Self::clear)). That happens to a key inserted 15 times or more, or in a filter
+    /// far beyond its capacity.
+    ///
     /// # Errors
     ///
     /// [`Error::NotPresent`] when one of the key's counters is zero, so the key is certainly
@@ -287,17 +294,24 @@ impl CountingBloomFilter {
     /// # Examples
     ///
     /// ```
-    /// use bloom_counting::{CountingBloomFilter, Error};
+    /// use bloom_counting::{CountingBloomFilter, Error, Removed};
     ///
     /// let mut filter = CountingBloomFilter::new(1000, 0.001)?;
     /// filter.insert("a");
-    /// filter.remove("a")?;
+    /// assert_eq!(filter.remove("a")?, Removed::Decremented);
     /// assert!(!filter.contains("a"));
     /// assert_eq!(filter.remove("a"), Err(Error::NotPresent));
+    ///
+    /// // Inserted 20 times: its counters stuck at 15, so it cannot be removed.
+    /// for _ in 0..20 {
+    ///     filter.insert("hot");
+    /// }
+    /// assert_eq!(filter.remove("hot")?, Removed::Saturated);
+    /// assert!(filter.contains("hot"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline]
-    pub fn remove<T: Hash + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+    pub fn remove<T: Hash + ?Sized>(&mut self, key: &T) -> Result<Removed, Error> {
         self.remove_hash(self.hash(key))
     }
 
@@ -307,7 +321,7 @@ impl CountingBloomFilter {
     ///
     /// [`Error::NotPresent`] when one of its counters is zero; nothing is changed then.
     #[inline]
-    pub fn remove_hash(&mut self, hash: u128) -> Result<(), Error> {
+    pub fn remove_hash(&mut self, hash: u128) -> Result<Removed, Error> {
         // A read-only look at the first two counters first: at the optimal fill three absent
         // keys in four have a zero among them, and those return without writing anything (no
         // dirty cache lines). Present keys then pay one pass that checks and decrements.
@@ -323,6 +337,7 @@ impl CountingBloomFilter {
         }
         let probes = self.probes(hash);
         let words = self.counters.words_mut();
+        let mut saturated = true;
         for (done, pos) in probes.clone().enumerate() {
             let word = &mut words[word_index(pos)];
             let shift = nibble_shift(pos);
@@ -333,9 +348,14 @@ impl CountingBloomFilter {
                 Self::undo_decrements(words, probes.first(done as u32));
                 return Err(Error::NotPresent);
             }
+            saturated &= count == 15;
             *word -= u64::from(count != 15) << shift;
         }
-        Ok(())
+        Ok(if saturated {
+            Removed::Saturated
+        } else {
+            Removed::Decremented
+        })
     }
 
     /// Re-increments the counters of `probes` that a failed removal decremented. Those are
@@ -459,14 +479,14 @@ impl CountingBloomFilter {
     /// # Examples
     ///
     /// ```
-    /// use bloom_counting::CountingBloomFilter;
+    /// use bloom_counting::{CountingBloomFilter, Removed};
     ///
     /// let mut filter = CountingBloomFilter::new(1000, 0.01)?;
     /// for _ in 0..20 {
     ///     filter.insert("hot");
     /// }
     /// for _ in 0..20 {
-    ///     filter.remove("hot")?;
+    ///     assert_eq!(filter.remove("hot")?, Removed::Saturated);
     /// }
     /// // Its counters saturated at the 15th insert and stuck: it stays present.
     /// assert!(filter.contains("hot"));
@@ -494,12 +514,12 @@ impl CountingBloomFilter {
     /// # Examples
     ///
     /// ```
-    /// use bloom_counting::CountingBloomFilter;
+    /// use bloom_counting::{CountingBloomFilter, Removed};
     ///
     /// let mut filter = CountingBloomFilter::new(10_000, 0.01)?;
     /// filter.insert_all(0..6_000u32);
     /// for i in 0..1_000u32 {
-    ///     filter.remove(&i)?;
+    ///     assert_eq!(filter.remove(&i)?, Removed::Decremented);
     /// }
     /// assert!((filter.estimated_len() - 5_000.0).abs() < 150.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -540,14 +560,14 @@ impl CountingBloomFilter {
     /// # Examples
     ///
     /// ```
-    /// use bloom_counting::CountingBloomFilter;
+    /// use bloom_counting::{CountingBloomFilter, Removed};
     ///
     /// let mut a = CountingBloomFilter::new(1000, 0.01)?;
     /// let mut b = CountingBloomFilter::new(1000, 0.01)?;
     /// a.insert("left");
     /// b.insert("right");
     /// a.union(&b)?;
-    /// a.remove("left")?;
+    /// assert_eq!(a.remove("left")?, Removed::Decremented);
     /// assert!(!a.contains("left") && a.contains("right"));
     /// assert!(a.union(&CountingBloomFilter::new(2000, 0.01)?).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -700,7 +720,7 @@ mod tests {
         let empty = f.clone();
         f.insert_all(0..500u32);
         for k in 0..500u32 {
-            f.remove(&k).unwrap();
+            assert_eq!(f.remove(&k), Ok(Removed::Decremented), "{k}");
         }
         assert_eq!(f, empty);
         assert_eq!(f.remove(&1u32), Err(Error::NotPresent));
@@ -731,7 +751,7 @@ mod tests {
         let mut f = CountingBloomFilter::with_params(1, 3).unwrap();
         f.insert("a");
         assert_eq!(f.counter(0), Some(3));
-        f.remove("a").unwrap();
+        assert_eq!(f.remove("a"), Ok(Removed::Decremented));
         assert_eq!(f.counter(0), Some(0));
         // Two counts cannot pay for a key that takes three: the removal fails, undone.
         f.counters.words_mut()[0] = 2;
@@ -748,13 +768,56 @@ mod tests {
         assert_eq!(f.counter(0), Some(15));
         assert_eq!(f.saturated_counters(), 1);
         for _ in 0..20 {
-            f.remove("k").unwrap();
+            assert_eq!(f.remove("k"), Ok(Removed::Saturated));
         }
         assert_eq!(f.counter(0), Some(15));
         assert_eq!(f.count_estimate("k"), 15);
         assert!(f.contains("k"));
         f.clear();
         assert_eq!(f.saturated_counters(), 0);
+    }
+
+    #[test]
+    fn remove_reports_saturated_counters() {
+        let mut f = CountingBloomFilter::new(1000, 0.01).unwrap();
+        for _ in 0..20 {
+            f.insert("hot");
+        }
+        let stuck = f.to_bytes();
+        for i in 0..30 {
+            assert_eq!(f.remove("hot"), Ok(Removed::Saturated), "remove {i}");
+            assert!(f.contains("hot"), "remove {i}");
+        }
+        // Every counter of "hot" is at 15: nothing was decremented.
+        assert_eq!(f.to_bytes(), stuck);
+        // A key inserted once is decremented, then absent.
+        f.insert("once");
+        assert_eq!(f.remove("once"), Ok(Removed::Decremented));
+        assert!(!f.contains("once"));
+        assert_eq!(f.remove("once"), Err(Error::NotPresent));
+        assert_eq!(f.to_bytes(), stuck);
+    }
+
+    #[test]
+    fn remove_with_one_saturated_counter_decrements_the_others() {
+        // Two counters and two probes: counter 0 saturated, counter 1 at 3.
+        let mut f = CountingBloomFilter::with_params(2, 2).unwrap();
+        f.counters.words_mut()[0] = 15 | (3 << 4);
+        let key = (0..1000u32)
+            .find(|k| {
+                let mut p: Vec<u64> = f.probes(f.hash(k)).collect();
+                p.sort_unstable();
+                p == [0, 1]
+            })
+            .expect("a key probing both counters");
+        // The counter that still counts is decremented: the removal takes effect there.
+        assert_eq!(f.remove(&key), Ok(Removed::Decremented));
+        assert_eq!((f.counter(0), f.counter(1)), (Some(15), Some(2)));
+        // Both saturated: nothing can be decremented, and nothing is.
+        f.counters.words_mut()[0] = 15 | (15 << 4);
+        assert_eq!(f.remove(&key), Ok(Removed::Saturated));
+        assert_eq!((f.counter(0), f.counter(1)), (Some(15), Some(15)));
+        assert!(f.contains(&key));
     }
 
     #[test]
@@ -874,8 +937,8 @@ mod tests {
         let json = serde_json::to_string(&f).unwrap();
         let back: CountingBloomFilter = serde_json::from_str(&json).unwrap();
         assert_eq!(back, f);
-        let bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
-        assert_eq!(bytes, f.to_bytes());
+        // The bytes in base64: 4 characters for every 3, and the quotes.
+        assert_eq!(json.len(), f.to_bytes().len().div_ceil(3) * 4 + 2);
         assert!(serde_json::from_str::<CountingBloomFilter>("[1,2,3]").is_err());
     }
 }

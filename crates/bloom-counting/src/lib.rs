@@ -15,13 +15,13 @@
 //! # Example
 //!
 //! ```
-//! use bloom_counting::{CountingBloomFilter, Error};
+//! use bloom_counting::{CountingBloomFilter, Error, Removed};
 //!
 //! // Which sessions are open right now, in front of a slow session store.
 //! let mut open = CountingBloomFilter::new(100_000, 0.01)?;
 //! open.insert("session-1");
 //! open.insert("session-2");
-//! open.remove("session-1")?;
+//! assert_eq!(open.remove("session-1")?, Removed::Decremented);
 //! assert!(!open.contains("session-1"));
 //! assert!(open.contains("session-2"));
 //! // Removing what is certainly not there is an error, and changes nothing.
@@ -46,8 +46,9 @@
 //! filter of a billion counters, about one in a million. Counters saturate in practice for
 //! another reason: a key inserted 15 times or more saturates its own counters. Those then
 //! stick, so that key stays "present" for good, and the other keys probing those counters
-//! keep one probe answered. [`saturated_counters`](CountingBloomFilter::saturated_counters)
-//! reports how many are stuck; `docs/counting.md` has the details.
+//! keep one probe answered. Removing such a key returns [`Removed::Saturated`] rather than
+//! [`Removed::Decremented`], and [`saturated_counters`](CountingBloomFilter::saturated_counters)
+//! reports how many counters are stuck; `docs/counting.md` has the details.
 //!
 //! # Crate features
 //!
@@ -58,8 +59,10 @@
 mod counters;
 mod counting;
 mod params;
+mod removed;
 
 pub use bloom_classic::BloomFilter;
 pub use bloom_core::{Error, Filter};
 pub use counters::{MAX_COUNT, MAX_NUM_COUNTERS};
 pub use counting::CountingBloomFilter;
+pub use removed::Removed;

@@ -120,7 +120,7 @@ impl Builder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] naming the parameter: `expected_items` (0), `fpr` (not in
+    /// [`Error::InvalidParameter`] naming the parameter: `initial_capacity` (0), `fpr` (not in
     /// (0, 1)), `growth_factor` (below 2), `tightening_ratio` (not in (0, 1)),
     /// `max_layers` (not in 1..=64), `max_bytes` (0, or smaller than the first layer);
     /// [`Error::TooLarge`] when the first layer exceeds

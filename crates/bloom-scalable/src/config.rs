@@ -47,7 +47,7 @@ pub(crate) struct LayerSize {
 impl Config {
     /// Checks every parameter; the errors name the builder method at fault.
     pub(crate) fn validate(&self) -> Result<(), Error> {
-        math::check_items(self.initial_capacity)?;
+        math::check_count("initial_capacity", self.initial_capacity)?;
         math::check_fpr(self.fpr)?;
         if self.growth_factor < 2 {
             return Err(Error::invalid(

@@ -620,8 +620,8 @@ mod tests {
         let json = serde_json::to_string(&f).unwrap();
         let back: ScalableBloomFilter = serde_json::from_str(&json).unwrap();
         assert_eq!(back, f);
-        let bytes: Vec<u8> = serde_json::from_str(&json).unwrap();
-        assert_eq!(bytes, f.to_bytes());
+        // The bytes in base64: 4 characters for every 3, and the quotes.
+        assert_eq!(json.len(), f.to_bytes().len().div_ceil(3) * 4 + 2);
         assert!(serde_json::from_str::<ScalableBloomFilter>("[1,2,3]").is_err());
     }
 }
