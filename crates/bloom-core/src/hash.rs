@@ -580,6 +580,10 @@ impl Probes {
     /// It counts whole pairs instead of stepping the [`Pairs`] iterator, so the compiled loop
     /// has one branch per pair for the test and one for the count, and no per-pair state.
     ///
+    /// Valid in any state: after an odd number of positions was taken (by
+    /// [`after`](Probes::after) or the iterator), the partner left over is tested first, as
+    /// `(q, q)`. For a fresh `Probes` that check folds away when inlined.
+    ///
     /// # Examples
     ///
     /// ```
@@ -595,10 +599,12 @@ impl Probes {
     /// ```
     #[inline(always)]
     pub fn all_pairs(mut self, mut test: impl FnMut(u64, u64) -> bool) -> bool {
-        debug_assert!(
-            self.pending.is_none(),
-            "all_pairs() called in the middle of a pair"
-        );
+        if let Some(q) = self.pending.take() {
+            self.remaining -= 1;
+            if !test(q, q) {
+                return false;
+            }
+        }
         for _ in 0..self.remaining / 2 {
             let (p, q) = self.step();
             if !test(p, q) {
@@ -614,14 +620,10 @@ impl Probes {
 
     /// The remaining positions as pairs, for probe loops: `ceil(remaining / 2)` pairs, the last
     /// one `(p, p)` when an odd number remains (testing or setting a bit twice is harmless).
-    /// Must be called at a pair boundary (before any position was taken, or after an even
-    /// number); debug builds assert it.
+    /// After an odd number of positions was taken, the first pair is the partner left over,
+    /// as `(q, q)`: every remaining position is in exactly one pair, in any state.
     #[inline(always)]
     pub fn pairs(self) -> Pairs {
-        debug_assert!(
-            self.pending.is_none(),
-            "pairs() called in the middle of a pair"
-        );
         Pairs { probes: self }
     }
 }
@@ -737,6 +739,10 @@ impl Iterator for Pairs {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(u64, u64)> {
+        if let Some(q) = self.probes.pending.take() {
+            self.probes.remaining -= 1;
+            return Some((q, q));
+        }
         match self.probes.remaining {
             0 => None,
             1 => {
@@ -753,7 +759,8 @@ impl Iterator for Pairs {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.probes.remaining.div_ceil(2) as usize;
+        let pending = u32::from(self.probes.pending.is_some());
+        let n = ((self.probes.remaining - pending).div_ceil(2) + pending) as usize;
         (n, Some(n))
     }
 }
@@ -1020,6 +1027,50 @@ mod tests {
                 let group = p - p % PAIR_GROUP;
                 let span = (m - group).min(PAIR_GROUP);
                 prop_assert_eq!(q, group + (((x & 0xffff_ffff) * span) >> 32));
+            }
+        }
+    }
+
+    /// `after(n)` then `all_pairs` or `pairs` covers exactly the positions after the first n,
+    /// for odd n too (it once skipped the partner left over in release builds).
+    #[test]
+    fn pairs_after_any_count_cover_the_rest() {
+        for key in 0..200u64 {
+            let h = hash_key(&key, 11);
+            for k in 1..=12u32 {
+                let all: Vec<u64> = Probes::new(h, k, 10_007).collect();
+                for n in 0..=k {
+                    let mut tested = Vec::new();
+                    assert!(Probes::new(h, k, 10_007).after(n).all_pairs(|p, q| {
+                        tested.extend([p, q]);
+                        true
+                    }));
+                    let mut paired: Vec<u64> = Probes::new(h, k, 10_007)
+                        .after(n)
+                        .pairs()
+                        .flat_map(|(p, q)| [p, q])
+                        .collect();
+                    let pairs = Probes::new(h, k, 10_007).after(n).pairs();
+                    assert_eq!(pairs.size_hint().0, pairs.count(), "k {k} n {n}");
+                    let mut rest = all[n as usize..].to_vec();
+                    for v in [&mut tested, &mut paired, &mut rest] {
+                        v.sort_unstable();
+                        v.dedup();
+                    }
+                    assert_eq!(tested, rest, "all_pairs, k {k} n {n}");
+                    assert_eq!(paired, rest, "pairs, k {k} n {n}");
+                    // A failing test stops the loop whatever the state.
+                    let mut calls = 0;
+                    let any = n < k;
+                    assert_eq!(
+                        !Probes::new(h, k, 10_007).after(n).all_pairs(|_, _| {
+                            calls += 1;
+                            false
+                        }),
+                        any
+                    );
+                    assert!(calls <= 1);
+                }
             }
         }
     }
