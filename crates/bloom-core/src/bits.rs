@@ -157,10 +157,10 @@ const SLACK_WORDS: usize = LINE_BYTES / 8 - 1;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Words<W: Word> {
-    /// The allocation: `cap` `u64` words from the global allocator, 8-byte aligned.
-    base: NonNull<u64>,
+    /// Word 0: the first 64-byte boundary of the allocation, which starts `offset` words
+    /// before it (at most [`SLACK_WORDS`]) and holds `cap` `u64` words, 8-byte aligned.
+    start: NonNull<u64>,
     cap: usize,
-    /// Words from `base` to the first 64-byte boundary (at most [`SLACK_WORDS`]).
     offset: usize,
     len: usize,
     /// Whether any word may be non-zero (set by every write access).
@@ -196,10 +196,12 @@ impl<W: Word> Words<W> {
         let base = NonNull::new(raw).ok_or(Error::OutOfMemory {
             bytes: layout.size() as u64,
         })?;
-        let start = base.as_ptr() as usize;
-        let offset = (start.next_multiple_of(LINE_BYTES) - start) / 8;
+        let address = base.as_ptr() as usize;
+        let offset = (address.next_multiple_of(LINE_BYTES) - address) / 8;
+        // SAFETY: `offset <= SLACK_WORDS < cap`, so the pointer stays inside the allocation.
+        let start = unsafe { base.add(offset) };
         let words = Words {
-            base,
+            start,
             cap,
             offset,
             len,
@@ -227,16 +229,14 @@ impl<W: Word> Words<W> {
     /// for atomic words, [`writable`](Words::writable) first.
     #[inline(always)]
     pub fn as_ptr(&self) -> *const W {
-        // SAFETY: `offset + len <= cap` words lie inside the allocation.
-        unsafe { self.base.as_ptr().add(self.offset).cast::<W>() }
+        self.start.as_ptr().cast::<W>()
     }
 
     /// A pointer to word 0 for writing; marks the store written.
     #[inline(always)]
     pub fn as_mut_ptr(&mut self) -> *mut W {
         *self.written.get_mut() = true;
-        // SAFETY: as in `as_ptr`.
-        unsafe { self.base.as_ptr().add(self.offset).cast::<W>() }
+        self.start.as_ptr().cast::<W>()
     }
 
     /// The words.
@@ -303,7 +303,7 @@ impl<W: Word> Words<W> {
     pub fn cast<V: Word>(self) -> Words<V> {
         let this = ManuallyDrop::new(self);
         Words {
-            base: this.base,
+            start: this.start,
             cap: this.cap,
             offset: this.offset,
             len: this.len,
@@ -373,9 +373,9 @@ impl Words<AtomicU64> {
 impl<W: Word> Drop for Words<W> {
     fn drop(&mut self) {
         let layout = self.layout();
-        // SAFETY: `base` was allocated by the global allocator with exactly this layout and
-        // is freed once, here.
-        unsafe { std::alloc::dealloc(self.base.as_ptr().cast(), layout) };
+        // SAFETY: `offset` words before `start` is the pointer the global allocator returned
+        // for exactly this layout; it is freed once, here.
+        unsafe { std::alloc::dealloc(self.start.as_ptr().sub(self.offset).cast(), layout) };
     }
 }
 
