@@ -200,7 +200,7 @@ fn progress_bar(quiet: bool) -> ProgressBar {
         bar.set_draw_target(ProgressDrawTarget::stderr());
     }
     if let Ok(style) = ProgressStyle::with_template(
-        "{elapsed_precise:.dim} [{bar:30.cyan/blue}] {pos}/{len} (eta {eta}) {msg}",
+        "{elapsed_precise:.dim} [{bar:30.cyan/blue}] {percent:>3}% (eta {eta}) {msg}",
     ) {
         bar.set_style(style.progress_chars("=> "));
     }
@@ -268,10 +268,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
             let bar = progress_bar(cli.quiet);
             let start = Instant::now();
+            // The bar follows the steps' expected cost, not their count, so its estimate
+            // of the time left holds when the large settings come last.
             let outcome = sweep.run(&mut |p| {
-                bar.set_length(p.total as u64);
-                bar.set_position(p.done as u64);
-                bar.set_message(p.what.to_string());
+                bar.set_length(p.work_total);
+                bar.set_position(p.work_done);
+                bar.set_message(format!("{}/{} {}", p.done, p.total, p.what));
             })?;
             bar.finish_and_clear();
             header.wall_seconds = start.elapsed().as_secs_f64();
