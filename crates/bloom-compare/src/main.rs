@@ -5,6 +5,7 @@
 //! cargo run --release -p bloom-compare -- --help    # every option
 //! ```
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -38,9 +39,10 @@ struct Cli {
     #[arg(long, value_delimiter = ',', default_value = "all")]
     peers: Vec<String>,
 
-    /// Capacities n every filter is sized for (`100K`, `1M`, `1e7` or plain numbers).
-    #[arg(long = "n", value_delimiter = ',', default_value = "100K,1M", value_parser = parse_count)]
-    sizes: Vec<usize>,
+    /// Capacities n every filter is sized for, separated by commas (`100K`, `1M`, `1e7`,
+    /// `100_000` or plain numbers; a comma is never a thousands separator).
+    #[arg(long = "n", default_value = "100K,1M", value_parser = parse_counts)]
+    sizes: Vec<Counts>,
 
     /// Target false-positive rates (`0.01` or `1%`).
     #[arg(long = "fpr", value_delimiter = ',', default_value = "1%,0.1%", value_parser = parse_rate)]
@@ -111,6 +113,13 @@ struct Cli {
 
 /// Parses `1000`, `1_000`, `100K`, `2.5M`, `1G`, `1e6`.
 fn parse_count(s: &str) -> Result<usize, String> {
+    if s.contains(',') {
+        return Err(format!(
+            "a comma is not a thousands separator here; write {} or {}",
+            s.replace(',', "_"),
+            thousands_hint(s)
+        ));
+    }
     let t = s.trim().replace('_', "");
     let (number, scale) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
         Some('K') => (&t[..t.len() - 1], 1e3),
@@ -126,6 +135,60 @@ fn parse_count(s: &str) -> Result<usize, String> {
         return Err(format!("{s:?} is not a positive whole count"));
     }
     Ok(value as usize)
+}
+
+/// The sizes of one `--n`, in the order given.
+#[derive(Debug, Clone, PartialEq)]
+struct Counts(Vec<usize>);
+
+/// Whether `s` reads as one number written with commas between groups of three digits
+/// (`100,000`, `1,000,000`).
+fn is_thousands(s: &str) -> bool {
+    let mut groups = s.trim().split(',');
+    let head_ok = groups
+        .next()
+        .is_some_and(|g| (1..=3).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_digit()));
+    let mut rest = groups.peekable();
+    head_ok
+        && rest.peek().is_some()
+        && rest.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `100K` for `100,000` (or the number, when it has no short form).
+fn thousands_hint(s: &str) -> String {
+    let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+    digits.parse::<u64>().map_or_else(
+        |_| "100K".into(),
+        bloom_compare::report::markdown::short_count,
+    )
+}
+
+/// Parses a list of sizes separated by commas (`100K,1M`), refusing a number written with
+/// thousands separators (`100,000`), which would otherwise read as the sizes 100 and 000.
+fn parse_counts(s: &str) -> Result<Counts, String> {
+    if is_thousands(s) {
+        let groups: Vec<&str> = s.trim().split(',').collect();
+        let mut message = format!(
+            "the comma separates sizes (this would be {}); write one size as {} or {}",
+            groups.join(" and "),
+            groups.join("_"),
+            thousands_hint(s)
+        );
+        if groups.iter().all(|g| g.bytes().any(|b| b != b'0')) {
+            let repeated: Vec<String> = groups.iter().map(|g| format!("--n {g}")).collect();
+            let _ = write!(
+                message,
+                ", or the sizes {} as {}",
+                groups.join(" and "),
+                repeated.join(" ")
+            );
+        }
+        return Err(message);
+    }
+    s.split(',')
+        .map(parse_count)
+        .collect::<Result<_, _>>()
+        .map(Counts)
 }
 
 /// Parses `0.01` or `1%`.
@@ -244,7 +307,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let sweep = Sweep {
         entries: entries.clone(),
         kinds: cli.kinds.clone(),
-        sizes: cli.sizes.clone(),
+        sizes: cli.sizes.iter().flat_map(|c| c.0.iter().copied()).collect(),
         fprs: cli.fprs.clone(),
         loads: cli.loads.clone(),
         threads,
@@ -311,8 +374,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         eprintln!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
         for r in report.false_negative_rows() {
             eprintln!(
-                "#  {} ({} keys, n = {}, p = {}, load {}%): {} keys lost",
-                r.name, r.key_kind, r.n, r.target_fpr, r.load_percent, r.false_negatives
+                "#  {} ({} keys, n = {}, p = {}, load {}%): {} lost",
+                r.name,
+                r.key_kind,
+                r.n,
+                r.target_fpr,
+                r.load_percent,
+                markdown::plural(r.false_negatives, "key", "keys")
             );
         }
         eprintln!("################################################################");
@@ -320,7 +388,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
     let flagged = report.flagged_rows().count();
     if flagged > 0 {
-        eprintln!("warning: {flagged} measurements with a rate far above their target (marked ⚠)");
+        eprintln!(
+            "warning: {} with a rate far above the target (marked ⚠)",
+            markdown::plural(flagged as u64, "measurement", "measurements")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -349,6 +420,24 @@ mod tests {
         assert!(parse_count("0").is_err());
         assert!(parse_count("1.5").is_err());
         assert!(parse_count("lots").is_err());
+        assert_eq!(
+            parse_counts("100K,1M"),
+            Ok(Counts(vec![100_000, 1_000_000]))
+        );
+        assert_eq!(parse_counts("2000"), Ok(Counts(vec![2_000])));
+        assert_eq!(parse_counts("1,2"), Ok(Counts(vec![1, 2])));
+        assert!(is_thousands("100,000") && is_thousands("1,000,000"));
+        assert!(!is_thousands("100K,1M") && !is_thousands("1000") && !is_thousands("10,20"));
+        let e = parse_counts("1,000,000").unwrap_err();
+        assert!(e.contains("1_000_000 or 1M"), "{e}");
+        assert!(!e.contains("--n 000"), "{e}");
+        let e = parse_counts("100,200").unwrap_err();
+        assert!(
+            e.contains("100_200 or 100.2K, or the sizes 100 and 200 as --n 100 --n 200"),
+            "{e}"
+        );
+        let e = parse_count("100,000").unwrap_err();
+        assert!(e.contains("100_000 or 100K"), "{e}");
         assert_eq!(parse_rate("1%"), Ok(0.01));
         assert_eq!(parse_rate("0.001"), Ok(0.001));
         assert!(parse_rate("0").is_err());

@@ -158,3 +158,27 @@ fn bad_arguments_are_refused() {
     assert!(list.status.success());
     assert!(String::from_utf8_lossy(&list.stdout).contains("classic"));
 }
+
+#[test]
+fn a_size_written_with_thousands_commas_is_refused_with_the_way_to_write_it() {
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args(["--n", "100,000"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("the comma separates sizes (this would be 100 and 000)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("100_000 or 100K"), "{stderr}");
+    assert!(output.stdout.is_empty());
+
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args(["--negatives", "100,000"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("write 100_000 or 100K"), "{stderr}");
+}

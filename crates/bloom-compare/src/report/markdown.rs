@@ -138,6 +138,12 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// `count` and the noun that goes with it: `1 measurement`, `2 measurements`, with
+/// thousands separators (`1,000 keys`).
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// A count in short form: `100K`, `1M`, `2.5M`.
 pub fn short_count(n: u64) -> String {
     let (value, unit) = if n >= 1_000_000_000 && n % 100_000_000 == 0 {
@@ -161,9 +167,13 @@ fn ratio(x: f64) -> String {
 fn candidate_cell(row: &Row) -> String {
     let mut s = row.name.clone();
     if row.has_false_negatives() {
-        let _ = write!(s, " ❌ {} FALSE NEGATIVES", row.false_negatives);
+        let _ = write!(
+            s,
+            " ❌ {}",
+            plural(row.false_negatives, "FALSE NEGATIVE", "FALSE NEGATIVES")
+        );
     } else if row.false_negatives > 0 {
-        let _ = write!(s, " ({} evicted when full)", row.false_negatives);
+        let _ = write!(s, " ({} evicted when full)", count(row.false_negatives));
     }
     if row.fpr_far_above_target {
         s.push_str(" ⚠");
@@ -422,26 +432,27 @@ pub fn verdict(report: &Report) -> String {
     if bad.is_empty() {
         let _ = writeln!(
             out,
-            "**Correctness:** no false negatives in {} measurements (every inserted key \
-             queried one at a time, in batches, and after the parallel build, in every round).",
-            report.rows.len()
+            "**Correctness:** no false negatives in {} (every inserted key queried one at a \
+             time, in batches, and after the parallel build, in every round).",
+            plural(report.rows.len() as u64, "measurement", "measurements")
         );
     } else {
         let _ = writeln!(
             out,
-            "**❌ FALSE NEGATIVES:** {} measurements answered \"absent\" for keys they hold:",
-            bad.len()
+            "**❌ FALSE NEGATIVES:** {} answered \"absent\" for keys {} hold:",
+            plural(bad.len() as u64, "measurement", "measurements"),
+            if bad.len() == 1 { "it" } else { "they" }
         );
         for r in bad {
             let _ = writeln!(
                 out,
-                "- {} ({} keys, n = {}, p = {}, load {}%): {} false negatives",
+                "- {} ({} keys, n = {}, p = {}, load {}%): {}",
                 r.name,
                 r.key_kind,
                 count(r.n),
                 percent(r.target_fpr),
                 r.load_percent,
-                r.false_negatives
+                plural(r.false_negatives, "false negative", "false negatives")
             );
         }
     }
@@ -453,10 +464,10 @@ pub fn verdict(report: &Report) -> String {
     for r in tolerated {
         let _ = writeln!(
             out,
-            "\n{} lost {} stored key(s) when it ran out of room ({} keys, n = {}, load {}%), as \
-             its documentation warns a failed insert does.",
+            "\n{} lost {} when it ran out of room ({} keys, n = {}, load {}%), as its \
+             documentation warns a failed insert does.",
             r.name,
-            r.false_negatives,
+            plural(r.false_negatives, "stored key", "stored keys"),
             r.key_kind,
             count(r.n),
             r.load_percent
@@ -595,6 +606,9 @@ mod tests {
         assert_eq!(percent(0.5), "50%");
         assert_eq!(count(1_234_567), "1,234,567");
         assert_eq!(count(12), "12");
+        assert_eq!(plural(1, "measurement", "measurements"), "1 measurement");
+        assert_eq!(plural(0, "measurement", "measurements"), "0 measurements");
+        assert_eq!(plural(1_000, "key", "keys"), "1,000 keys");
         assert_eq!(short_count(100_000), "100K");
         assert_eq!(short_count(2_500_000), "2.5M");
         assert_eq!(short_count(10_000_000), "10M");
