@@ -6,7 +6,7 @@
 //! ```
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -77,7 +77,9 @@ struct Cli {
     #[arg(long, default_value_t = 42)]
     seed: u64,
 
-    /// Folder for the output files [default: target/bloom-compare].
+    /// Folder for the output files, created if missing; a run replaces the files an earlier
+    /// run wrote there (give each run its own folder to keep them) [default:
+    /// target/bloom-compare].
     #[arg(long)]
     out: Option<PathBuf>,
 
@@ -270,10 +272,50 @@ fn progress_bar(quiet: bool) -> ProgressBar {
     bar
 }
 
-fn list(entries: &[Entry]) {
+/// Writes a line to standard error, ignoring failure: a message about the run must not
+/// panic when stderr is closed or a closed pipe.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Standard output, through which the report is printed. A reader that closes early
+/// (`| head`, `| true`) has read all it wants: the rest of the report is dropped quietly,
+/// and the run goes on to write its files and give its verdict, as command-line tools do.
+#[derive(Debug, Default)]
+struct Output {
+    closed: bool,
+}
+
+impl Output {
+    /// Prints `text`; a closed reader is not an error.
+    ///
+    /// # Errors
+    ///
+    /// Any other failure to write.
+    fn print(&mut self, text: &str) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        let mut out = std::io::stdout().lock();
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(format!("standard output: {e}")),
+        }
+    }
+}
+
+fn list(entries: &[Entry]) -> String {
     let infos: Vec<CandidateInfo> = entries.iter().map(CandidateInfo::from).collect();
+    let mut text = String::new();
     for origin in [Origin::Ours, Origin::Peer] {
-        println!(
+        let _ = writeln!(
+            text,
             "{}:",
             if origin == Origin::Ours {
                 "variants (--variants)"
@@ -282,21 +324,32 @@ fn list(entries: &[Entry]) {
             }
         );
         for c in infos.iter().filter(|c| c.origin == origin) {
-            println!(
+            let _ = writeln!(
+                text,
                 "  {:<24} {} ({}); hasher: {}",
                 c.id, c.name, c.crate_name, c.hasher
             );
         }
     }
+    text
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+/// `paths` relative to `dir`, joined by commas.
+fn relative_list(paths: &[PathBuf], dir: &Path) -> String {
+    paths
+        .iter()
+        .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
     let args: Vec<String> = std::env::args().collect();
     let ours = candidate::ours();
     let peers = candidate::peers();
     if cli.list {
         let all: Vec<Entry> = ours.iter().chain(&peers).copied().collect();
-        list(&all);
+        stdout.print(&list(&all))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut entries = select(ours, &cli.variants, "variant")?;
@@ -321,6 +374,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         return Err("the counting allocator is not installed".into());
     }
 
+    // The output places are checked before anything is measured: a bad --out fails now,
+    // not after the sweep.
+    let out = cli.out.clone().unwrap_or_else(default_out_dir);
+    let replaced = files::prepare(&out, &cli.formats).map_err(|e| {
+        format!(
+            "--out {}: {e}; --out names the folder the report's files are written to (created \
+             if missing)",
+            out.display()
+        )
+    })?;
+    let docs_dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
+    if cli.write_docs {
+        docs::prepare(&docs_dir).map_err(|e| format!("--docs-dir {}: {e}", docs_dir.display()))?;
+    }
+
     let report = match &cli.rerender {
         Some(path) => {
             let text =
@@ -328,6 +396,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => {
+            if !cli.quiet {
+                let plan = sweep.plan();
+                let steps: usize = plan.iter().map(|p| p.entries.len()).sum();
+                note!(
+                    "bloom-compare: measuring {} in {}, {} each ({}); the report follows on \
+                     standard output",
+                    markdown::plural(entries.len() as u64, "candidate", "candidates"),
+                    markdown::plural(plan.len() as u64, "setting", "settings"),
+                    markdown::plural(cli.rounds as u64, "round", "rounds"),
+                    markdown::plural((steps * cli.rounds) as u64, "step", "steps"),
+                );
+            }
             let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
             let bar = progress_bar(cli.quiet);
             let start = Instant::now();
@@ -348,17 +428,25 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
         }
     };
-    println!("{}", markdown::render(&report));
+    stdout.print(&markdown::render(&report))?;
 
-    let out = cli.out.clone().unwrap_or_else(default_out_dir);
     let written = files::write_all(&report, &out, &cli.formats).map_err(|e| e.to_string())?;
     if !written.is_empty() {
-        eprintln!("wrote {} files under {}", written.len(), out.display());
+        note!(
+            "wrote {} in {}{}: {}",
+            markdown::plural(written.len() as u64, "file", "files"),
+            out.display(),
+            if replaced.is_empty() {
+                ""
+            } else {
+                " (replacing the previous run's; give --out another folder to keep both)"
+            },
+            relative_list(&written, &out)
+        );
     }
     if cli.write_docs {
-        let dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
-        let written = docs::write(&report, &dir).map_err(|e| e.to_string())?;
-        eprintln!(
+        let written = docs::write(&report, &docs_dir).map_err(|e| e.to_string())?;
+        note!(
             "regenerated {}",
             written
                 .iter()
@@ -369,11 +457,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 
     if !report.is_correct() {
-        eprintln!();
-        eprintln!("################################################################");
-        eprintln!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
+        note!();
+        note!("################################################################");
+        note!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
         for r in report.false_negative_rows() {
-            eprintln!(
+            note!(
                 "#  {} ({} keys, n = {}, p = {}, load {}%): {} lost",
                 r.name,
                 r.key_kind,
@@ -383,12 +471,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 markdown::plural(r.false_negatives, "key", "keys")
             );
         }
-        eprintln!("################################################################");
+        note!("################################################################");
         return Ok(ExitCode::from(3));
     }
     let flagged = report.flagged_rows().count();
     if flagged > 0 {
-        eprintln!(
+        note!(
             "warning: {} with a rate far above the target (marked ⚠)",
             markdown::plural(flagged as u64, "measurement", "measurements")
         );
@@ -398,10 +486,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let mut stdout = Output::default();
+    match run(cli, &mut stdout) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("bloom-compare: {e}");
+            note!("bloom-compare: {e}");
             ExitCode::FAILURE
         }
     }

@@ -9,21 +9,39 @@ use crate::report::files::{self, OutputError};
 use crate::report::markdown::{self, bytes, count, fprs, groups, main_load, nanos, percent};
 use crate::report::{Report, Row, plots};
 
+/// The files [`write`] writes under `dir`: `plots/*.svg`, then `tradeoffs.md`.
+pub fn paths(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = files::paths(dir, &[files::Format::Svg]);
+    paths.push(dir.join("tradeoffs.md"));
+    paths
+}
+
+/// Checks, before a run measures anything, that [`write`] can write under `dir`; returns
+/// the files it will replace.
+///
+/// # Errors
+///
+/// As [`files::check_targets`].
+pub fn prepare(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    files::check_targets(dir, &paths(dir))
+}
+
 /// Writes `tradeoffs.md` and `plots/*.svg` under `dir`; returns the paths written.
 ///
 /// # Errors
 ///
 /// The first file that cannot be written.
 pub fn write(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    let mut texts: Vec<String> = plots::all(report)?
+        .into_iter()
+        .map(|(_, svg)| svg)
+        .collect();
+    texts.push(render(report));
     let mut written = Vec::new();
-    for (name, svg) in plots::all(report)? {
-        let path = dir.join("plots").join(name);
-        files::write_text(&path, &svg)?;
+    for (path, text) in paths(dir).into_iter().zip(texts) {
+        files::write_text(&path, &text)?;
         written.push(path);
     }
-    let path = dir.join("tradeoffs.md");
-    files::write_text(&path, &render(report))?;
-    written.push(path);
     Ok(written)
 }
 
