@@ -1,7 +1,7 @@
 //! `bloom-compare`: the side-by-side sweep of the bloom-family filters and peer crates.
 //!
 //! ```sh
-//! cargo run --release -p bloom-compare              # quick default sweep, prints the tables
+//! cargo run --release -p bloom-compare              # quick default sweep, prints the report
 //! cargo run --release -p bloom-compare -- --help    # every option
 //! ```
 
@@ -18,7 +18,7 @@ use bloom_compare::candidate::{self, Origin};
 use bloom_compare::keys::KeyKind;
 use bloom_compare::measure::Entry;
 use bloom_compare::report::files::{self, Format};
-use bloom_compare::report::{CandidateInfo, Header, Report, docs, markdown};
+use bloom_compare::report::{CandidateInfo, Header, Report, docs, markdown, terminal};
 use bloom_compare::sweep::{Negatives, Sweep};
 
 #[global_allocator]
@@ -83,7 +83,8 @@ struct Cli {
     #[arg(long)]
     out: Option<PathBuf>,
 
-    /// Output files to write: markdown, csv, json, svg (the tables are printed either way).
+    /// Output files to write: markdown (the full tables), csv, json, svg (the report is
+    /// printed either way, narrowed to 120 columns).
     #[arg(
         long = "format",
         value_delimiter = ',',
@@ -428,7 +429,12 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
             }
         }
     };
-    stdout.print(&markdown::render(&report))?;
+    let full_tables = cli
+        .formats
+        .contains(&Format::Markdown)
+        .then(|| files::paths(&out, &[Format::Markdown]))
+        .and_then(|p| p.into_iter().next());
+    stdout.print(&terminal::render(&report, full_tables.as_deref()))?;
 
     let written = files::write_all(&report, &out, &cli.formats).map_err(|e| e.to_string())?;
     if !written.is_empty() {

@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bloom_compare::report::files::{from_csv, from_json};
+use bloom_compare::report::terminal::{WIDTH, display_width};
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -46,6 +47,16 @@ fn tiny_run_writes_every_format_and_parses_back() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
+    // The report opens with the guide computed from this run, and fits 120 columns.
+    assert_eq!(
+        stdout.lines().next(),
+        Some("## Choosing a variant"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Figures below are for u64 keys at n = 5,000, target p = 1%"));
+    for line in stdout.lines() {
+        assert!(display_width(line) <= WIDTH, "{line}");
+    }
     assert!(stdout.contains("no false negatives"), "{stdout}");
     assert!(
         stdout.contains("URL-like keys (50-120 bytes), n = 5,000, load 100%: space and accuracy")

@@ -118,10 +118,12 @@ pub fn to_csv(rows: &[Row]) -> Result<String, OutputError> {
 ///
 /// When the text is not such CSV.
 pub fn from_csv(text: &str) -> Result<Vec<Row>, OutputError> {
-    csv::Reader::from_reader(text.as_bytes())
+    let mut rows = csv::Reader::from_reader(text.as_bytes())
         .deserialize()
         .collect::<Result<Vec<Row>, _>>()
-        .map_err(OutputError::Csv)
+        .map_err(OutputError::Csv)?;
+    rows.iter_mut().for_each(Row::fill_derived);
+    Ok(rows)
 }
 
 /// The report as pretty JSON.
@@ -139,7 +141,9 @@ pub fn to_json(report: &Report) -> Result<String, OutputError> {
 ///
 /// When the text is not such JSON.
 pub fn from_json(text: &str) -> Result<Report, OutputError> {
-    serde_json::from_str(text).map_err(OutputError::Json)
+    let mut report: Report = serde_json::from_str(text).map_err(OutputError::Json)?;
+    report.rows.iter_mut().for_each(Row::fill_derived);
+    Ok(report)
 }
 
 /// The files [`write_all`] writes for `formats` under `dir`, in its order: `report.md`,

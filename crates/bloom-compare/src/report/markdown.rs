@@ -159,7 +159,8 @@ pub fn short_count(n: u64) -> String {
     format!("{}{unit}", s.trim_end_matches(".0"))
 }
 
-fn ratio(x: f64) -> String {
+/// A multiple with two decimals: `1.45×`.
+pub fn ratio(x: f64) -> String {
     format!("{x:.2}×")
 }
 
@@ -189,7 +190,8 @@ fn target_cell(row: &Row) -> String {
     }
 }
 
-fn measured_cell(row: &Row) -> String {
+/// The measured rate with its 95% interval: `1.05% [1%, 1.09%]`.
+pub fn measured_cell(row: &Row) -> String {
     format!(
         "{} [{}, {}]",
         percent(row.measured_fpr),
@@ -267,8 +269,9 @@ pub fn accuracy_table(rows: &[&Row]) -> Table {
         ">target p",
         ">measured p [95% CI]",
         ">bits/key",
-        ">× log2(1/p)",
-        ">× 1.44 log2(1/p)",
+        ">× log2(1/target p)",
+        ">× log2(1/measured p)",
+        ">× 1.44 log2(1/measured p)",
         ">memory",
         ">peak in build",
     ]);
@@ -278,6 +281,7 @@ pub fn accuracy_table(rows: &[&Row]) -> Table {
             target_cell(r),
             measured_cell(r),
             opt(r.bits_per_key, |b| format!("{b:.2}")),
+            opt(r.ratio_to_target_bound, ratio),
             opt(r.ratio_to_bound, ratio),
             opt(r.ratio_to_classic, ratio),
             r.memory_bytes.map_or_else(|| "–".into(), bytes),
@@ -326,16 +330,13 @@ pub fn speed_table(rows: &[&Row]) -> Table {
     t
 }
 
-/// The load table of one (kind, n) group: the measured rate of every candidate at every
-/// load.
-pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
+/// The rows of one (kind, n) group by load: for every target rate (run order) and candidate
+/// (report order) measured there, its row at each of `loads(report)` (`None` where it was
+/// not measured at that load).
+pub fn rows_by_load(report: &Report, kind: KeyKind, n: u64) -> Vec<Vec<Option<&Row>>> {
     let loads = loads(report);
-    let mut header = vec!["candidate".to_string(), ">target p".to_string()];
-    header.extend(loads.iter().map(|l| format!(">{l}% of n")));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut t = Table::new(&header_refs);
-    let fprs = fprs(report);
-    for &fpr in &fprs {
+    let mut out = Vec::new();
+    for fpr in fprs(report) {
         for c in &report.candidates {
             let cells: Vec<Option<&Row>> = loads
                 .iter()
@@ -349,27 +350,42 @@ pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
                     })
                 })
                 .collect();
-            let Some(first) = cells.iter().flatten().next() else {
-                continue;
-            };
-            let mut row = vec![first.name.clone(), target_cell(first)];
-            for cell in &cells {
-                row.push(match cell {
-                    None => "–".into(),
-                    Some(r) => {
-                        let mut s = percent(r.measured_fpr);
-                        if r.full {
-                            let _ = write!(s, " (full at {}%)", r.keys_accepted * 100 / r.n.max(1));
-                        }
-                        if r.fpr_far_above_target {
-                            s.push_str(" ⚠");
-                        }
-                        s
-                    }
-                });
+            if cells.iter().any(Option::is_some) {
+                out.push(cells);
             }
-            t.push(row);
         }
+    }
+    out
+}
+
+/// The load table of one (kind, n) group: the measured rate of every candidate at every
+/// load.
+pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
+    let mut header = vec!["candidate".to_string(), ">target p".to_string()];
+    header.extend(loads(report).iter().map(|l| format!(">{l}% of n")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header_refs);
+    for cells in rows_by_load(report, kind, n) {
+        let Some(first) = cells.iter().flatten().next() else {
+            continue;
+        };
+        let mut row = vec![first.name.clone(), target_cell(first)];
+        for cell in &cells {
+            row.push(match cell {
+                None => "–".into(),
+                Some(r) => {
+                    let mut s = percent(r.measured_fpr);
+                    if r.full {
+                        let _ = write!(s, " (full at {}%)", r.keys_accepted * 100 / r.n.max(1));
+                    }
+                    if r.fpr_far_above_target {
+                        s.push_str(" ⚠");
+                    }
+                    s
+                }
+            });
+        }
+        t.push(row);
     }
     t
 }
@@ -529,9 +545,11 @@ How to read the tables:
 - **measured p**: false positives among negatives drawn from a key set disjoint from the \
 inserted keys, with the 95% Wilson score interval.
 - **bits/key**: bytes the filter holds after its build (counted by the allocator, heap and \
-inline) × 8 / keys inserted. **× log2(1/p)** divides it by the information-theoretic \
-minimum for the *measured* rate (no filter with that rate can use fewer bits); \
-**× 1.44 log2(1/p)** by what an optimal classic Bloom filter needs for it.
+inline) × 8 / keys inserted. **× log2(1/target p)** divides it by the information-theoretic \
+minimum for the rate it was asked for (no filter with that rate can use fewer bits): what \
+the filter costs for the rate you ask, including any margin it keeps below it. \
+**× log2(1/measured p)** divides it by the same minimum for the rate it *reached*, \
+**× 1.44 log2(1/measured p)** by what an optimal classic Bloom filter needs for that rate.
 - **peak in build**: the most bytes the build held at once (filters built from all keys at \
 once need scratch space).
 - Times are nanoseconds per key, the fastest of the rounds. **insert** is the whole build \
