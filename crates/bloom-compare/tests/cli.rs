@@ -113,26 +113,8 @@ fn tiny_run_writes_every_format_and_parses_back() {
 fn only_the_formats_asked_for_are_written() {
     let out = out_dir("bloom-compare-cli-csv");
     let status = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
-        .args([
-            "--n",
-            "1000",
-            "--fpr",
-            "5%",
-            "--load",
-            "100",
-            "--peers",
-            "none",
-            "--variants",
-            "classic",
-            "--rounds",
-            "1",
-            "--negatives",
-            "5000",
-            "--probe-ms",
-            "1",
-            "--format",
-            "csv",
-        ])
+        .args(TINY)
+        .args(["--format", "csv"])
         .arg("--out")
         .arg(&out)
         .output()
@@ -174,25 +156,22 @@ fn bad_arguments_are_refused() {
 
 #[test]
 fn a_size_written_with_thousands_commas_is_refused_with_the_way_to_write_it() {
-    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
-        .args(["--n", "100,000"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
+    let refused = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?} accepted");
+        assert!(output.stdout.is_empty());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = refused(&["--n", "100,000"]);
     assert!(
         stderr.contains("the comma separates sizes (this would be 100 and 000)"),
         "{stderr}"
     );
     assert!(stderr.contains("100_000 or 100K"), "{stderr}");
-    assert!(output.stdout.is_empty());
-
-    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
-        .args(["--negatives", "100,000"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
+    let stderr = refused(&["--negatives", "100,000"]);
     assert!(stderr.contains("write 100_000 or 100K"), "{stderr}");
 }
 

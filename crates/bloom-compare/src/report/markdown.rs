@@ -182,11 +182,25 @@ fn candidate_cell(row: &Row) -> String {
     s
 }
 
-fn target_cell(row: &Row) -> String {
-    if (row.nominal_fpr - row.target_fpr).abs() > f64::EPSILON * row.target_fpr {
-        format!("{} (fixed)", percent(row.nominal_fpr))
+/// The rate the candidate was built for: the target, or its own fixed rate followed by
+/// `fixed_mark`.
+pub fn rate_cell(row: &Row, fixed_mark: &str) -> String {
+    if row.has_fixed_rate() {
+        format!("{}{fixed_mark}", percent(row.nominal_fpr))
     } else {
         percent(row.target_fpr)
+    }
+}
+
+fn target_cell(row: &Row) -> String {
+    rate_cell(row, " (fixed)")
+}
+
+/// Two times in nanoseconds as `a / b`, or a dash when either is missing.
+pub fn nanos_pair(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
+        _ => "–".into(),
     }
 }
 
@@ -315,10 +329,7 @@ pub fn speed_table(rows: &[&Row]) -> Table {
             nanos(r.absent_ns),
             opt(r.present_batch_ns, nanos),
             opt(r.absent_batch_ns, nanos),
-            match (r.probe_single_ns, r.probe_batch_ns) {
-                (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
-                _ => "–".into(),
-            },
+            nanos_pair(r.probe_single_ns, r.probe_batch_ns),
             opt(r.absent_x_probe, ratio),
             opt(r.absent_batch_x_probe, ratio),
             match (r.parallel_speedup, r.threads) {

@@ -248,6 +248,12 @@ impl Row {
         }
     }
 
+    /// Whether the candidate was built for its own fixed rate rather than the sweep's
+    /// target (a fingerprint filter whose rate cannot be chosen).
+    pub fn has_fixed_rate(&self) -> bool {
+        (self.nominal_fpr - self.target_fpr).abs() > f64::EPSILON * self.target_fpr
+    }
+
     /// The FPR estimate of the row.
     pub fn fpr_estimate(&self) -> FprEstimate {
         FprEstimate::from_counts(self.false_positives, self.negatives)

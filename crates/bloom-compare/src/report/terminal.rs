@@ -13,8 +13,8 @@ use std::path::Path;
 
 use crate::candidate::Origin;
 use crate::report::markdown::{
-    self, Table, bytes, count, groups, loads, main_load, measured_cell, nanos, opt, percent, ratio,
-    rows_at,
+    self, Table, bytes, count, groups, loads, main_load, measured_cell, nanos, nanos_pair, opt,
+    percent, ratio, rows_at,
 };
 use crate::report::{Report, Row, docs};
 
@@ -134,11 +134,7 @@ fn label(row: &Row) -> String {
 
 /// The rate the candidate was built for; `*` when it is its own fixed rate.
 fn target(row: &Row) -> String {
-    if (row.nominal_fpr - row.target_fpr).abs() > f64::EPSILON * row.target_fpr {
-        format!("{}*", percent(row.nominal_fpr))
-    } else {
-        percent(row.target_fpr)
-    }
+    markdown::rate_cell(row, "*")
 }
 
 const CANDIDATE_KEY: &str =
@@ -146,10 +142,18 @@ const CANDIDATE_KEY: &str =
 const TARGET_KEY: &str = "the false-positive rate it was built for; * its own fixed rate, which \
                           cannot be chosen";
 
-fn accuracy_columns<'a>() -> Vec<Column<'a>> {
-    vec![
+/// The columns every terminal table opens with, `columns` after them.
+fn with_leading<'a>(columns: impl IntoIterator<Item = Column<'a>>) -> Vec<Column<'a>> {
+    let mut all = vec![
         Column::new("candidate", CANDIDATE_KEY, 0, label),
         Column::new(">target p", TARGET_KEY, 0, target),
+    ];
+    all.extend(columns);
+    all
+}
+
+fn accuracy_columns<'a>() -> Vec<Column<'a>> {
+    with_leading([
         Column::new(
             ">measured p [95% CI]",
             "false positives among keys never inserted, with the 95% Wilson interval",
@@ -177,13 +181,11 @@ fn accuracy_columns<'a>() -> Vec<Column<'a>> {
         Column::new(">memory", "bytes held after the build", 3, |r| {
             r.memory_bytes.map_or_else(|| "–".into(), bytes)
         }),
-    ]
+    ])
 }
 
 fn speed_columns<'a>() -> Vec<Column<'a>> {
-    vec![
-        Column::new("candidate", CANDIDATE_KEY, 0, label),
-        Column::new(">target p", TARGET_KEY, 0, target),
+    with_leading([
         Column::new(
             ">insert",
             "ns per key to build it (a filter built once from all its keys: its construction)",
@@ -206,20 +208,14 @@ fn speed_columns<'a>() -> Vec<Column<'a>> {
             ">batch pres / abs",
             "the same two with the candidate's own batch query (– : it has none)",
             2,
-            |r| match (r.present_batch_ns, r.absent_batch_ns) {
-                (Some(p), Some(a)) => format!("{} / {}", nanos(p), nanos(a)),
-                _ => "–".into(),
-            },
+            |r| nanos_pair(r.present_batch_ns, r.absent_batch_ns),
         ),
         Column::new(
             ">read 1 / batch",
             "ns of one random cache-line read in a buffer of the filter's size: alone / in \
              prefetched groups of 32",
             5,
-            |r| match (r.probe_single_ns, r.probe_batch_ns) {
-                (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
-                _ => "–".into(),
-            },
+            |r| nanos_pair(r.probe_single_ns, r.probe_batch_ns),
         ),
         Column::new(
             ">absent × read",
@@ -237,7 +233,7 @@ fn speed_columns<'a>() -> Vec<Column<'a>> {
                 _ => "–".into(),
             },
         ),
-    ]
+    ])
 }
 
 /// The table of `rows` with as many of `columns` as fit in [`WIDTH`] (those with
