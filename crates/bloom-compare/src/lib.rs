@@ -22,7 +22,8 @@
 //! * [`measure`] and [`sweep`]: measuring one candidate in one setting, and the whole grid.
 //! * [`probe`]: the memory probe. [`stats`]: the rate estimate and its interval.
 //! * [`alloc`]: the counting allocator behind the memory figures.
-//! * [`report`]: rows, header, and the markdown, CSV, JSON and SVG outputs.
+//! * [`report`]: rows, header, the markdown, CSV, JSON and SVG outputs, and the report the
+//!   command prints ([`report::terminal`]).
 //!
 //! # Example
 //!

@@ -1,11 +1,12 @@
 //! `bloom-compare`: the side-by-side sweep of the bloom-family filters and peer crates.
 //!
 //! ```sh
-//! cargo run --release -p bloom-compare              # quick default sweep, prints the tables
+//! cargo run --release -p bloom-compare              # quick default sweep, prints the report
 //! cargo run --release -p bloom-compare -- --help    # every option
 //! ```
 
-use std::io::IsTerminal;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -17,7 +18,7 @@ use bloom_compare::candidate::{self, Origin};
 use bloom_compare::keys::KeyKind;
 use bloom_compare::measure::Entry;
 use bloom_compare::report::files::{self, Format};
-use bloom_compare::report::{CandidateInfo, Header, Report, docs, markdown};
+use bloom_compare::report::{CandidateInfo, Header, Report, docs, markdown, terminal};
 use bloom_compare::sweep::{Negatives, Sweep};
 
 #[global_allocator]
@@ -38,9 +39,10 @@ struct Cli {
     #[arg(long, value_delimiter = ',', default_value = "all")]
     peers: Vec<String>,
 
-    /// Capacities n every filter is sized for (`100K`, `1M`, `1e7` or plain numbers).
-    #[arg(long = "n", value_delimiter = ',', default_value = "100K,1M", value_parser = parse_count)]
-    sizes: Vec<usize>,
+    /// Capacities n every filter is sized for, separated by commas (`100K`, `1M`, `1e7`,
+    /// `100_000` or plain numbers; a comma is never a thousands separator).
+    #[arg(long = "n", default_value = "100K,1M", value_parser = parse_counts)]
+    sizes: Vec<Counts>,
 
     /// Target false-positive rates (`0.01` or `1%`).
     #[arg(long = "fpr", value_delimiter = ',', default_value = "1%,0.1%", value_parser = parse_rate)]
@@ -75,11 +77,14 @@ struct Cli {
     #[arg(long, default_value_t = 42)]
     seed: u64,
 
-    /// Folder for the output files [default: target/bloom-compare].
+    /// Folder for the output files, created if missing; a run replaces the files an earlier
+    /// run wrote there (give each run its own folder to keep them) [default:
+    /// target/bloom-compare].
     #[arg(long)]
     out: Option<PathBuf>,
 
-    /// Output files to write: markdown, csv, json, svg (the tables are printed either way).
+    /// Output files to write: markdown (the full tables), csv, json, svg (the report is
+    /// printed either way, narrowed to 120 columns).
     #[arg(
         long = "format",
         value_delimiter = ',',
@@ -111,6 +116,13 @@ struct Cli {
 
 /// Parses `1000`, `1_000`, `100K`, `2.5M`, `1G`, `1e6`.
 fn parse_count(s: &str) -> Result<usize, String> {
+    if s.contains(',') {
+        return Err(format!(
+            "a comma is not a thousands separator here; write {} or {}",
+            s.replace(',', "_"),
+            thousands_hint(s)
+        ));
+    }
     let t = s.trim().replace('_', "");
     let (number, scale) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
         Some('K') => (&t[..t.len() - 1], 1e3),
@@ -126,6 +138,60 @@ fn parse_count(s: &str) -> Result<usize, String> {
         return Err(format!("{s:?} is not a positive whole count"));
     }
     Ok(value as usize)
+}
+
+/// The sizes of one `--n`, in the order given.
+#[derive(Debug, Clone, PartialEq)]
+struct Counts(Vec<usize>);
+
+/// Whether `s` reads as one number written with commas between groups of three digits
+/// (`100,000`, `1,000,000`).
+fn is_thousands(s: &str) -> bool {
+    let mut groups = s.trim().split(',');
+    let head_ok = groups
+        .next()
+        .is_some_and(|g| (1..=3).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_digit()));
+    let mut rest = groups.peekable();
+    head_ok
+        && rest.peek().is_some()
+        && rest.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `100K` for `100,000` (or the number, when it has no short form).
+fn thousands_hint(s: &str) -> String {
+    let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+    digits.parse::<u64>().map_or_else(
+        |_| "100K".into(),
+        bloom_compare::report::markdown::short_count,
+    )
+}
+
+/// Parses a list of sizes separated by commas (`100K,1M`), refusing a number written with
+/// thousands separators (`100,000`), which would otherwise read as the sizes 100 and 000.
+fn parse_counts(s: &str) -> Result<Counts, String> {
+    if is_thousands(s) {
+        let groups: Vec<&str> = s.trim().split(',').collect();
+        let mut message = format!(
+            "the comma separates sizes (this would be {}); write one size as {} or {}",
+            groups.join(" and "),
+            groups.join("_"),
+            thousands_hint(s)
+        );
+        if groups.iter().all(|g| g.bytes().any(|b| b != b'0')) {
+            let repeated: Vec<String> = groups.iter().map(|g| format!("--n {g}")).collect();
+            let _ = write!(
+                message,
+                ", or the sizes {} as {}",
+                groups.join(" and "),
+                repeated.join(" ")
+            );
+        }
+        return Err(message);
+    }
+    s.split(',')
+        .map(parse_count)
+        .collect::<Result<_, _>>()
+        .map(Counts)
 }
 
 /// Parses `0.01` or `1%`.
@@ -200,17 +266,57 @@ fn progress_bar(quiet: bool) -> ProgressBar {
         bar.set_draw_target(ProgressDrawTarget::stderr());
     }
     if let Ok(style) = ProgressStyle::with_template(
-        "{elapsed_precise:.dim} [{bar:30.cyan/blue}] {pos}/{len} (eta {eta}) {msg}",
+        "{elapsed_precise:.dim} [{bar:30.cyan/blue}] {percent:>3}% (eta {eta}) {msg}",
     ) {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
 }
 
-fn list(entries: &[Entry]) {
+/// Writes a line to standard error, ignoring failure: a message about the run must not
+/// panic when stderr is closed or a closed pipe.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// Standard output, through which the report is printed. A reader that closes early
+/// (`| head`, `| true`) has read all it wants: the rest of the report is dropped quietly,
+/// and the run goes on to write its files and give its verdict, as command-line tools do.
+#[derive(Debug, Default)]
+struct Output {
+    closed: bool,
+}
+
+impl Output {
+    /// Prints `text`; a closed reader is not an error.
+    ///
+    /// # Errors
+    ///
+    /// Any other failure to write.
+    fn print(&mut self, text: &str) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        let mut out = std::io::stdout().lock();
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(format!("standard output: {e}")),
+        }
+    }
+}
+
+fn list(entries: &[Entry]) -> String {
     let infos: Vec<CandidateInfo> = entries.iter().map(CandidateInfo::from).collect();
+    let mut text = String::new();
     for origin in [Origin::Ours, Origin::Peer] {
-        println!(
+        let _ = writeln!(
+            text,
             "{}:",
             if origin == Origin::Ours {
                 "variants (--variants)"
@@ -219,21 +325,32 @@ fn list(entries: &[Entry]) {
             }
         );
         for c in infos.iter().filter(|c| c.origin == origin) {
-            println!(
+            let _ = writeln!(
+                text,
                 "  {:<24} {} ({}); hasher: {}",
                 c.id, c.name, c.crate_name, c.hasher
             );
         }
     }
+    text
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+/// `paths` relative to `dir`, joined by commas.
+fn relative_list(paths: &[PathBuf], dir: &Path) -> String {
+    paths
+        .iter()
+        .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
     let args: Vec<String> = std::env::args().collect();
     let ours = candidate::ours();
     let peers = candidate::peers();
     if cli.list {
         let all: Vec<Entry> = ours.iter().chain(&peers).copied().collect();
-        list(&all);
+        stdout.print(&list(&all))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut entries = select(ours, &cli.variants, "variant")?;
@@ -244,7 +361,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let sweep = Sweep {
         entries: entries.clone(),
         kinds: cli.kinds.clone(),
-        sizes: cli.sizes.clone(),
+        sizes: cli.sizes.iter().flat_map(|c| c.0.iter().copied()).collect(),
         fprs: cli.fprs.clone(),
         loads: cli.loads.clone(),
         threads,
@@ -258,6 +375,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         return Err("the counting allocator is not installed".into());
     }
 
+    // The output places are checked before anything is measured: a bad --out fails now,
+    // not after the sweep.
+    let out = cli.out.clone().unwrap_or_else(default_out_dir);
+    let replaced = files::prepare(&out, &cli.formats).map_err(|e| {
+        format!(
+            "--out {}: {e}; --out names the folder the report's files are written to (created \
+             if missing)",
+            out.display()
+        )
+    })?;
+    let docs_dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
+    if cli.write_docs {
+        docs::prepare(&docs_dir).map_err(|e| format!("--docs-dir {}: {e}", docs_dir.display()))?;
+    }
+
     let report = match &cli.rerender {
         Some(path) => {
             let text =
@@ -265,13 +397,27 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => {
+            if !cli.quiet {
+                let plan = sweep.plan();
+                let steps: usize = plan.iter().map(|p| p.entries.len()).sum();
+                note!(
+                    "bloom-compare: measuring {} in {}, {} each ({}); the report follows on \
+                     standard output",
+                    markdown::plural(entries.len() as u64, "candidate", "candidates"),
+                    markdown::plural(plan.len() as u64, "setting", "settings"),
+                    markdown::plural(cli.rounds as u64, "round", "rounds"),
+                    markdown::plural((steps * cli.rounds) as u64, "step", "steps"),
+                );
+            }
             let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
             let bar = progress_bar(cli.quiet);
             let start = Instant::now();
+            // The bar follows the steps' expected cost, not their count, so its estimate
+            // of the time left holds when the large settings come last.
             let outcome = sweep.run(&mut |p| {
-                bar.set_length(p.total as u64);
-                bar.set_position(p.done as u64);
-                bar.set_message(p.what.to_string());
+                bar.set_length(p.work_total);
+                bar.set_position(p.work_done);
+                bar.set_message(format!("{}/{} {}", p.done, p.total, p.what));
             })?;
             bar.finish_and_clear();
             header.wall_seconds = start.elapsed().as_secs_f64();
@@ -283,17 +429,30 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
         }
     };
-    println!("{}", markdown::render(&report));
+    let full_tables = cli
+        .formats
+        .contains(&Format::Markdown)
+        .then(|| files::paths(&out, &[Format::Markdown]))
+        .and_then(|p| p.into_iter().next());
+    stdout.print(&terminal::render(&report, full_tables.as_deref()))?;
 
-    let out = cli.out.clone().unwrap_or_else(default_out_dir);
     let written = files::write_all(&report, &out, &cli.formats).map_err(|e| e.to_string())?;
     if !written.is_empty() {
-        eprintln!("wrote {} files under {}", written.len(), out.display());
+        note!(
+            "wrote {} in {}{}: {}",
+            markdown::plural(written.len() as u64, "file", "files"),
+            out.display(),
+            if replaced.is_empty() {
+                ""
+            } else {
+                " (replacing the previous run's; give --out another folder to keep both)"
+            },
+            relative_list(&written, &out)
+        );
     }
     if cli.write_docs {
-        let dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
-        let written = docs::write(&report, &dir).map_err(|e| e.to_string())?;
-        eprintln!(
+        let written = docs::write(&report, &docs_dir).map_err(|e| e.to_string())?;
+        note!(
             "regenerated {}",
             written
                 .iter()
@@ -304,31 +463,40 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 
     if !report.is_correct() {
-        eprintln!();
-        eprintln!("################################################################");
-        eprintln!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
+        note!();
+        note!("################################################################");
+        note!("#  FALSE NEGATIVES: a filter answered \"absent\" for a key it holds");
         for r in report.false_negative_rows() {
-            eprintln!(
-                "#  {} ({} keys, n = {}, p = {}, load {}%): {} keys lost",
-                r.name, r.key_kind, r.n, r.target_fpr, r.load_percent, r.false_negatives
+            note!(
+                "#  {} ({} keys, n = {}, p = {}, load {}%): {} lost",
+                r.name,
+                r.key_kind,
+                r.n,
+                r.target_fpr,
+                r.load_percent,
+                markdown::plural(r.false_negatives, "key", "keys")
             );
         }
-        eprintln!("################################################################");
+        note!("################################################################");
         return Ok(ExitCode::from(3));
     }
     let flagged = report.flagged_rows().count();
     if flagged > 0 {
-        eprintln!("warning: {flagged} measurements with a rate far above their target (marked ⚠)");
+        note!(
+            "warning: {} with a rate far above the target (marked ⚠)",
+            markdown::plural(flagged as u64, "measurement", "measurements")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let mut stdout = Output::default();
+    match run(cli, &mut stdout) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("bloom-compare: {e}");
+            note!("bloom-compare: {e}");
             ExitCode::FAILURE
         }
     }
@@ -347,6 +515,24 @@ mod tests {
         assert!(parse_count("0").is_err());
         assert!(parse_count("1.5").is_err());
         assert!(parse_count("lots").is_err());
+        assert_eq!(
+            parse_counts("100K,1M"),
+            Ok(Counts(vec![100_000, 1_000_000]))
+        );
+        assert_eq!(parse_counts("2000"), Ok(Counts(vec![2_000])));
+        assert_eq!(parse_counts("1,2"), Ok(Counts(vec![1, 2])));
+        assert!(is_thousands("100,000") && is_thousands("1,000,000"));
+        assert!(!is_thousands("100K,1M") && !is_thousands("1000") && !is_thousands("10,20"));
+        let e = parse_counts("1,000,000").unwrap_err();
+        assert!(e.contains("1_000_000 or 1M"), "{e}");
+        assert!(!e.contains("--n 000"), "{e}");
+        let e = parse_counts("100,200").unwrap_err();
+        assert!(
+            e.contains("100_200 or 100.2K, or the sizes 100 and 200 as --n 100 --n 200"),
+            "{e}"
+        );
+        let e = parse_count("100,000").unwrap_err();
+        assert!(e.contains("100_000 or 100K"), "{e}");
         assert_eq!(parse_rate("1%"), Ok(0.01));
         assert_eq!(parse_rate("0.001"), Ok(0.001));
         assert!(parse_rate("0").is_err());

@@ -1,9 +1,12 @@
-//! The binary end to end on tiny sizes: every format written, CSV and JSON parsed back.
+//! The binary end to end on tiny sizes: every format written, CSV and JSON parsed back; the
+//! output place checked before measuring; a reader that closes early; bad arguments.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use bloom_compare::report::files::{from_csv, from_json};
+use bloom_compare::report::terminal::{WIDTH, display_width};
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -44,6 +47,16 @@ fn tiny_run_writes_every_format_and_parses_back() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
+    // The report opens with the guide computed from this run, and fits 120 columns.
+    assert_eq!(
+        stdout.lines().next(),
+        Some("## Choosing a variant"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Figures below are for u64 keys at n = 5,000, target p = 1%"));
+    for line in stdout.lines() {
+        assert!(display_width(line) <= WIDTH, "{line}");
+    }
     assert!(stdout.contains("no false negatives"), "{stdout}");
     assert!(
         stdout.contains("URL-like keys (50-120 bytes), n = 5,000, load 100%: space and accuracy")
@@ -100,26 +113,8 @@ fn tiny_run_writes_every_format_and_parses_back() {
 fn only_the_formats_asked_for_are_written() {
     let out = out_dir("bloom-compare-cli-csv");
     let status = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
-        .args([
-            "--n",
-            "1000",
-            "--fpr",
-            "5%",
-            "--load",
-            "100",
-            "--peers",
-            "none",
-            "--variants",
-            "classic",
-            "--rounds",
-            "1",
-            "--negatives",
-            "5000",
-            "--probe-ms",
-            "1",
-            "--format",
-            "csv",
-        ])
+        .args(TINY)
+        .args(["--format", "csv"])
         .arg("--out")
         .arg(&out)
         .output()
@@ -157,4 +152,174 @@ fn bad_arguments_are_refused() {
         .unwrap();
     assert!(list.status.success());
     assert!(String::from_utf8_lossy(&list.stdout).contains("classic"));
+}
+
+#[test]
+fn a_size_written_with_thousands_commas_is_refused_with_the_way_to_write_it() {
+    let refused = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?} accepted");
+        assert!(output.stdout.is_empty());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = refused(&["--n", "100,000"]);
+    assert!(
+        stderr.contains("the comma separates sizes (this would be 100 and 000)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("100_000 or 100K"), "{stderr}");
+    let stderr = refused(&["--negatives", "100,000"]);
+    assert!(stderr.contains("write 100_000 or 100K"), "{stderr}");
+}
+
+/// The smallest sweep: one candidate, one setting, one round.
+const TINY: [&str; 16] = [
+    "--n",
+    "1000",
+    "--fpr",
+    "5%",
+    "--load",
+    "100",
+    "--peers",
+    "none",
+    "--variants",
+    "classic",
+    "--rounds",
+    "1",
+    "--negatives",
+    "5000",
+    "--probe-ms",
+    "1",
+];
+
+#[cfg(unix)]
+#[test]
+fn a_reader_that_closes_early_ends_the_run_quietly() {
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+
+    // Standard output is a socket whose reading end is closed before the binary starts:
+    // its first write fails with a broken pipe, as under `| true` or `| head` (without the
+    // race of a reader that might still read first).
+    let (reader, writer) = UnixStream::pair().unwrap();
+    drop(reader);
+    let out = out_dir("bloom-compare-cli-pipe");
+    let child = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args(TINY)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::from(OwnedFd::from(writer)))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.to_lowercase().contains("broken pipe"), "{stderr}");
+    // The run went on: its files were written, and it said so.
+    assert!(out.join("report.csv").exists());
+    assert!(stderr.contains("wrote 6 files in"), "{stderr}");
+
+    // `--list` too.
+    let (reader, writer) = UnixStream::pair().unwrap();
+    drop(reader);
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .arg("--list")
+        .stdout(Stdio::from(OwnedFd::from(writer)))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn an_out_that_is_a_file_is_refused_before_measuring() {
+    let dir = out_dir("bloom-compare-cli-out-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("results");
+    std::fs::write(&file, "an earlier file").unwrap();
+    let start = Instant::now();
+    // The default sweep: half a minute or more of measuring, had it started.
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .arg("--out")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let elapsed = start.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(&format!(
+            "--out {}: {} is a file, not a folder",
+            file.display(),
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--out names the folder"), "{stderr}");
+    // No measurement started: the binary announces one on stderr, and prints the report
+    // on stdout after it.
+    assert!(!stderr.contains("measuring"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "an earlier file");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "nothing else written"
+    );
+    // Not a speed test: refusing takes milliseconds, the sweep it would have run far longer.
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+
+    // A file where the plots' folder goes is refused the same way.
+    let out = out_dir("bloom-compare-cli-out-plots");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("plots"), "").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args(TINY)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("plots is a file, not a folder"), "{stderr}");
+    assert!(!stderr.contains("measuring"), "{stderr}");
+    assert!(!out.join("report.md").exists());
+}
+
+#[test]
+fn a_second_run_says_it_replaces_the_first() {
+    let out = out_dir("bloom-compare-cli-replace");
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+            .args(TINY)
+            .args(["--format", "csv,json", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let first = run();
+    assert!(
+        first.contains(&format!(
+            "wrote 2 files in {}: report.csv, report.json",
+            out.display()
+        )),
+        "{first}"
+    );
+    assert!(!first.contains("replacing"), "{first}");
+    let second = run();
+    assert!(second.contains("(replacing the previous run's"), "{second}");
 }

@@ -6,8 +6,27 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::report::files::{self, OutputError};
-use crate::report::markdown::{self, bytes, count, fprs, groups, main_load, nanos, percent};
+use crate::report::markdown::{
+    self, bytes, count, fprs, groups, main_load, nanos, opt, percent, ratio,
+};
 use crate::report::{Report, Row, plots};
+
+/// The files [`write()`] writes under `dir`: `plots/*.svg`, then `tradeoffs.md`.
+pub fn paths(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = files::paths(dir, &[files::Format::Svg]);
+    paths.push(dir.join("tradeoffs.md"));
+    paths
+}
+
+/// Checks, before a run measures anything, that [`write()`] can write under `dir`; returns
+/// the files it will replace.
+///
+/// # Errors
+///
+/// As [`files::check_targets`].
+pub fn prepare(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    files::check_targets(dir, &paths(dir))
+}
 
 /// Writes `tradeoffs.md` and `plots/*.svg` under `dir`; returns the paths written.
 ///
@@ -15,15 +34,16 @@ use crate::report::{Report, Row, plots};
 ///
 /// The first file that cannot be written.
 pub fn write(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    let mut texts: Vec<String> = plots::all(report)?
+        .into_iter()
+        .map(|(_, svg)| svg)
+        .collect();
+    texts.push(render(report));
     let mut written = Vec::new();
-    for (name, svg) in plots::all(report)? {
-        let path = dir.join("plots").join(name);
-        files::write_text(&path, &svg)?;
+    for (path, text) in paths(dir).into_iter().zip(texts) {
+        files::write_text(&path, &text)?;
         written.push(path);
     }
-    let path = dir.join("tradeoffs.md");
-    files::write_text(&path, &render(report))?;
-    written.push(path);
     Ok(written)
 }
 
@@ -140,10 +160,12 @@ pub fn guide(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "  Here it held {} bits per key for a measured rate of {} ({} the bound \
-                 log2(1/p), {} the optimal classic filter), answered an absent key in {} ns ({} a \
-                 dependent memory read) and a present one in {} ns.",
+                 log2(1/p) at the target p, {} at the rate measured, {} the optimal classic \
+                 filter), answered an absent key in {} ns ({} a dependent memory read) and a \
+                 present one in {} ns.",
                 fixed2(c.bits_per_key),
                 percent(c.measured_fpr),
+                opt(c.ratio_to_target_bound, ratio),
                 c.ratio_to_bound.map_or("–".into(), |r| format!("{r:.2}×")),
                 c.ratio_to_classic
                     .map_or("–".into(), |r| format!("{r:.2}×")),
@@ -262,10 +284,13 @@ pub fn guide(report: &Report) -> String {
                     if let Some(full) = at(report, id, None) {
                         let _ = write!(
                             out,
-                            " At {}% load: {} with {} bits per key.",
+                            " At {}% load: {} with {} bits per key, {} the bound at the target \
+                             p (`BloomFilter`: {}).",
                             main_load(report),
                             percent(full.measured_fpr),
                             fixed2(full.bits_per_key),
+                            opt(full.ratio_to_target_bound, ratio),
+                            opt(classic.and_then(|c| c.ratio_to_target_bound), ratio),
                         );
                     }
                     let _ = writeln!(out);

@@ -62,6 +62,10 @@ pub enum OutputError {
     Json(serde_json::Error),
     /// A plot could not be drawn.
     Plot(String),
+    /// A file is where a folder must be (the output folder, or its `plots`).
+    NotAFolder(PathBuf),
+    /// A folder is where an output file must be.
+    NotAFile(PathBuf),
 }
 
 impl fmt::Display for OutputError {
@@ -71,6 +75,14 @@ impl fmt::Display for OutputError {
             OutputError::Csv(e) => write!(f, "CSV: {e}"),
             OutputError::Json(e) => write!(f, "JSON: {e}"),
             OutputError::Plot(e) => write!(f, "plot: {e}"),
+            OutputError::NotAFolder(path) => {
+                write!(f, "{} is a file, not a folder", path.display())
+            }
+            OutputError::NotAFile(path) => write!(
+                f,
+                "{} is a folder, where the report writes a file",
+                path.display()
+            ),
         }
     }
 }
@@ -106,10 +118,12 @@ pub fn to_csv(rows: &[Row]) -> Result<String, OutputError> {
 ///
 /// When the text is not such CSV.
 pub fn from_csv(text: &str) -> Result<Vec<Row>, OutputError> {
-    csv::Reader::from_reader(text.as_bytes())
+    let mut rows = csv::Reader::from_reader(text.as_bytes())
         .deserialize()
         .collect::<Result<Vec<Row>, _>>()
-        .map_err(OutputError::Csv)
+        .map_err(OutputError::Csv)?;
+    rows.iter_mut().for_each(Row::fill_derived);
+    Ok(rows)
 }
 
 /// The report as pretty JSON.
@@ -127,11 +141,84 @@ pub fn to_json(report: &Report) -> Result<String, OutputError> {
 ///
 /// When the text is not such JSON.
 pub fn from_json(text: &str) -> Result<Report, OutputError> {
-    serde_json::from_str(text).map_err(OutputError::Json)
+    let mut report: Report = serde_json::from_str(text).map_err(OutputError::Json)?;
+    report.rows.iter_mut().for_each(Row::fill_derived);
+    Ok(report)
 }
 
-/// Writes `report` in each of `formats` under `dir` (`report.md`, `report.csv`,
-/// `report.json`, `plots/*.svg`); returns the paths written.
+/// The files [`write_all`] writes for `formats` under `dir`, in its order: `report.md`,
+/// `report.csv`, `report.json`, `plots/*.svg`.
+pub fn paths(dir: &Path, formats: &[Format]) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    for format in formats {
+        match format {
+            Format::Markdown => paths.push(dir.join("report.md")),
+            Format::Csv => paths.push(dir.join("report.csv")),
+            Format::Json => paths.push(dir.join("report.json")),
+            Format::Svg => {
+                paths.extend(plots::NAMES.iter().map(|name| dir.join("plots").join(name)))
+            }
+        }
+    }
+    paths
+}
+
+/// Checks, before a run measures anything, that the files of `formats` can be written
+/// under `dir` (see [`check_targets`]); returns those that already exist, which writing
+/// will replace.
+///
+/// # Errors
+///
+/// As [`check_targets`].
+pub fn prepare(dir: &Path, formats: &[Format]) -> Result<Vec<PathBuf>, OutputError> {
+    check_targets(dir, &paths(dir, formats))
+}
+
+/// Checks that the files `targets`, each under `dir`, can be written: `dir` is a folder
+/// (created, with its parents, if missing) in which a file can be created, no target is a
+/// folder and no folder a target needs is a file. Returns the targets that already exist.
+/// A run calls this before measuring, so that a bad output place fails in milliseconds
+/// rather than after the whole sweep.
+///
+/// # Errors
+///
+/// [`OutputError::NotAFolder`] or [`OutputError::NotAFile`] for a path of the wrong kind,
+/// [`OutputError::Io`] when `dir` cannot be created or written in.
+pub fn check_targets(dir: &Path, targets: &[PathBuf]) -> Result<Vec<PathBuf>, OutputError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(OutputError::NotAFolder(dir.to_path_buf()));
+    }
+    let mut existing = Vec::new();
+    for target in targets {
+        if target.is_dir() {
+            return Err(OutputError::NotAFile(target.clone()));
+        }
+        let mut folder = target.parent();
+        while let Some(f) = folder.filter(|f| f.starts_with(dir) && *f != dir) {
+            if f.exists() && !f.is_dir() {
+                return Err(OutputError::NotAFolder(f.to_path_buf()));
+            }
+            folder = f.parent();
+        }
+        if target.exists() {
+            existing.push(target.clone());
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| OutputError::Io(dir.to_path_buf(), e))?;
+    // A file created and removed again: the folder takes new files (permissions, a
+    // read-only file system), which its metadata alone does not tell.
+    let probe = dir.join(format!(".bloom-compare-write-check-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| OutputError::Io(dir.to_path_buf(), e))?;
+    std::fs::remove_file(&probe).map_err(|e| OutputError::Io(probe.clone(), e))?;
+    Ok(existing)
+}
+
+/// Writes `report` in each of `formats` under `dir` (the files of [`paths`]); returns the
+/// paths written. Files of an earlier report there are replaced.
 ///
 /// # Errors
 ///
@@ -143,30 +230,21 @@ pub fn write_all(
 ) -> Result<Vec<PathBuf>, OutputError> {
     let mut written = Vec::new();
     for format in formats {
-        match format {
-            Format::Markdown => {
-                let path = dir.join("report.md");
-                let text = format!("# bloom-compare report\n\n{}", markdown::render(report));
-                write_file(&path, text.as_bytes())?;
-                written.push(path);
-            }
-            Format::Csv => {
-                let path = dir.join("report.csv");
-                write_file(&path, to_csv(&report.rows)?.as_bytes())?;
-                written.push(path);
-            }
-            Format::Json => {
-                let path = dir.join("report.json");
-                write_file(&path, to_json(report)?.as_bytes())?;
-                written.push(path);
-            }
-            Format::Svg => {
-                for (name, svg) in plots::all(report)? {
-                    let path = dir.join("plots").join(name);
-                    write_file(&path, svg.as_bytes())?;
-                    written.push(path);
-                }
-            }
+        let contents: Vec<String> = match format {
+            Format::Markdown => vec![format!(
+                "# bloom-compare report\n\n{}",
+                markdown::render(report)
+            )],
+            Format::Csv => vec![to_csv(&report.rows)?],
+            Format::Json => vec![to_json(report)?],
+            Format::Svg => plots::all(report)?
+                .into_iter()
+                .map(|(_, svg)| svg)
+                .collect(),
+        };
+        for (path, text) in paths(dir, &[*format]).into_iter().zip(contents) {
+            write_file(&path, text.as_bytes())?;
+            written.push(path);
         }
     }
     Ok(written)

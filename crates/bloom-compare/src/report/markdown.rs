@@ -138,6 +138,12 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// `count` and the noun that goes with it: `1 measurement`, `2 measurements`, with
+/// thousands separators (`1,000 keys`).
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// A count in short form: `100K`, `1M`, `2.5M`.
 pub fn short_count(n: u64) -> String {
     let (value, unit) = if n >= 1_000_000_000 && n % 100_000_000 == 0 {
@@ -153,7 +159,8 @@ pub fn short_count(n: u64) -> String {
     format!("{}{unit}", s.trim_end_matches(".0"))
 }
 
-fn ratio(x: f64) -> String {
+/// A multiple with two decimals: `1.45×`.
+pub fn ratio(x: f64) -> String {
     format!("{x:.2}×")
 }
 
@@ -161,9 +168,13 @@ fn ratio(x: f64) -> String {
 fn candidate_cell(row: &Row) -> String {
     let mut s = row.name.clone();
     if row.has_false_negatives() {
-        let _ = write!(s, " ❌ {} FALSE NEGATIVES", row.false_negatives);
+        let _ = write!(
+            s,
+            " ❌ {}",
+            plural(row.false_negatives, "FALSE NEGATIVE", "FALSE NEGATIVES")
+        );
     } else if row.false_negatives > 0 {
-        let _ = write!(s, " ({} evicted when full)", row.false_negatives);
+        let _ = write!(s, " ({} evicted when full)", count(row.false_negatives));
     }
     if row.fpr_far_above_target {
         s.push_str(" ⚠");
@@ -171,15 +182,30 @@ fn candidate_cell(row: &Row) -> String {
     s
 }
 
-fn target_cell(row: &Row) -> String {
-    if (row.nominal_fpr - row.target_fpr).abs() > f64::EPSILON * row.target_fpr {
-        format!("{} (fixed)", percent(row.nominal_fpr))
+/// The rate the candidate was built for: the target, or its own fixed rate followed by
+/// `fixed_mark`.
+pub fn rate_cell(row: &Row, fixed_mark: &str) -> String {
+    if row.has_fixed_rate() {
+        format!("{}{fixed_mark}", percent(row.nominal_fpr))
     } else {
         percent(row.target_fpr)
     }
 }
 
-fn measured_cell(row: &Row) -> String {
+fn target_cell(row: &Row) -> String {
+    rate_cell(row, " (fixed)")
+}
+
+/// Two times in nanoseconds as `a / b`, or a dash when either is missing.
+pub fn nanos_pair(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
+        _ => "–".into(),
+    }
+}
+
+/// The measured rate with its 95% interval: `1.05% [1%, 1.09%]`.
+pub fn measured_cell(row: &Row) -> String {
     format!(
         "{} [{}, {}]",
         percent(row.measured_fpr),
@@ -257,8 +283,9 @@ pub fn accuracy_table(rows: &[&Row]) -> Table {
         ">target p",
         ">measured p [95% CI]",
         ">bits/key",
-        ">× log2(1/p)",
-        ">× 1.44 log2(1/p)",
+        ">× log2(1/target p)",
+        ">× log2(1/measured p)",
+        ">× 1.44 log2(1/measured p)",
         ">memory",
         ">peak in build",
     ]);
@@ -268,6 +295,7 @@ pub fn accuracy_table(rows: &[&Row]) -> Table {
             target_cell(r),
             measured_cell(r),
             opt(r.bits_per_key, |b| format!("{b:.2}")),
+            opt(r.ratio_to_target_bound, ratio),
             opt(r.ratio_to_bound, ratio),
             opt(r.ratio_to_classic, ratio),
             r.memory_bytes.map_or_else(|| "–".into(), bytes),
@@ -301,10 +329,7 @@ pub fn speed_table(rows: &[&Row]) -> Table {
             nanos(r.absent_ns),
             opt(r.present_batch_ns, nanos),
             opt(r.absent_batch_ns, nanos),
-            match (r.probe_single_ns, r.probe_batch_ns) {
-                (Some(a), Some(b)) => format!("{} / {}", nanos(a), nanos(b)),
-                _ => "–".into(),
-            },
+            nanos_pair(r.probe_single_ns, r.probe_batch_ns),
             opt(r.absent_x_probe, ratio),
             opt(r.absent_batch_x_probe, ratio),
             match (r.parallel_speedup, r.threads) {
@@ -316,16 +341,13 @@ pub fn speed_table(rows: &[&Row]) -> Table {
     t
 }
 
-/// The load table of one (kind, n) group: the measured rate of every candidate at every
-/// load.
-pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
+/// The rows of one (kind, n) group by load: for every target rate (run order) and candidate
+/// (report order) measured there, its row at each of `loads(report)` (`None` where it was
+/// not measured at that load).
+pub fn rows_by_load(report: &Report, kind: KeyKind, n: u64) -> Vec<Vec<Option<&Row>>> {
     let loads = loads(report);
-    let mut header = vec!["candidate".to_string(), ">target p".to_string()];
-    header.extend(loads.iter().map(|l| format!(">{l}% of n")));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut t = Table::new(&header_refs);
-    let fprs = fprs(report);
-    for &fpr in &fprs {
+    let mut out = Vec::new();
+    for fpr in fprs(report) {
         for c in &report.candidates {
             let cells: Vec<Option<&Row>> = loads
                 .iter()
@@ -339,27 +361,42 @@ pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
                     })
                 })
                 .collect();
-            let Some(first) = cells.iter().flatten().next() else {
-                continue;
-            };
-            let mut row = vec![first.name.clone(), target_cell(first)];
-            for cell in &cells {
-                row.push(match cell {
-                    None => "–".into(),
-                    Some(r) => {
-                        let mut s = percent(r.measured_fpr);
-                        if r.full {
-                            let _ = write!(s, " (full at {}%)", r.keys_accepted * 100 / r.n.max(1));
-                        }
-                        if r.fpr_far_above_target {
-                            s.push_str(" ⚠");
-                        }
-                        s
-                    }
-                });
+            if cells.iter().any(Option::is_some) {
+                out.push(cells);
             }
-            t.push(row);
         }
+    }
+    out
+}
+
+/// The load table of one (kind, n) group: the measured rate of every candidate at every
+/// load.
+pub fn load_table(report: &Report, kind: KeyKind, n: u64) -> Table {
+    let mut header = vec!["candidate".to_string(), ">target p".to_string()];
+    header.extend(loads(report).iter().map(|l| format!(">{l}% of n")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header_refs);
+    for cells in rows_by_load(report, kind, n) {
+        let Some(first) = cells.iter().flatten().next() else {
+            continue;
+        };
+        let mut row = vec![first.name.clone(), target_cell(first)];
+        for cell in &cells {
+            row.push(match cell {
+                None => "–".into(),
+                Some(r) => {
+                    let mut s = percent(r.measured_fpr);
+                    if r.full {
+                        let _ = write!(s, " (full at {}%)", r.keys_accepted * 100 / r.n.max(1));
+                    }
+                    if r.fpr_far_above_target {
+                        s.push_str(" ⚠");
+                    }
+                    s
+                }
+            });
+        }
+        t.push(row);
     }
     t
 }
@@ -422,26 +459,27 @@ pub fn verdict(report: &Report) -> String {
     if bad.is_empty() {
         let _ = writeln!(
             out,
-            "**Correctness:** no false negatives in {} measurements (every inserted key \
-             queried one at a time, in batches, and after the parallel build, in every round).",
-            report.rows.len()
+            "**Correctness:** no false negatives in {} (every inserted key queried one at a \
+             time, in batches, and after the parallel build, in every round).",
+            plural(report.rows.len() as u64, "measurement", "measurements")
         );
     } else {
         let _ = writeln!(
             out,
-            "**❌ FALSE NEGATIVES:** {} measurements answered \"absent\" for keys they hold:",
-            bad.len()
+            "**❌ FALSE NEGATIVES:** {} answered \"absent\" for keys {} hold:",
+            plural(bad.len() as u64, "measurement", "measurements"),
+            if bad.len() == 1 { "it" } else { "they" }
         );
         for r in bad {
             let _ = writeln!(
                 out,
-                "- {} ({} keys, n = {}, p = {}, load {}%): {} false negatives",
+                "- {} ({} keys, n = {}, p = {}, load {}%): {}",
                 r.name,
                 r.key_kind,
                 count(r.n),
                 percent(r.target_fpr),
                 r.load_percent,
-                r.false_negatives
+                plural(r.false_negatives, "false negative", "false negatives")
             );
         }
     }
@@ -453,10 +491,10 @@ pub fn verdict(report: &Report) -> String {
     for r in tolerated {
         let _ = writeln!(
             out,
-            "\n{} lost {} stored key(s) when it ran out of room ({} keys, n = {}, load {}%), as \
-             its documentation warns a failed insert does.",
+            "\n{} lost {} when it ran out of room ({} keys, n = {}, load {}%), as its \
+             documentation warns a failed insert does.",
             r.name,
-            r.false_negatives,
+            plural(r.false_negatives, "stored key", "stored keys"),
             r.key_kind,
             count(r.n),
             r.load_percent
@@ -518,9 +556,11 @@ How to read the tables:
 - **measured p**: false positives among negatives drawn from a key set disjoint from the \
 inserted keys, with the 95% Wilson score interval.
 - **bits/key**: bytes the filter holds after its build (counted by the allocator, heap and \
-inline) × 8 / keys inserted. **× log2(1/p)** divides it by the information-theoretic \
-minimum for the *measured* rate (no filter with that rate can use fewer bits); \
-**× 1.44 log2(1/p)** by what an optimal classic Bloom filter needs for it.
+inline) × 8 / keys inserted. **× log2(1/target p)** divides it by the information-theoretic \
+minimum for the rate it was asked for (no filter with that rate can use fewer bits): what \
+the filter costs for the rate you ask, including any margin it keeps below it. \
+**× log2(1/measured p)** divides it by the same minimum for the rate it *reached*, \
+**× 1.44 log2(1/measured p)** by what an optimal classic Bloom filter needs for that rate.
 - **peak in build**: the most bytes the build held at once (filters built from all keys at \
 once need scratch space).
 - Times are nanoseconds per key, the fastest of the rounds. **insert** is the whole build \
@@ -595,6 +635,9 @@ mod tests {
         assert_eq!(percent(0.5), "50%");
         assert_eq!(count(1_234_567), "1,234,567");
         assert_eq!(count(12), "12");
+        assert_eq!(plural(1, "measurement", "measurements"), "1 measurement");
+        assert_eq!(plural(0, "measurement", "measurements"), "0 measurements");
+        assert_eq!(plural(1_000, "key", "keys"), "1,000 keys");
         assert_eq!(short_count(100_000), "100K");
         assert_eq!(short_count(2_500_000), "2.5M");
         assert_eq!(short_count(10_000_000), "10M");

@@ -1,6 +1,6 @@
 //! The results of a sweep and their presentations: one [`Row`] per candidate and setting,
 //! a [`Header`] describing the machine and the run, and writers for markdown, CSV, JSON and
-//! SVG plots.
+//! SVG plots, and the narrower form the command prints ([`terminal`]).
 
 use std::f64::consts::LN_2;
 
@@ -17,6 +17,7 @@ pub mod files;
 pub mod header;
 pub mod markdown;
 pub mod plots;
+pub mod terminal;
 
 pub use header::Header;
 
@@ -62,8 +63,15 @@ pub struct Row {
     pub bits_per_key: Option<f64>,
     /// `log2(1 / measured rate)`: the fewest bits per key any filter with that rate needs.
     pub bound_bits_per_key: Option<f64>,
-    /// `bits_per_key / bound_bits_per_key`.
+    /// `bits_per_key / bound_bits_per_key`: against the bound at the rate measured.
     pub ratio_to_bound: Option<f64>,
+    /// `bits_per_key / log2(1 / nominal_fpr)`: against the bound at the rate the candidate
+    /// was asked for (the target, or its fixed rate). A filter that reaches a rate far below
+    /// its target (a scalable filter's tightened layers, Parquet's power-of-two sizes) pays
+    /// for it in bits, which this ratio shows and `ratio_to_bound` hides. Absent from
+    /// reports written before it existed; [`files`] fills it in when reading those.
+    #[serde(default)]
+    pub ratio_to_target_bound: Option<f64>,
     /// `bits_per_key / (log2(1 / measured rate) / ln 2)`: against the optimal classic filter
     /// at the same rate.
     pub ratio_to_classic: Option<f64>,
@@ -120,6 +128,12 @@ pub struct Row {
     pub fpr_far_above_target: bool,
     /// Rounds measured (times are the fastest round's).
     pub rounds: u32,
+}
+
+/// `bits_per_key / log2(1 / rate)`: how many times the information-theoretic minimum for
+/// `rate` a filter holding `bits_per_key` uses (`None` for a rate outside (0, 1)).
+pub fn bound_ratio(bits_per_key: f64, rate: f64) -> Option<f64> {
+    (rate > 0.0 && rate < 1.0).then(|| bits_per_key / -rate.log2())
 }
 
 fn per_key(d: std::time::Duration, count: u64) -> f64 {
@@ -180,6 +194,7 @@ impl Row {
             bits_per_key,
             bound_bits_per_key: bound,
             ratio_to_bound: ratio(1.0),
+            ratio_to_target_bound: bits_per_key.and_then(|b| bound_ratio(b, nominal_fpr)),
             ratio_to_classic: ratio(1.0 / LN_2),
             negatives: m.negatives,
             false_positives: m.false_positives,
@@ -221,6 +236,22 @@ impl Row {
     /// run's verdict is a failure.
     pub fn has_false_negatives(&self) -> bool {
         self.false_negatives > self.tolerated_false_negatives
+    }
+
+    /// Fills in the figures that reports written by earlier versions lack, from the ones
+    /// they have.
+    pub fn fill_derived(&mut self) {
+        if self.ratio_to_target_bound.is_none() {
+            self.ratio_to_target_bound = self
+                .bits_per_key
+                .and_then(|b| bound_ratio(b, self.nominal_fpr));
+        }
+    }
+
+    /// Whether the candidate was built for its own fixed rate rather than the sweep's
+    /// target (a fingerprint filter whose rate cannot be chosen).
+    pub fn has_fixed_rate(&self) -> bool {
+        (self.nominal_fpr - self.target_fpr).abs() > f64::EPSILON * self.target_fpr
     }
 
     /// The FPR estimate of the row.

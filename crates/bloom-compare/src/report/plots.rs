@@ -52,12 +52,16 @@ fn colour(index: usize) -> RGBColor {
 ///
 /// When plotters fails to draw (it does not for a report made by a sweep).
 pub fn all(report: &Report) -> Result<Vec<(&'static str, String)>, OutputError> {
-    Ok(vec![
-        ("fpr_vs_bits.svg", fpr_vs_bits(report)?),
-        ("query_vs_n.svg", query_vs_n(report)?),
-        ("memory_vs_n.svg", memory_vs_n(report)?),
-    ])
+    let svgs = [
+        fpr_vs_bits(report)?,
+        query_vs_n(report)?,
+        memory_vs_n(report)?,
+    ];
+    Ok(NAMES.into_iter().zip(svgs).collect())
 }
+
+/// The file names of the plots [`all`] draws, in its order.
+pub const NAMES: [&str; 3] = ["fpr_vs_bits.svg", "query_vs_n.svg", "memory_vs_n.svg"];
 
 /// The rows a per-n plot shows: the first key kind, the main load, the first target rate
 /// (and the fixed-rate candidates, measured only there).
