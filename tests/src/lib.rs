@@ -450,6 +450,50 @@ pub fn check_integer_widths<F: Subject>() {
     assert!(f.contains_batch(&as_u8).iter().all(|&x| x));
 }
 
+/// A filter larger than the batch engine's cached size (so `contains_batch` runs its
+/// prefetching loop, not the key-by-key one) answers every batch exactly as single queries
+/// do: runs of present keys (which switch the classic staging to eager bursts), runs of
+/// absent keys, and mixtures, in batches of many lengths.
+pub fn check_batch_past_the_cache<F: Subject>() {
+    let mut f = F::build(5_000_000, 0.01).unwrap();
+    assert!(
+        f.memory_usage() > bloom_core::batch::CACHED_MAX_BYTES,
+        "{} bytes",
+        f.memory_usage()
+    );
+    let present: Vec<u64> = distinct_keys(1 << 40, 20_000).collect();
+    for k in &present {
+        f.insert(k).unwrap();
+    }
+    let mut queries: Vec<u64> = Vec::new();
+    let mut rng = SplitMix64(17);
+    for run in 0..60 {
+        let len = (rng.next_u64() % 700) as usize;
+        for _ in 0..len {
+            let r = rng.next_u64();
+            queries.push(match run % 3 {
+                0 => present[(r % present.len() as u64) as usize],
+                1 => r,
+                _ if r % 2 == 0 => present[(r % present.len() as u64) as usize],
+                _ => r,
+            });
+        }
+    }
+    let single: Vec<bool> = queries.iter().map(|k| f.contains(k)).collect();
+    let mut start = 0;
+    while start < queries.len() {
+        let len = 1 + (rng.next_u64() % 3000) as usize;
+        let end = (start + len).min(queries.len());
+        assert_eq!(
+            f.contains_batch(&queries[start..end]),
+            single[start..end],
+            "batch {start}..{end}"
+        );
+        start = end;
+    }
+    assert!(f.contains_batch(&present).iter().all(|&x| x));
+}
+
 /// For a filter on Parquet's plain encodings: every key is found at the width it was
 /// inserted with, and a 32-bit key is not the 64-bit key of the same value (an INT32 column's
 /// filter is probed with INT32 values, as Parquet readers do).
@@ -521,6 +565,11 @@ macro_rules! filter_suite {
                         $crate::check_fpr_against_theory::<$ty>(n, p, (i * 3 + j) as u64 + 1);
                     }
                 }
+            }
+
+            #[test]
+            fn batch_queries_past_the_cache_answer_like_single_ones() {
+                $crate::check_batch_past_the_cache::<$ty>();
             }
 
             #[test]

@@ -4,6 +4,7 @@ use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
 use bloom_core::Error;
+use bloom_core::batch::{self, Lines, OneLine};
 use bloom_core::bits::prefetch;
 use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
 
@@ -198,8 +199,8 @@ impl AtomicBlockedBloomFilter {
         }
     }
 
-    /// Answers [`contains`](AtomicBlockedBloomFilter::contains) for every key, prefetching
-    /// each group's blocks first; see [`BlockedBloomFilter::contains_batch`].
+    /// Answers [`contains`](AtomicBlockedBloomFilter::contains) for every key through the
+    /// workspace's batch engine, as [`BlockedBloomFilter::contains_batch`] does.
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
         let mut out = Vec::with_capacity(keys.len());
         self.contains_batch_into(keys, &mut out);
@@ -209,16 +210,7 @@ impl AtomicBlockedBloomFilter {
     /// [`contains_batch`](AtomicBlockedBloomFilter::contains_batch) into a caller's buffer
     /// (cleared first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        let mut hashes = [0u128; BATCH];
-        for group in keys.chunks(BATCH) {
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash(key);
-                prefetch(self.block(*h));
-            }
-            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
-        }
+        batch::contains_batch_into(&Lines(self), keys, out);
     }
 
     fn fills(&self) -> impl Iterator<Item = u32> + '_ {
@@ -396,6 +388,31 @@ impl AtomicBlockedBloomFilter {
         use rayon::prelude::*;
         keys.par_chunks(1 << 12)
             .for_each(|chunk| self.insert_all(chunk));
+    }
+}
+
+/// The atomic blocked filter in the batch engine: one block per key.
+impl OneLine for AtomicBlockedBloomFilter {
+    type Hash = u128;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.blocks.heap_bytes()
+    }
+
+    #[inline(always)]
+    fn hash_of<T: Hash>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    #[inline(always)]
+    fn prefetch_line(&self, hash: u128) {
+        prefetch(self.block(hash));
+    }
+
+    #[inline(always)]
+    fn test(&self, hash: u128) -> bool {
+        self.contains_hash(hash)
     }
 }
 

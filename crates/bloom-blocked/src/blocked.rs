@@ -2,7 +2,8 @@
 
 use std::hash::Hash;
 
-use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, prefetch};
+use bloom_core::batch::{self, Lines, OneLine};
+use bloom_core::bits::prefetch;
 use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
 use bloom_core::{Error, math};
 
@@ -316,83 +317,27 @@ impl BlockedBloomFilter {
     /// `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
     ///
-    /// Every key's block is prefetched before the key is tested: a filter in a cache share is
-    /// read in one software-pipelined loop (key t prefetched while key t - 32 is tested), a
-    /// larger one in bursts of 128 keys (all prefetched, then all tested), so the cache
-    /// misses overlap with each other and with the work of hashing and testing.
+    /// The workspace's batch engine ([`bloom_core::batch`]) runs it: a filter in a cache
+    /// share is queried key by key; a larger one in bursts of 128 keys (hash all and
+    /// prefetch their blocks, then test all), so the cache misses overlap with each other and
+    /// with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         let k = self.params.num_hashes;
         // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
         // keeps the kernel's constants in registers.
         #[cfg(target_arch = "x86_64")]
         if let Some(token) = self.kernel.avx2() {
-            return self.batch(keys, out, |block, high| {
-                self.kernel.quick_avx2(token, block, high)
-            });
+            let query = BatchOf {
+                filter: self,
+                quick: |block: &Block, high| self.kernel.quick_avx2(token, block, high),
+            };
+            return batch::contains_batch_into(&Lines(&query), keys, out);
         }
-        self.batch(keys, out, |block, high| {
-            Answer::exact(probe::contains_portable(block, high, k))
-        });
-    }
-
-    /// The batch query's loop around a test returning an [`Answer`] (see [`Kernel`]); the few
-    /// keys whose first fields repeat call the exact test out of line.
-    ///
-    /// Filters in a cache share ([`BRANCH_FREE_MAX_BYTES`]) go through one
-    /// software-pipelined loop: step t hashes key t, prefetches its block and keeps both in a
-    /// ring, then tests key t - `AHEAD`, so the hashing of one key (integer multiplications)
-    /// overlaps with the test of another (vector shuffles). Larger filters go through bursts
-    /// of `BURST` keys: hash them all and prefetch their blocks, then test them all, so the
-    /// prefetches leave back to back and the memory has as many misses in flight as it can
-    /// take. `docs/blocked.md` has the runs behind both (the burst measured 1.43 to 1.56 ms
-    /// per 100,000 present keys at 10 million where the pipelined loop measured 1.68 to
-    /// 1.82, and the pipelined loop 0.96 to 0.99 ms at 100,000 where groups of 16 measured
-    /// 1.13 to 1.30).
-    #[inline(always)]
-    fn batch<T: Hash>(
-        &self,
-        keys: &[T],
-        out: &mut Vec<bool>,
-        quick: impl Fn(&Block, u64) -> Answer,
-    ) {
-        /// Keys between the prefetch of a block and its test, in the pipelined loop.
-        const AHEAD: usize = 32;
-        /// Keys per burst.
-        const BURST: usize = 128;
-        let answer = |block: &Block, high: u64| match quick(block, high) {
-            Answer::Repeat => probe::contains_outlined(block, high, self.params.num_hashes),
-            answer => answer == Answer::Present,
+        let query = BatchOf {
+            filter: self,
+            quick: |block: &Block, high| Answer::exact(probe::contains_portable(block, high, k)),
         };
-        let staged = |key: &T| {
-            let hash = self.hash(key);
-            let block = self.block(hash);
-            prefetch(block);
-            (block, high_half(hash))
-        };
-        out.clear();
-        out.resize(keys.len(), false);
-        if self.blocks.heap_bytes() > BRANCH_FREE_MAX_BYTES {
-            let mut ready = [(self.blocks.at(0), 0u64); BURST];
-            for (group, answers) in keys.chunks(BURST).zip(out.chunks_mut(BURST)) {
-                for (slot, key) in ready.iter_mut().zip(group) {
-                    *slot = staged(key);
-                }
-                for (a, &(block, high)) in answers.iter_mut().zip(&ready) {
-                    *a = answer(block, high);
-                }
-            }
-            return;
-        }
-        let mut ring = [(self.blocks.at(0), 0u64); AHEAD];
-        for t in 0..keys.len() + AHEAD {
-            let slot = &mut ring[t % AHEAD];
-            if let Some(a) = t.checked_sub(AHEAD).and_then(|i| out.get_mut(i)) {
-                *a = answer(slot.0, slot.1);
-            }
-            if let Some(key) = keys.get(t) {
-                *slot = staged(key);
-            }
-        }
+        batch::contains_batch_into(&Lines(&query), keys, out);
     }
 
     /// The number of bits set.
@@ -621,6 +566,42 @@ mod parallel {
     bloom_core::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
+/// The blocked filter in the batch engine, around a block test `quick` chosen once per
+/// batch (the AVX2 kernel or the portable test): one block per key.
+struct BatchOf<'a, Q> {
+    filter: &'a BlockedBloomFilter,
+    quick: Q,
+}
+
+impl<Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'_, Q> {
+    type Hash = u128;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.filter.blocks.heap_bytes()
+    }
+
+    #[inline(always)]
+    fn hash_of<T: Hash>(&self, key: &T) -> u128 {
+        self.filter.hash(key)
+    }
+
+    #[inline(always)]
+    fn prefetch_line(&self, hash: u128) {
+        prefetch(self.filter.block(hash));
+    }
+
+    /// The few keys whose first fields repeat call the exact test out of line.
+    #[inline(always)]
+    fn test(&self, hash: u128) -> bool {
+        let (block, high) = (self.filter.block(hash), high_half(hash));
+        match (self.quick)(block, high) {
+            Answer::Repeat => probe::contains_outlined(block, high, self.filter.params.num_hashes),
+            answer => answer == Answer::Present,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -676,9 +657,9 @@ mod tests {
 
     #[test]
     fn batch_matches_single_beyond_the_cache_share() {
-        // Larger than BRANCH_FREE_MAX_BYTES: the batch goes through bursts.
+        // Larger than the engine's CACHED_MAX_BYTES: the batch goes through bursts.
         let mut f = BlockedBloomFilter::with_params(48 << 20, 7).unwrap();
-        assert!(f.blocks.heap_bytes() > BRANCH_FREE_MAX_BYTES);
+        assert!(f.blocks.heap_bytes() > bloom_core::batch::CACHED_MAX_BYTES);
         f.insert_all(0..400_000u64);
         let keys: Vec<u64> = (399_000..401_000).collect();
         let single: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();

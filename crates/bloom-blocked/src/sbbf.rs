@@ -2,6 +2,7 @@
 
 use std::hash::{Hash, Hasher};
 
+use bloom_core::batch::{Lines, OneLine};
 use bloom_core::format::{ByteReader, HashScheme, Variant};
 use bloom_core::hash::{BufferedHasher, Xxh64};
 use bloom_core::{Error, format};
@@ -290,8 +291,9 @@ impl SplitBlockBloomFilter {
         }
     }
 
-    /// Answers [`contains`](SplitBlockBloomFilter::contains) for every key, in order, with the
-    /// blocks of each group of keys prefetched before any is tested.
+    /// Answers [`contains`](SplitBlockBloomFilter::contains) for every key, in order, through
+    /// the workspace's batch engine ([`bloom_core::batch`]): the blocks of a burst of keys
+    /// are prefetched before any is tested, on filters larger than the cache.
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
         let mut out = Vec::with_capacity(keys.len());
         self.contains_batch_into(keys, &mut out);
@@ -301,16 +303,7 @@ impl SplitBlockBloomFilter {
     /// [`contains_batch`](SplitBlockBloomFilter::contains_batch) into a caller's buffer
     /// (cleared first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        let mut hashes = [0u64; crate::blocked::BATCH];
-        for group in keys.chunks(crate::blocked::BATCH) {
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash(key);
-                bloom_core::bits::prefetch(self.blocks.at(Self::block_key(*h)));
-            }
-            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
-        }
+        bloom_core::batch::contains_batch_into(&Lines(self), keys, out);
     }
 
     fn words(&self) -> impl Iterator<Item = u32> + '_ {
@@ -541,6 +534,31 @@ bloom_core::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
 
 #[cfg(feature = "serde")]
 bloom_core::serde_via_bytes!(SplitBlockBloomFilter);
+
+/// The split-block filter in the batch engine: one block per key.
+impl OneLine for SplitBlockBloomFilter {
+    type Hash = u64;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.blocks.heap_bytes()
+    }
+
+    #[inline(always)]
+    fn hash_of<T: Hash>(&self, key: &T) -> u64 {
+        self.hash(key)
+    }
+
+    #[inline(always)]
+    fn prefetch_line(&self, hash: u64) {
+        bloom_core::bits::prefetch(self.blocks.at(Self::block_key(hash)));
+    }
+
+    #[inline(always)]
+    fn test(&self, hash: u64) -> bool {
+        self.contains_hash(hash)
+    }
+}
 
 #[cfg(test)]
 mod tests {

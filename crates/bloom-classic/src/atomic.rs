@@ -8,8 +8,8 @@ use bloom_core::hash::{Probes, hash_key, random_seed};
 use bloom_core::{Error, math};
 
 use crate::BloomFilter;
-use crate::bloom::BATCH;
 use crate::params::Params;
+use bloom_core::batch::Probed;
 
 /// A classic Bloom filter whose every method takes `&self`: it can be shared between threads
 /// (it is `Send + Sync`) and inserted into concurrently without a lock.
@@ -157,8 +157,8 @@ impl AtomicBloomFilter {
         }
     }
 
-    /// Answers [`contains`](AtomicBloomFilter::contains) for every key, prefetching each group
-    /// of keys' probes first; see [`BloomFilter::contains_batch`].
+    /// Answers [`contains`](AtomicBloomFilter::contains) for every key through the same batch
+    /// engine and staging as [`BloomFilter::contains_batch`].
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
         let mut out = Vec::with_capacity(keys.len());
         self.contains_batch_into(keys, &mut out);
@@ -168,16 +168,13 @@ impl AtomicBloomFilter {
     /// [`contains_batch`](AtomicBloomFilter::contains_batch) into a caller's buffer (cleared
     /// first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        let mut hashes = [0u128; BATCH];
-        for group in keys.chunks(BATCH) {
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash(key);
-                self.bits.prefetch_all(self.probes(*h));
-            }
-            out.extend(hashes[..group.len()].iter().map(|&h| self.contains_hash(h)));
-        }
+        let query = Probed::new(
+            &self.bits,
+            self.params.seed,
+            self.params.num_hashes,
+            self.params.num_bits,
+        );
+        bloom_core::batch::contains_batch_into(&query, keys, out);
     }
 
     /// The number of bits set (a snapshot).

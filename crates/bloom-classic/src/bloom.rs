@@ -2,21 +2,13 @@
 
 use std::hash::Hash;
 
-use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, BitStore};
+use bloom_core::batch::Probed;
+use bloom_core::bits::BitStore;
 use bloom_core::hash::{Probes, hash_key, random_seed};
 use bloom_core::{Error, math};
 
 use crate::AtomicBloomFilter;
 use crate::params::Params;
-
-/// Keys hashed and prefetched together by the batch query: enough to keep a dozen or more
-/// cache misses in flight, few enough that their lines are still cached when tested.
-pub(crate) const BATCH: usize = 16;
-
-/// Probes the batch query prefetches for every key before testing any: an absent key fails
-/// one of its first two probes three times in four at the optimal fill, so only the
-/// survivors pay for fetching the rest.
-const LEADING_PROBES: u32 = 2;
 
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
@@ -251,11 +243,12 @@ impl BloomFilter {
     }
 
     /// Answers [`contains`](BloomFilter::contains) for every key, in order, faster than a
-    /// loop on large filters: keys are hashed in groups of 16 and their probes' cache lines
-    /// prefetched before any is tested, so the cache misses overlap. Each key's leading
-    /// probes are fetched first and the rest only if those are set (an absent key usually
-    /// fails early); when most keys of the previous group passed, every line is fetched at
-    /// once instead, saving a round of misses on batches of mostly present keys.
+    /// loop on large filters, through the workspace's batch engine ([`bloom_core::batch`]):
+    /// keys are hashed in bursts and their probes' cache lines prefetched before any is
+    /// tested, so the cache misses overlap. Each key's leading probes are fetched first and
+    /// the rest only if those are set (an absent key usually fails early); when most keys of
+    /// the previous burst passed, every line is fetched at once instead, saving a round of
+    /// misses on batches of mostly present keys. Filters in the cache are queried key by key.
     ///
     /// # Examples
     ///
@@ -275,58 +268,18 @@ impl BloomFilter {
     /// [`contains_batch`](BloomFilter::contains_batch) writing into a caller's buffer: `out`
     /// is cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        if self.bits.heap_bytes() <= BRANCH_FREE_MAX_BYTES {
-            // The bits are (mostly) cached: prefetching would only add instructions.
-            out.extend(keys.iter().map(|k| self.contains(k)));
-            return;
-        }
-        let mut hashes = [0u128; BATCH];
-        let mut alive = [false; BATCH];
-        // Keys of the previous group that passed (their leading probes, or the whole test
-        // after an up-front group): when most did (a batch of mostly present keys), every
-        // line of the next group is fetched at once and tested, one round of misses instead
-        // of two; otherwise only the leading probes are, and the survivors fetch the rest,
-        // which saves the traffic of absent keys.
-        let mut survivors = 0;
-        for group in keys.chunks(BATCH) {
-            let hashes = &mut hashes[..group.len()];
-            if survivors * 2 > BATCH {
-                // Up front: every line of every key of the group, then the full tests.
-                for (h, key) in hashes.iter_mut().zip(group) {
-                    *h = self.hash(key);
-                    self.bits.prefetch_all(self.probes(*h));
-                }
-                let before = out.len();
-                out.extend(hashes.iter().map(|&h| self.bits.all_set(self.probes(h))));
-                survivors = out[before..].iter().filter(|&&a| a).count();
-                continue;
-            }
-            // Stage 1: hash the group and prefetch the lines of each key's leading probes.
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash(key);
-                self.bits
-                    .prefetch_all(self.probes(*h).first(LEADING_PROBES));
-            }
-            // Stage 2: test those; only keys that survive (every present key, about a quarter
-            // of absent ones at the optimal fill) prefetch the rest of their lines.
-            survivors = 0;
-            for (a, &h) in alive.iter_mut().zip(hashes.iter()) {
-                *a = self.bits.all_set(self.probes(h).first(LEADING_PROBES));
-                survivors += usize::from(*a);
-                if *a {
-                    self.bits.prefetch_all(self.probes(h).after(LEADING_PROBES));
-                }
-            }
-            // Stage 3: the full test for the survivors.
-            out.extend(
-                hashes
-                    .iter()
-                    .zip(&alive)
-                    .map(|(&h, &a)| a && self.bits.all_set(self.probes(h))),
-            );
-        }
+        bloom_core::batch::contains_batch_into(&self.batch_query(), keys, out);
+    }
+
+    /// This filter's query for the batch engine ([`bloom_core::batch`]).
+    #[inline(always)]
+    fn batch_query(&self) -> Probed<'_, BitStore> {
+        Probed::new(
+            &self.bits,
+            self.params.seed,
+            self.params.num_hashes,
+            self.params.num_bits,
+        )
     }
 
     /// The number of bits set.

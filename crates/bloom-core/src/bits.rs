@@ -32,13 +32,14 @@ use crate::Error;
 use crate::hash::{Probes, pair_at};
 use crate::math::{MAX_NUM_BITS, check_num_bits};
 
-/// Filters up to this many bytes are treated as cached: their batch queries skip prefetching
-/// (it would only add instructions), and the counting filter and the scalable filter's layers
-/// test their probes without branches, because a mispredicted early exit costs more than the
-/// loads it skips while they hit the cache. The boundary is a typical per-core share of the
-/// last-level cache; `docs/design.md` has the measurements behind it. ([`BitStore::all_set`]
-/// tests pairs of probes and exits early at every size: see its documentation.)
-pub const BRANCH_FREE_MAX_BYTES: usize = 4 << 20;
+/// Filters up to this many bytes are treated as cached: the counting filter and the
+/// scalable filter's layers test their probes without branches there, because a mispredicted
+/// early exit costs more than the loads it skips while they hit the cache, and the batch
+/// engine queries them key by key. One boundary for both:
+/// [`CACHED_MAX_BYTES`](crate::batch::CACHED_MAX_BYTES), a typical per-core share of the
+/// last-level cache (`docs/design.md` has the measurements). ([`BitStore::all_set`] tests
+/// pairs of probes and exits early at every size: see its documentation.)
+pub const BRANCH_FREE_MAX_BYTES: usize = crate::batch::CACHED_MAX_BYTES;
 
 /// Words needed for `num_bits` bits, checked against the address space.
 ///
@@ -881,6 +882,30 @@ fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
         true
     });
 }
+
+/// The batch engine's view of both bit stores: their own pair loops.
+macro_rules! probe_set_via_inherent {
+    ($($store:ty),*) => {$(
+        impl crate::batch::ProbeSet for $store {
+            #[inline(always)]
+            fn all_set(&self, probes: Probes) -> bool {
+                <$store>::all_set(self, probes)
+            }
+
+            #[inline(always)]
+            fn prefetch(&self, probes: Probes) {
+                self.prefetch_all(probes);
+            }
+
+            #[inline(always)]
+            fn footprint(&self) -> usize {
+                self.heap_bytes()
+            }
+        }
+    )*};
+}
+
+probe_set_via_inherent!(BitStore, AtomicBitStore);
 
 /// The atomic twin of [`BitStore`]: the same layout in `AtomicU64` words, every method
 /// `&self`, lock-free.

@@ -9,7 +9,9 @@
 //! ("SIMD within a register"); each is checked against a counter-by-counter loop in the tests.
 
 use bloom_core::Error;
+use bloom_core::batch::ProbeSet;
 use bloom_core::bits::{BitStore, Words};
+use bloom_core::hash::Probes;
 use bloom_core::math::MAX_NUM_BITS;
 
 /// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
@@ -266,6 +268,37 @@ impl Counters {
         for w in self.words() {
             out.extend_from_slice(&w.to_le_bytes());
         }
+    }
+}
+
+/// The counters as the batch engine sees them: a position is set when its counter is
+/// non-zero.
+impl ProbeSet for Counters {
+    #[inline(always)]
+    fn all_set(&self, probes: Probes) -> bool {
+        let words = self.words();
+        probes.into_iter().all(|pos| counter(words, pos) != 0)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, probes: Probes) {
+        let words = self.words();
+        for pos in probes {
+            bloom_core::bits::prefetch(&words[word_index(pos)]);
+        }
+    }
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.words().len() * 8
+    }
+
+    /// The direct loop runs on cached counters, where testing all of a key's counters costs
+    /// less than mispredicted early exits.
+    #[inline(always)]
+    fn contains_now(&self, probes: Probes) -> bool {
+        let words = self.words();
+        probes.fold(true, |all, pos| all & (counter(words, pos) != 0))
     }
 }
 

@@ -3,22 +3,14 @@
 use std::hash::Hash;
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
-use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, prefetch};
+use bloom_core::batch::{LEADING_PROBES, ProbeSet, Probed};
+use bloom_core::bits::BRANCH_FREE_MAX_BYTES;
 use bloom_core::hash::{Probes, hash_key, random_seed};
 use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
 use crate::params::Params;
 use crate::removed::Removed;
-
-/// Keys hashed and prefetched together by the batch query: enough to keep a dozen or more
-/// cache misses in flight, few enough that their lines are still cached when tested.
-const BATCH: usize = 16;
-
-/// Probes the batch query prefetches for every key before testing any: at the optimal fill
-/// an absent key fails one of its first two probes three times in four, so only the
-/// survivors pay for fetching the rest.
-const LEADING_PROBES: u32 = 2;
 
 /// A counting Bloom filter: `num_counters` 4-bit counters, each key incrementing
 /// `num_hashes` of them, so keys can be removed again.
@@ -267,10 +259,7 @@ impl CountingBloomFilter {
     /// Prefetches the cache line of each counter of `probes`.
     #[inline(always)]
     fn prefetch_lines(&self, probes: Probes) {
-        let words = self.counters.words();
-        for pos in probes {
-            prefetch(&words[word_index(pos)]);
-        }
+        self.counters.prefetch(probes);
     }
 
     /// Removes one occurrence of `key`: decrements each of its counters that is not saturated.
@@ -410,8 +399,9 @@ impl CountingBloomFilter {
     }
 
     /// Answers [`contains`](Self::contains) for every key, in order, faster than a loop on
-    /// large filters: keys are hashed in groups and the cache lines of their counters are
-    /// prefetched before any is tested, so the cache misses overlap.
+    /// large filters, through the workspace's batch engine ([`bloom_core::batch`]) with the
+    /// classic filter's staging: keys are hashed in bursts and the cache lines of their
+    /// leading counters prefetched before any is tested, so the cache misses overlap.
     ///
     /// # Examples
     ///
@@ -430,40 +420,13 @@ impl CountingBloomFilter {
     /// [`contains_batch`](Self::contains_batch) writing into a caller's buffer: `out` is
     /// cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        if self.fits_cache() {
-            // The counters are (mostly) cached: prefetching would only add instructions.
-            out.extend(keys.iter().map(|k| self.contains(k)));
-            return;
-        }
-        let words = self.counters.words();
-        let all_nonzero = |probes: Probes| probes.into_iter().all(|pos| counter(words, pos) != 0);
-        let mut hashes = [0u128; BATCH];
-        let mut alive = [false; BATCH];
-        for group in keys.chunks(BATCH) {
-            let hashes = &mut hashes[..group.len()];
-            // Stage 1: hash the group and prefetch the lines of each key's first probes.
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash(key);
-                self.prefetch_lines(self.probes(*h).first(LEADING_PROBES));
-            }
-            // Stage 2: test those; the survivors (every present key, about a quarter of absent
-            // ones at the optimal fill) prefetch the rest of their lines.
-            for (a, &h) in alive.iter_mut().zip(hashes.iter()) {
-                *a = all_nonzero(self.probes(h).first(LEADING_PROBES));
-                if *a {
-                    self.prefetch_lines(self.probes(h).after(LEADING_PROBES));
-                }
-            }
-            // Stage 3: the full test for the survivors.
-            out.extend(
-                hashes
-                    .iter()
-                    .zip(&alive)
-                    .map(|(&h, &a)| a && all_nonzero(self.probes(h).after(LEADING_PROBES))),
-            );
-        }
+        let query = Probed::new(
+            &self.counters,
+            self.params.seed,
+            self.params.num_hashes,
+            self.params.num_counters,
+        );
+        bloom_core::batch::contains_batch_into(&query, keys, out);
     }
 
     /// The value of counter `index` (0 to 15), or `None` when `index >= num_counters()`.

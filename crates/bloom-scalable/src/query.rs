@@ -7,20 +7,13 @@
 //! last one a lone probe when k is odd. `docs/scalable.md` has the measurements behind both
 //! designs.
 
+use std::hash::Hash;
+
+use bloom_core::batch::{BatchQuery, Loop};
 use bloom_core::bits::BitStore;
-use bloom_core::hash::Steps;
+use bloom_core::hash::{Steps, hash_key};
 
 use crate::layer::Layer;
-
-/// How far apart, in keys, the stages of the batch pipeline run: key t has its first pairs
-/// prefetched while key t - D tests them, key t - 2D tests its second pairs and key t - 3D
-/// is answered. Four keys of seven layers put about 40 cache lines in flight, more than a
-/// core can track at once, so the memory system never idles; distances of 2 and 8
-/// measured the same.
-const DISTANCE: usize = 4;
-
-/// Slots of the pipeline's ring: the keys between the first stage and the last.
-const RING: usize = 4 * DISTANCE;
 
 /// What a query needs of one layer.
 #[derive(Clone, Copy)]
@@ -91,91 +84,119 @@ pub(crate) fn contains_hash(layers: &[Layer], hash: u128) -> bool {
     })
 }
 
-/// The answers for `keys` (`hash` gives each key's hash), pushed to `out` in order, through a
-/// software pipeline of four stages `DISTANCE` keys apart:
+/// The scalable filter's query for the workspace's batch engine (`bloom_core::batch`), a
+/// pipeline of a staging and three tests (the engine runs them `D` keys apart, D about four
+/// keys for seven layers):
 ///
-/// 1. prefetch pair 0 of every layer;
-/// 2. test pair 0 of every layer (no branch between layers); the layers that pass, a
-///    quarter at the usual fill, prefetch pair 1;
-/// 3. test pair 1 of those; the layers that pass again, a sixteenth, prefetch all their
-///    remaining pairs;
-/// 4. test the rest of those, newest first, stopping at the first layer that holds the key.
+/// 0. staging: hash the key and prefetch pair 0 of every layer;
+/// 1. round 0: test pair 0 of every layer (no branch between layers); the layers that pass,
+///    a quarter at the usual fill, prefetch pair 1;
+/// 2. round 1: test pair 1 of those; the layers that pass again, a sixteenth, prefetch all
+///    their remaining pairs;
+/// 3. final test: the rest of those, newest first, stopping at the first layer that holds
+///    the key.
 ///
-/// Each stage works on lines prefetched `DISTANCE` keys earlier, so the cache misses of
-/// several keys overlap instead of following one another, and an absent key costs about
-/// one line per layer plus a few, all fetched in the background.
-pub(crate) fn contains_pipelined<T>(
-    layers: &[Layer],
-    keys: &[T],
-    hash: impl Fn(&T) -> u128,
-    out: &mut Vec<bool>,
-) {
-    let probes: Vec<LayerProbes<'_>> = layers.iter().map(LayerProbes::new).collect();
-    debug_assert!(probes.len() <= 64, "one bit per layer in the masks");
-    // Slot t % RING holds key t's hash and the mask of its layers still in the running.
-    let mut ring_hash = [0u128; RING];
-    let mut ring_alive = [0u64; RING];
-    let len = keys.len();
-    for t in 0..len + 3 * DISTANCE {
-        if let Some(key) = keys.get(t) {
-            let h = hash(key);
-            ring_hash[t % RING] = h;
-            let x0 = Steps::new(h).value();
-            for p in probes.iter().rev() {
-                p.bits.prefetch_pair(x0);
-            }
+/// Each stage works on lines prefetched `D` keys earlier, so the cache misses of several
+/// keys overlap instead of following one another, and an absent key costs about one line
+/// per layer plus a few, all fetched in the background.
+pub(crate) struct LayeredBatch<'a> {
+    layers: &'a [Layer],
+    probes: Vec<LayerProbes<'a>>,
+    seed: u64,
+}
+
+impl<'a> LayeredBatch<'a> {
+    /// The query over `layers`, whose keys are hashed with `seed`.
+    pub(crate) fn new(layers: &'a [Layer], seed: u64) -> Self {
+        debug_assert!(layers.len() <= 64, "one bit per layer in the masks");
+        LayeredBatch {
+            layers,
+            probes: layers.iter().map(LayerProbes::new).collect(),
+            seed,
         }
-        if let Some(key) = t.checked_sub(DISTANCE).filter(|&key| key < len) {
-            let slot = key % RING;
-            let mut steps = Steps::new(ring_hash[slot]);
-            let x0 = steps.next_value();
+    }
+}
+
+impl BatchQuery for LayeredBatch<'_> {
+    /// The key's hash, and the mask of its layers still in the running.
+    type State = (u128, u64);
+    const ROUNDS: usize = 2;
+    const LOOP: Loop = Loop::Pipelined;
+
+    fn footprint(&self) -> usize {
+        self.probes.iter().map(|p| p.bits.heap_bytes()).sum()
+    }
+
+    #[inline(always)]
+    fn lines_per_key(&self) -> usize {
+        self.probes.len()
+    }
+
+    #[inline(always)]
+    fn stage<T: Hash>(&self, key: &T, _eager: bool) -> (u128, u64) {
+        let hash = hash_key(key, self.seed);
+        let x0 = Steps::new(hash).value();
+        for p in self.probes.iter().rev() {
+            p.bits.prefetch_pair(x0);
+        }
+        (hash, 0)
+    }
+
+    #[inline(always)]
+    fn round(&self, (hash, alive): &mut (u128, u64), round: usize) -> Option<bool> {
+        let mut steps = Steps::new(*hash);
+        let x0 = steps.next_value();
+        if round == 0 {
             let x1 = steps.value();
-            let mut alive = 0u64;
-            for (i, p) in probes.iter().enumerate() {
-                alive |= u64::from(p.pair_set(x0, 0)) << i;
+            for (i, p) in self.probes.iter().enumerate() {
+                *alive |= u64::from(p.pair_set(x0, 0)) << i;
             }
-            ring_alive[slot] = alive;
-            for_each_layer(alive, |i| {
-                let p = probes[i];
+            for_each_layer(*alive, |i| {
+                let p = self.probes[i];
                 if p.num_pairs() > 1 {
                     p.bits.prefetch_pair(x1);
                 }
             });
-        }
-        if let Some(key) = t.checked_sub(2 * DISTANCE).filter(|&key| key < len) {
-            let slot = key % RING;
-            let mut steps = Steps::new(ring_hash[slot]);
-            steps.next_value();
+        } else {
             let x1 = steps.next_value();
-            let mut alive = ring_alive[slot];
-            for_each_layer(alive, |i| {
-                let p = probes[i];
+            let mut left = *alive;
+            for_each_layer(*alive, |i| {
+                let p = self.probes[i];
                 // A layer of one pair (k <= 2) already passed all of it.
                 if p.num_pairs() > 1 && !p.pair_set(x1, 1) {
-                    alive &= !(1 << i);
+                    left &= !(1 << i);
                 } else {
                     p.prefetch_from(steps, 2);
                 }
             });
-            ring_alive[slot] = alive;
+            *alive = left;
         }
-        if let Some(key) = t.checked_sub(3 * DISTANCE).filter(|&key| key < len) {
-            let slot = key % RING;
-            let mut steps = Steps::new(ring_hash[slot]);
-            steps.next_value();
-            steps.next_value();
-            let mut alive = ring_alive[slot];
-            let mut found = false;
-            while alive != 0 {
-                let i = 63 - alive.leading_zeros() as usize;
-                alive &= !(1 << i);
-                if probes[i].holds_from(steps, 2) {
-                    found = true;
-                    break;
-                }
+        (*alive == 0).then_some(false)
+    }
+
+    #[inline(always)]
+    fn finish(&self, &(hash, mut alive): &(u128, u64)) -> bool {
+        let mut steps = Steps::new(hash);
+        steps.next_value();
+        steps.next_value();
+        while alive != 0 {
+            let i = 63 - alive.leading_zeros() as usize;
+            alive &= !(1 << i);
+            if self.probes[i].holds_from(steps, 2) {
+                return true;
             }
-            out.push(found);
         }
+        false
+    }
+
+    /// The direct loop runs on cached layers: each layer's own query.
+    #[inline(always)]
+    fn contains_now<T: Hash>(&self, key: &T) -> bool {
+        let hash = hash_key(key, self.seed);
+        self.layers
+            .iter()
+            .rev()
+            .any(|layer| layer.filter.contains_hash(hash))
     }
 }
 
@@ -231,11 +252,12 @@ mod tests {
             let one_by_one: Vec<bool> =
                 queries.iter().map(|k| contains_hash(&f.layers, f.hash(k))).collect();
             prop_assert_eq!(&one_by_one, &expected);
-            for len in [0, 1, DISTANCE, 3 * DISTANCE + 1, queries.len()] {
+            let query = LayeredBatch::new(&f.layers, f.seed());
+            for len in [0, 1, 4, 13, 100, queries.len()] {
                 let part = &queries[..len.min(queries.len())];
                 let mut out = vec![true; 3];
-                contains_pipelined(&f.layers, part, |k| f.hash(k), &mut out);
-                prop_assert_eq!(&out[3..], &expected[..part.len()]);
+                bloom_core::batch::contains_batch_uncached(&query, part, &mut out);
+                prop_assert_eq!(&out[..], &expected[..part.len()]);
             }
         }
     }
@@ -247,7 +269,8 @@ mod tests {
         assert_eq!(f.layers()[0].filter().num_hashes(), 1);
         let queries: Vec<u64> = (0..3000).collect();
         let mut out = Vec::new();
-        contains_pipelined(&f.layers, &queries, |k| f.hash(k), &mut out);
+        let query = LayeredBatch::new(&f.layers, f.seed());
+        bloom_core::batch::contains_batch_uncached(&query, &queries, &mut out);
         for (k, got) in queries.iter().zip(out) {
             assert_eq!(got, naive(&f, f.hash(k)), "{k}");
             assert_eq!(contains_hash(&f.layers, f.hash(k)), got);

@@ -286,13 +286,8 @@ impl ScalableBloomFilter {
     /// buffer: `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        out.clear();
-        out.reserve(keys.len());
-        if self.cached {
-            out.extend(keys.iter().map(|k| self.contains(k)));
-            return;
-        }
-        query::contains_pipelined(&self.layers, keys, |k| self.hash(k), out);
+        let query = query::LayeredBatch::new(&self.layers, self.config.seed);
+        bloom_core::batch::contains_batch_into(&query, keys, out);
     }
 
     /// Adds every key of `keys`, stopping at the first error.

@@ -1,0 +1,552 @@
+//! The one batch-query engine: every filter's `contains_batch` runs through it.
+//!
+//! A filter too large for the cache answers a query at the speed of its cache misses. A batch
+//! query hides them by working on many keys at once: it hashes a key and prefetches the lines
+//! it will test, and tests those lines only later, once the misses of many keys are in
+//! flight together. Filters differ in what a key reads (one block, a few pairs of probes,
+//! pairs in several layers) and in how many rounds of "test, then fetch the next lines" a key
+//! needs, so each implements [`BatchQuery`]: how to stage a key, what each intermediate round
+//! does, and the final test. The loops, the group sizes, the prefetch distance and the size
+//! below which prefetching is not worth it live here, once.
+//!
+//! Three loops, chosen from the filter's [`footprint`](BatchQuery::footprint):
+//!
+//! * **Direct** for filters up to [`CACHED_MAX_BYTES`]: the single-key query key by key.
+//!   Their lines hit the cache, and prefetching would only add instructions.
+//! * **Bursts** ([`Loop::Bursts`]) for larger ones: stage a burst of keys (hash, prefetch),
+//!   then run each round over the keys still undecided, then the final test. The prefetches
+//!   of a burst leave back to back, so the memory has as many misses in flight as it can
+//!   take. A burst holds about [`BURST_LINES`] lines' worth of keys.
+//! * **Pipelined** ([`Loop::Pipelined`]): a ring in which key t is staged while key t - D
+//!   runs round 0, key t - 2D round 1, and so on; D is about [`PIPELINE_LINES`] lines' worth
+//!   of keys. It spreads the misses out, which suits a filter whose keys read many lines per
+//!   round (the layers of a scalable filter).
+//!
+//! `docs/design.md` ("Batch queries") has the measurements behind each constant.
+
+use std::hash::Hash;
+
+use crate::hash::{Probes, hash_key};
+
+/// Filters whose queries read at most this many bytes take the direct loop: they sit in a
+/// per-core share of the last-level cache, where a prefetch costs more than the miss it
+/// hides (the boundary measured for the classic and blocked filters, `docs/design.md`).
+pub const CACHED_MAX_BYTES: usize = 4 << 20;
+
+/// Cache lines staged per burst: 128 one-line keys (the blocked filters' measured best at
+/// 10 million keys), fewer keys when each reads more.
+pub const BURST_LINES: usize = 128;
+
+/// The fewest keys in a burst, whatever they read.
+const MIN_BURST: usize = 16;
+
+/// The most keys in a burst (the answers of a burst are tracked in a `u128`).
+const MAX_BURST: usize = 128;
+
+/// Cache lines between a key's staging and its first test in the pipelined loop: 32
+/// one-line keys, 4 keys of a scalable filter's seven layers (both measured best).
+pub const PIPELINE_LINES: usize = 32;
+
+/// The most keys between two stages of the pipeline.
+const MAX_DISTANCE: usize = 32;
+
+/// The most intermediate rounds a query may have.
+const MAX_ROUNDS: usize = 4;
+
+/// The loop a filter's batch query runs when it is too large for the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loop {
+    /// Stage a burst of keys, then test them round by round.
+    Bursts,
+    /// A ring of keys at staggered rounds.
+    Pipelined,
+}
+
+/// How a filter answers batch queries; the engine's loops call it.
+///
+/// A key goes through [`stage`](BatchQuery::stage) (hash it, prefetch the lines of its first
+/// test), then up to [`ROUNDS`](BatchQuery::ROUNDS) intermediate rounds (each tests lines
+/// prefetched before and, when the key is still undecided, prefetches the next ones), then
+/// [`finish`](BatchQuery::finish), which always decides.
+///
+/// # Examples
+///
+/// A filter of one bit array whose keys read one line each: no intermediate round.
+///
+/// ```
+/// use bloom_core::batch::{self, BatchQuery, Loop};
+/// use bloom_core::hash::{hash_key, reduce};
+///
+/// struct OneBit<'a>(&'a [u64]);
+///
+/// impl BatchQuery for OneBit<'_> {
+///     type State = u64;
+///     const ROUNDS: usize = 0;
+///     const LOOP: Loop = Loop::Bursts;
+///     fn footprint(&self) -> usize {
+///         self.0.len() * 8
+///     }
+///     fn lines_per_key(&self) -> usize {
+///         1
+///     }
+///     fn stage<T: std::hash::Hash>(&self, key: &T, _eager: bool) -> u64 {
+///         let pos = reduce(hash_key(key, 0) as u64, self.0.len() as u64 * 64);
+///         bloom_core::bits::prefetch(&self.0[(pos / 64) as usize]);
+///         pos
+///     }
+///     fn round(&self, _: &mut u64, _: usize) -> Option<bool> {
+///         unreachable!("no intermediate round")
+///     }
+///     fn finish(&self, &pos: &u64) -> bool {
+///         self.0[(pos / 64) as usize] >> (pos % 64) & 1 == 1
+///     }
+///     fn contains_now<T: std::hash::Hash>(&self, key: &T) -> bool {
+///         let pos = self.stage(key, false);
+///         self.finish(&pos)
+///     }
+/// }
+///
+/// let words = vec![u64::MAX; 1 << 20]; // 8 MiB: past the direct loop's limit
+/// let mut out = Vec::new();
+/// batch::contains_batch_into(&OneBit(&words), &[1u64, 2, 3], &mut out);
+/// assert_eq!(out, [true; 3]);
+/// ```
+pub trait BatchQuery {
+    /// What a key carries from its staging to its final test (its hash, what survived).
+    type State: Copy + Default;
+    /// Intermediate rounds between staging and the final test (at most 4).
+    const ROUNDS: usize;
+    /// The loop for filters larger than [`CACHED_MAX_BYTES`].
+    const LOOP: Loop;
+
+    /// Bytes the queries read from: decides between the direct loop and [`LOOP`](Self::LOOP).
+    fn footprint(&self) -> usize;
+
+    /// Cache lines a key's staging prefetches, about: sizes bursts and the pipeline distance.
+    fn lines_per_key(&self) -> usize;
+
+    /// Hashes `key` and prefetches the lines of its first test. `eager` says that most keys
+    /// of the previous burst were present: a query whose rounds each fetch more lines may
+    /// then prefetch them all now (one round of misses for present keys instead of several),
+    /// and let its first round decide.
+    fn stage<T: Hash>(&self, key: &T, eager: bool) -> Self::State;
+
+    /// Intermediate round `round` (`0..ROUNDS`): `Some(answer)` when the key is decided (an
+    /// absent key's first clear bit), `None` after prefetching the lines of the next round.
+    fn round(&self, state: &mut Self::State, round: usize) -> Option<bool>;
+
+    /// The final test of a key no round decided.
+    fn finish(&self, state: &Self::State) -> bool;
+
+    /// The single-key query, for the direct loop.
+    fn contains_now<T: Hash>(&self, key: &T) -> bool;
+}
+
+/// Answers every key of `keys` into `out` (cleared first), in order, through the loop that
+/// suits the filter's size.
+#[inline]
+pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
+    if query.footprint() <= CACHED_MAX_BYTES {
+        out.clear();
+        out.extend(keys.iter().map(|key| query.contains_now(key)));
+        return;
+    }
+    contains_batch_uncached(query, keys, out);
+}
+
+/// [`contains_batch_into`] as for a filter larger than the cache, whatever its size: the
+/// query's [`LOOP`](BatchQuery::LOOP) with its prefetches. For tests (a small filter then
+/// exercises the loop large ones run) and for benchmarks of the loop itself.
+pub fn contains_batch_uncached<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
+    out.clear();
+    out.resize(keys.len(), false);
+    match Q::LOOP {
+        Loop::Bursts => bursts(query, keys, out),
+        Loop::Pipelined => pipelined(query, keys, out),
+    }
+}
+
+/// Keys per burst for a query whose keys stage `lines` lines each.
+pub fn burst_len(lines: usize) -> usize {
+    (BURST_LINES / lines.max(1)).clamp(MIN_BURST, MAX_BURST)
+}
+
+/// Keys between two stages of the pipeline for a query whose keys stage `lines` lines each.
+pub fn pipeline_distance(lines: usize) -> usize {
+    (PIPELINE_LINES / lines.max(1)).clamp(2, MAX_DISTANCE)
+}
+
+#[inline(always)]
+fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
+    assert!(Q::ROUNDS <= MAX_ROUNDS, "at most {MAX_ROUNDS} rounds");
+    let burst = burst_len(query.lines_per_key());
+    let mut states = [Q::State::default(); MAX_BURST];
+    let mut eager = false;
+    for (group, answers) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
+        let states = &mut states[..group.len()];
+        for (state, key) in states.iter_mut().zip(group) {
+            *state = query.stage(key, eager);
+        }
+        // Bit i: key i of the burst is still undecided.
+        let mut pending = u128::MAX >> (128 - group.len());
+        for round in 0..Q::ROUNDS {
+            let mut left = pending;
+            while left != 0 {
+                let i = left.trailing_zeros() as usize;
+                left &= left - 1;
+                if let Some(answer) = query.round(&mut states[i], round) {
+                    answers[i] = answer;
+                    pending &= !(1 << i);
+                }
+            }
+        }
+        if pending == u128::MAX >> (128 - group.len()) {
+            // No round decided a key (or there are none): one plain pass.
+            for (answer, state) in answers.iter_mut().zip(states.iter()) {
+                *answer = query.finish(state);
+            }
+        } else {
+            while pending != 0 {
+                let i = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                answers[i] = query.finish(&states[i]);
+            }
+        }
+        eager = answers.iter().filter(|&&a| a).count() * 2 > group.len();
+    }
+}
+
+#[inline(always)]
+fn pipelined<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
+    assert!(Q::ROUNDS <= MAX_ROUNDS, "at most {MAX_ROUNDS} rounds");
+    const RING: usize = ((MAX_ROUNDS + 1) * MAX_DISTANCE).next_power_of_two();
+    let distance = pipeline_distance(query.lines_per_key());
+    // Stages of a key: staging, the rounds, the final test; `span` keys from first to last.
+    let span = (Q::ROUNDS + 1) * distance;
+    let mut ring = [(Q::State::default(), false); RING];
+    let len = keys.len();
+    for t in 0..len + span {
+        // Oldest first, so that the slot the newest key takes has been answered.
+        if let Some(key) = t.checked_sub(span).filter(|&key| key < len) {
+            let (state, decided) = &ring[key & (RING - 1)];
+            if !decided {
+                out[key] = query.finish(state);
+            }
+        }
+        for round in (0..Q::ROUNDS).rev() {
+            if let Some(key) = t
+                .checked_sub((round + 1) * distance)
+                .filter(|&key| key < len)
+            {
+                let (state, decided) = &mut ring[key & (RING - 1)];
+                if !*decided {
+                    if let Some(answer) = query.round(state, round) {
+                        out[key] = answer;
+                        *decided = true;
+                    }
+                }
+            }
+        }
+        if let Some(key) = keys.get(t) {
+            ring[t & (RING - 1)] = (query.stage(key, false), false);
+        }
+    }
+}
+
+/// A filter whose key reads one cache line (a block): what [`Lines`] needs to run its batch
+/// query in one step.
+pub trait OneLine {
+    /// The key's hash, from which the line and the test derive.
+    type Hash: Copy + Default;
+    /// Bytes of the filter's lines.
+    fn footprint(&self) -> usize;
+    /// The hash of `key`.
+    fn hash_of<T: Hash>(&self, key: &T) -> Self::Hash;
+    /// Prefetches the line `hash` reads.
+    fn prefetch_line(&self, hash: Self::Hash);
+    /// Whether the key of `hash` may be present.
+    fn test(&self, hash: Self::Hash) -> bool;
+}
+
+/// The batch query of a [`OneLine`] filter: stage a key by hashing it and prefetching its
+/// line, then test it; no intermediate round.
+#[derive(Debug)]
+pub struct Lines<'a, F>(pub &'a F);
+
+impl<F: OneLine> BatchQuery for Lines<'_, F> {
+    type State = F::Hash;
+    const ROUNDS: usize = 0;
+    const LOOP: Loop = Loop::Bursts;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.0.footprint()
+    }
+
+    #[inline(always)]
+    fn lines_per_key(&self) -> usize {
+        1
+    }
+
+    #[inline(always)]
+    fn stage<T: Hash>(&self, key: &T, _eager: bool) -> F::Hash {
+        let hash = self.0.hash_of(key);
+        self.0.prefetch_line(hash);
+        hash
+    }
+
+    /// Never called (no intermediate round); answers all the same.
+    #[inline(always)]
+    fn round(&self, state: &mut F::Hash, _round: usize) -> Option<bool> {
+        Some(self.0.test(*state))
+    }
+
+    #[inline(always)]
+    fn finish(&self, state: &F::Hash) -> bool {
+        self.0.test(*state)
+    }
+
+    #[inline(always)]
+    fn contains_now<T: Hash>(&self, key: &T) -> bool {
+        self.0.test(self.0.hash_of(key))
+    }
+}
+
+/// Positions a key of a [`Probed`] query prefetches and tests first: at the optimal fill an
+/// absent key fails one of its first two probes three times in four, so only the survivors
+/// (every present key, a quarter of absent ones) fetch the rest.
+pub const LEADING_PROBES: u32 = 2;
+
+/// The positions of a classic-style filter ([`Probes`] over one array): what
+/// [`Probed`] needs of a bit array or an array of counters.
+pub trait ProbeSet {
+    /// Whether every position of `probes` is set (non-zero), stopping at the first that
+    /// is not.
+    fn all_set(&self, probes: Probes) -> bool;
+    /// Prefetches the cache line of every position of `probes`.
+    fn prefetch(&self, probes: Probes);
+    /// Bytes of the array.
+    fn footprint(&self) -> usize;
+    /// The single-key test the direct loop uses; by default [`all_set`](ProbeSet::all_set).
+    #[inline(always)]
+    fn contains_now(&self, probes: Probes) -> bool {
+        self.all_set(probes)
+    }
+}
+
+/// The batch query of every filter of k probes in one array (classic, atomic classic,
+/// counting), in one round: a key's [`LEADING_PROBES`] are prefetched when it is staged and
+/// tested in the round, and only keys that pass prefetch their other lines, tested in the
+/// final test. After a burst of mostly present keys the next burst is staged eagerly: every
+/// line at once, one round of misses instead of two.
+#[derive(Debug)]
+pub struct Probed<'a, S> {
+    /// The array.
+    pub store: &'a S,
+    /// The filter's seed.
+    pub seed: u64,
+    /// Probes per key (k).
+    pub num_hashes: u32,
+    /// Positions of the array (m).
+    pub num_positions: u64,
+}
+
+impl<'a, S> Probed<'a, S> {
+    /// The query over `store`, of `num_positions` positions, for keys hashed with `seed`
+    /// and probed `num_hashes` times.
+    #[inline(always)]
+    pub fn new(store: &'a S, seed: u64, num_hashes: u32, num_positions: u64) -> Self {
+        Probed {
+            store,
+            seed,
+            num_hashes,
+            num_positions,
+        }
+    }
+
+    #[inline(always)]
+    fn probes(&self, hash: u128) -> Probes {
+        Probes::new(hash, self.num_hashes, self.num_positions)
+    }
+}
+
+impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
+    /// The key's hash, and whether it was staged eagerly.
+    type State = (u128, bool);
+    const ROUNDS: usize = 1;
+    const LOOP: Loop = Loop::Bursts;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.store.footprint()
+    }
+
+    #[inline(always)]
+    fn lines_per_key(&self) -> usize {
+        // The leading pair shares a 512-bit group: one line, two when it straddles.
+        1
+    }
+
+    #[inline(always)]
+    fn stage<T: Hash>(&self, key: &T, eager: bool) -> (u128, bool) {
+        let hash = hash_key(key, self.seed);
+        let probes = self.probes(hash);
+        if eager {
+            self.store.prefetch(probes);
+        } else {
+            self.store.prefetch(probes.first(LEADING_PROBES));
+        }
+        (hash, eager)
+    }
+
+    #[inline(always)]
+    fn round(&self, &mut (hash, eager): &mut (u128, bool), _round: usize) -> Option<bool> {
+        let probes = self.probes(hash);
+        if eager {
+            return Some(self.store.all_set(probes));
+        }
+        if !self.store.all_set(probes.clone().first(LEADING_PROBES)) {
+            return Some(false);
+        }
+        self.store.prefetch(probes.after(LEADING_PROBES));
+        None
+    }
+
+    #[inline(always)]
+    fn finish(&self, &(hash, _): &(u128, bool)) -> bool {
+        self.store.all_set(self.probes(hash).after(LEADING_PROBES))
+    }
+
+    #[inline(always)]
+    fn contains_now<T: Hash>(&self, key: &T) -> bool {
+        self.store
+            .contains_now(self.probes(hash_key(key, self.seed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// A model query over a set of integers: a key is present when it is even; round r
+    /// decides keys divisible by `r + 3` as absent (when odd), and every call is logged so
+    /// the tests can check the order of stages.
+    struct Model {
+        footprint: usize,
+        lines: usize,
+        log: RefCell<Vec<(u64, &'static str)>>,
+    }
+
+    #[derive(Clone, Copy, Default)]
+    struct Staged {
+        key: u64,
+        rounds: usize,
+    }
+
+    macro_rules! model_impl {
+        ($name:ident, $rounds:expr, $loop:expr) => {
+            struct $name(Model);
+            impl BatchQuery for $name {
+                type State = Staged;
+                const ROUNDS: usize = $rounds;
+                const LOOP: Loop = $loop;
+                fn footprint(&self) -> usize {
+                    self.0.footprint
+                }
+                fn lines_per_key(&self) -> usize {
+                    self.0.lines
+                }
+                fn stage<T: Hash>(&self, key: &T, _eager: bool) -> Staged {
+                    let key = crate::hash::hash_key(key, 0) as u64 % 1000;
+                    self.0.log.borrow_mut().push((key, "stage"));
+                    Staged { key, rounds: 0 }
+                }
+                fn round(&self, s: &mut Staged, round: usize) -> Option<bool> {
+                    assert_eq!(s.rounds, round, "rounds in order");
+                    s.rounds += 1;
+                    self.0.log.borrow_mut().push((s.key, "round"));
+                    (s.key % 2 == 1 && s.key % (round as u64 + 3) == 0).then_some(false)
+                }
+                fn finish(&self, s: &Staged) -> bool {
+                    assert_eq!(s.rounds, Self::ROUNDS, "every round before the final test");
+                    self.0.log.borrow_mut().push((s.key, "finish"));
+                    s.key % 2 == 0
+                }
+                fn contains_now<T: Hash>(&self, key: &T) -> bool {
+                    crate::hash::hash_key(key, 0) as u64 % 1000 % 2 == 0
+                }
+            }
+        };
+    }
+    model_impl!(Bursts0, 0, Loop::Bursts);
+    model_impl!(Bursts2, 2, Loop::Bursts);
+    model_impl!(Pipe0, 0, Loop::Pipelined);
+    model_impl!(Pipe3, 3, Loop::Pipelined);
+
+    fn model(footprint: usize, lines: usize) -> Model {
+        Model {
+            footprint,
+            lines,
+            log: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn expected(keys: &[u64]) -> Vec<bool> {
+        keys.iter()
+            .map(|k| crate::hash::hash_key(k, 0) as u64 % 1000 % 2 == 0)
+            .collect()
+    }
+
+    fn check<Q: BatchQuery>(q: &Q, log: impl Fn(&Q) -> Vec<(u64, &'static str)>) {
+        for len in [0usize, 1, 2, 15, 16, 17, 127, 128, 129, 1000, 4099] {
+            let keys: Vec<u64> = (0..len as u64).map(|i| i * 7 + 1).collect();
+            let mut out = vec![true; 3];
+            contains_batch_into(q, &keys, &mut out);
+            assert_eq!(out, expected(&keys), "len {len}");
+            // Every key staged exactly once, and finished at most once.
+            let log = log(q);
+            if q.footprint() > CACHED_MAX_BYTES {
+                assert_eq!(log.iter().filter(|e| e.1 == "stage").count(), len);
+            }
+        }
+    }
+
+    #[test]
+    fn every_loop_answers_like_the_single_query() {
+        for lines in [1usize, 3, 7, 100] {
+            for footprint in [1usize, CACHED_MAX_BYTES, CACHED_MAX_BYTES + 1] {
+                let take = |m: &Model| m.log.take();
+                check(&Bursts0(model(footprint, lines)), |q| take(&q.0));
+                check(&Bursts2(model(footprint, lines)), |q| take(&q.0));
+                check(&Pipe0(model(footprint, lines)), |q| take(&q.0));
+                check(&Pipe3(model(footprint, lines)), |q| take(&q.0));
+            }
+        }
+    }
+
+    /// The pipeline runs a key's stages `distance` keys apart: it is staged, then its rounds
+    /// run in order, each after `distance` more keys were staged.
+    #[test]
+    fn the_pipeline_staggers_stages_by_the_distance() {
+        let q = Pipe3(model(CACHED_MAX_BYTES + 1, 8));
+        let d = pipeline_distance(8);
+        let keys: Vec<u64> = (0..200).collect();
+        let mut out = Vec::new();
+        contains_batch_into(&q, &keys, &mut out);
+        let log = q.0.log.take();
+        let staged_before = |i: usize| log[..i].iter().filter(|e| e.1 == "stage").count();
+        let first_round = log.iter().position(|e| e.1 == "round").unwrap();
+        assert_eq!(staged_before(first_round), d);
+    }
+
+    #[test]
+    fn sizes_follow_the_lines_per_key() {
+        assert_eq!(burst_len(1), 128);
+        assert_eq!(burst_len(7), 18);
+        assert_eq!(burst_len(1000), MIN_BURST);
+        assert_eq!(pipeline_distance(1), 32);
+        assert_eq!(pipeline_distance(7), 4);
+        assert_eq!(pipeline_distance(100), 2);
+    }
+}
