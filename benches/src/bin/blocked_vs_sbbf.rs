@@ -63,7 +63,7 @@ fn main() {
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
-        let mut ours = BlockedBloomFilter::new(n, FPR).expect("valid parameters");
+        let mut ours = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
         ours.insert_all(&present);
         let bits_per_key = (ours.num_bits() as usize).div_ceil(n);
         let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);

@@ -70,7 +70,7 @@ impl AtomicBlockedBloomFilter {
     /// # Errors
     ///
     /// As [`BlockedBloomFilter::new`].
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         Ok(BlockedBloomFilter::new(expected_items, fpr)?.into_atomic())
     }
 
@@ -455,9 +455,9 @@ mod tests {
     #[test]
     fn parallel_atomic_inserts_find_every_key() {
         let keys: Vec<u64> = (0..100_000).collect();
-        let f = AtomicBlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let f = AtomicBlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         f.par_insert_all(&keys);
-        let mut plain = BlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut plain = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         plain.insert_all(&keys);
         assert_eq!(f.into_blocked_filter(), plain);
     }

@@ -101,8 +101,8 @@ impl BlockedBloomFilter {
     /// assert!(BlockedBloomFilter::new(0, 0.01).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items, fpr)?)
     }
 
     /// A filter of `num_bits` bits rounded up to whole 512-bit blocks, setting `num_hashes`
@@ -593,7 +593,7 @@ mod parallel {
         /// use bloom_blocked::BlockedBloomFilter;
         ///
         /// let keys: Vec<u64> = (0..100_000).collect();
-        /// let mut filter = BlockedBloomFilter::new(keys.len(), 0.01)?;
+        /// let mut filter = BlockedBloomFilter::new(keys.len() as u64, 0.01)?;
         /// filter.par_insert_all(&keys);
         /// assert!(keys.iter().all(|k| filter.contains(k)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -732,9 +732,9 @@ mod tests {
     fn parallel_build_equals_sequential() {
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
-        let mut seq = BlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut seq = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         seq.insert_all(&keys);
-        let mut par = BlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut par = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         par.par_insert_all(&keys);
         assert_eq!(seq, par);
         let collected: BlockedBloomFilter = keys.par_iter().collect();

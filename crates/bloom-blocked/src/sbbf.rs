@@ -113,8 +113,8 @@ impl SplitBlockBloomFilter {
     /// assert!(SplitBlockBloomFilter::new(1 << 40, 0.01).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(ndv: usize, fpp: f64) -> Result<Self, Error> {
-        bloom_core::math::check_count("ndv", ndv as u64)?;
+    pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
+        bloom_core::math::check_count("ndv", ndv)?;
         bloom_core::math::check_rate("fpp", fpp)?;
         let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
         let num_bytes = num_bits / 8.0;

@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3_000_000);
     let fpr: f64 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(0.01);
 
-    let mut filter = BloomFilter::new(distinct as usize, fpr)?;
+    let mut filter = BloomFilter::new(distinct, fpr)?;
     let mut exact: HashSet<String> = HashSet::new();
 
     // A frontier of `distinct` new URLs interleaved with links to pages seen earlier: every

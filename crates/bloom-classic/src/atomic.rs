@@ -55,7 +55,7 @@ impl AtomicBloomFilter {
     /// # Errors
     ///
     /// As [`BloomFilter::new`].
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         Ok(BloomFilter::new(expected_items, fpr)?.into_atomic())
     }
 

@@ -76,8 +76,8 @@ impl BloomFilter {
     /// assert!(BloomFilter::new(100, f64::NAN).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items, fpr)?)
     }
 
     /// A filter of `num_bits` bits and `num_hashes` probes, for callers who size it themselves.
@@ -487,7 +487,7 @@ mod parallel {
         /// use bloom_classic::BloomFilter;
         ///
         /// let keys: Vec<u64> = (0..100_000).collect();
-        /// let mut filter = BloomFilter::new(keys.len(), 0.01)?;
+        /// let mut filter = BloomFilter::new(keys.len() as u64, 0.01)?;
         /// filter.par_insert_all(&keys);
         /// assert!(keys.iter().all(|k| filter.contains(k)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -637,14 +637,14 @@ mod tests {
     fn parallel_build_equals_sequential() {
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
-        let mut seq = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut seq = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         seq.insert_all(&keys);
-        let mut par = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut par = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         par.par_insert_all(&keys);
         assert_eq!(seq, par);
         let collected: BloomFilter = keys.par_iter().collect();
         assert_eq!(collected, seq);
-        let mut extended = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut extended = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         extended.par_extend(keys.par_iter());
         assert_eq!(extended, seq);
     }

@@ -244,7 +244,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let sweep = Sweep {
         entries: entries.clone(),
         kinds: cli.kinds.clone(),
-        sizes: cli.sizes.clone(),
+        sizes: cli.sizes.iter().map(|&n| n as u64).collect(),
         fprs: cli.fprs.clone(),
         loads: cli.loads.clone(),
         threads,

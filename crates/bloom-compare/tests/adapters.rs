@@ -121,7 +121,7 @@ impl Candidate for Forgetful {
         evicts_when_full: false,
     };
 
-    fn build<K: Key>(_: usize, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
+    fn build<K: Key>(_: u64, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
         let set = keys
             .iter()
             .enumerate()
@@ -171,11 +171,11 @@ fn the_split_block_adapter_hashes_u64_keys_as_parquet_int64() {
     let keys: Vec<u64> = (0..2_000u64)
         .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         .collect();
-    let built = SplitBlock::build(keys.len(), 0.01, &keys).unwrap();
+    let built = SplitBlock::build(keys.len() as u64, 0.01, &keys).unwrap();
     // Parquet's INT64 entry point finds every key the adapter inserted: the hasher column's
     // claim (XXH64 over the 8 little-endian bytes).
     assert!(keys.iter().all(|&k| built.filter.contains_i64(k as i64)));
-    let mut parquet = bloom_blocked::SplitBlockBloomFilter::new(keys.len(), 0.01).unwrap();
+    let mut parquet = bloom_blocked::SplitBlockBloomFilter::new(keys.len() as u64, 0.01).unwrap();
     for &k in &keys {
         parquet.insert_i64(k as i64);
     }

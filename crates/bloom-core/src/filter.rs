@@ -266,7 +266,7 @@ macro_rules! filter_via_inherent {
 /// struct Count(usize);
 ///
 /// impl Count {
-///     fn new(_n: usize, _p: f64) -> Result<Self, Error> {
+///     fn new(_n: u64, _p: f64) -> Result<Self, Error> {
 ///         Ok(Count(0))
 ///     }
 ///     fn insert_all<T, I: IntoIterator<Item = T>>(&mut self, keys: I) {
@@ -300,7 +300,8 @@ macro_rules! collect_via_insert_all {
         impl<T: ::std::hash::Hash> ::std::iter::FromIterator<T> for $filter {
             fn from_iter<I: ::std::iter::IntoIterator<Item = T>>(iter: I) -> Self {
                 let keys: ::std::vec::Vec<T> = iter.into_iter().collect();
-                let mut filter = $filter::new(keys.len().max(1), $fpr)
+                // A slice's length always fits a `u64` (no target has a wider `usize`).
+                let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)
                     .expect("the number of keys held in memory fits a filter");
                 filter.insert_all(&keys);
                 filter

@@ -102,9 +102,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fpr = 0.01;
 
     let mut cache = LruCache::new(capacity);
-    let mut contents = CountingBloomFilter::new(capacity, fpr)?;
+    // The cache holds `capacity` objects in memory (a `usize`); the filters count keys (`u64`).
+    let mut contents = CountingBloomFilter::new(capacity as u64, fpr)?;
     // What a filter without deletes can track: every key ever admitted.
-    let mut ever_admitted = BloomFilter::new(capacity, fpr)?;
+    let mut ever_admitted = BloomFilter::new(capacity as u64, fpr)?;
     let mut rng = SplitMix64(2000);
     let mut probe_rng = SplitMix64(7);
     let mut evicted = None;

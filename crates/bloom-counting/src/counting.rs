@@ -85,8 +85,8 @@ impl CountingBloomFilter {
     /// assert!(CountingBloomFilter::new(100, 1.0).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items, fpr)?)
     }
 
     /// A filter of `num_counters` counters and `num_hashes` probes, for callers who size it
@@ -666,7 +666,7 @@ mod parallel {
         /// use bloom_counting::CountingBloomFilter;
         ///
         /// let keys: Vec<u64> = (0..100_000).collect();
-        /// let mut filter = CountingBloomFilter::new(keys.len(), 0.01)?;
+        /// let mut filter = CountingBloomFilter::new(keys.len() as u64, 0.01)?;
         /// filter.par_insert_all(&keys);
         /// assert!(keys.iter().all(|k| filter.contains(k)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -921,10 +921,10 @@ mod tests {
         assert_eq!(seq, par);
         assert!(seq.saturated_counters() > 0);
         let collected: CountingBloomFilter = keys.par_iter().collect();
-        let mut expected = CountingBloomFilter::new(keys.len(), DEFAULT_FPR).unwrap();
+        let mut expected = CountingBloomFilter::new(keys.len() as u64, DEFAULT_FPR).unwrap();
         expected.insert_all(&keys);
         assert_eq!(collected, expected);
-        let mut extended = CountingBloomFilter::new(keys.len(), DEFAULT_FPR).unwrap();
+        let mut extended = CountingBloomFilter::new(keys.len() as u64, DEFAULT_FPR).unwrap();
         extended.par_extend(keys.par_iter());
         assert_eq!(extended, expected);
     }

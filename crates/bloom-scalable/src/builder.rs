@@ -44,11 +44,10 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub(crate) fn new(initial_capacity: usize, fpr: f64) -> Builder {
+    pub(crate) fn new(initial_capacity: u64, fpr: f64) -> Builder {
         Builder {
             config: Config {
-                // Saturates on a (hypothetical) 128-bit target; `build` rejects it as too large.
-                initial_capacity: u64::try_from(initial_capacity).unwrap_or(u64::MAX),
+                initial_capacity,
                 fpr,
                 growth_factor: DEFAULT_GROWTH_FACTOR,
                 tightening_ratio: DEFAULT_TIGHTENING_RATIO,

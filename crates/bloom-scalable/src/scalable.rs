@@ -80,13 +80,13 @@ impl ScalableBloomFilter {
     /// assert!(ScalableBloomFilter::new(0, 0.01).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(initial_capacity: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(initial_capacity: u64, fpr: f64) -> Result<Self, Error> {
         Self::builder(initial_capacity, fpr).build()
     }
 
     /// A [`Builder`] for a filter whose first layer holds `initial_capacity` keys and whose
     /// compound false-positive rate stays below `fpr`.
-    pub fn builder(initial_capacity: usize, fpr: f64) -> Builder {
+    pub fn builder(initial_capacity: u64, fpr: f64) -> Builder {
         Builder::new(initial_capacity, fpr)
     }
 
@@ -558,7 +558,9 @@ impl<T: Hash> Extend<T> for ScalableBloomFilter {
 impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        let mut filter = ScalableBloomFilter::new(keys.len().max(1), bloom_classic::DEFAULT_FPR)
+        // A slice's length always fits a `u64` (no target has a wider `usize`).
+        let n = keys.len().max(1) as u64;
+        let mut filter = ScalableBloomFilter::new(n, bloom_classic::DEFAULT_FPR)
             .expect("the number of keys held in memory fits a filter");
         filter.extend(keys);
         filter
