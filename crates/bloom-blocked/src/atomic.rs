@@ -241,8 +241,8 @@ impl AtomicBlockedBloomFilter {
 
     /// The number of distinct keys inserted, estimated from the fill of each block; see
     /// [`BlockedBloomFilter::estimated_len`].
-    pub fn estimated_len(&self) -> f64 {
-        estimated_len(self.fills(), self.params.num_hashes)
+    pub fn estimated_len(&self) -> u64 {
+        bloom_core::math::round_count(estimated_len(self.fills(), self.params.num_hashes))
     }
 
     /// The false-positive rate at the current fill.

@@ -346,10 +346,12 @@ impl SplitBlockBloomFilter {
     /// The number of distinct values inserted, estimated from the fill: each value sets one
     /// bit in each word of its block, so a word with X of 32 bits set has seen about
     /// `ln(1 - X/32) / ln(1 - 1/32)` values; the estimate averages the eight words of each
-    /// block and sums over blocks. Infinite when a word is full.
-    pub fn estimated_len(&self) -> f64 {
+    /// block and sums over blocks, rounded ([`round_count`](bloom_core::math::round_count)).
+    /// `u64::MAX` when a word is full (the count can then not be known).
+    pub fn estimated_len(&self) -> u64 {
         let per_value = (-1.0f64 / 32.0).ln_1p();
-        self.words()
+        let estimate = self
+            .words()
             .map(|w| {
                 if w == u32::MAX {
                     f64::INFINITY
@@ -357,7 +359,8 @@ impl SplitBlockBloomFilter {
                     (-f64::from(w.count_ones()) / 32.0).ln_1p() / per_value / 8.0
                 }
             })
-            .sum()
+            .sum::<f64>();
+        bloom_core::math::round_count(estimate)
     }
 
     /// Bytes held by the filter.

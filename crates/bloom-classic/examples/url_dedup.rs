@@ -131,7 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * fpr
     );
     println!(
-        "distinct URLs estimated from the fill: {:.0}",
+        "distinct URLs estimated from the fill: {}",
         filter.estimated_len()
     );
     if false_negatives > 0 {

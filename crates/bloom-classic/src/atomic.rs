@@ -190,9 +190,14 @@ impl AtomicBloomFilter {
         self.bits.fill_ratio()
     }
 
-    /// The number of distinct keys inserted, estimated from the fill.
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_cardinality(self.num_bits(), self.num_hashes(), self.count_ones())
+    /// The number of distinct keys inserted, estimated from the fill; see
+    /// [`BloomFilter::estimated_len`].
+    pub fn estimated_len(&self) -> u64 {
+        math::round_count(math::estimate_cardinality(
+            self.num_bits(),
+            self.num_hashes(),
+            self.count_ones(),
+        ))
     }
 
     /// The false-positive rate at the current fill.

@@ -38,7 +38,7 @@ use crate::Error;
 /// #     fn contains_hash(&self, _: u128) -> bool { true }
 /// #     fn memory_usage(&self) -> usize { 0 }
 /// #     fn estimated_fpr(&self) -> f64 { 1.0 }
-/// #     fn estimated_len(&self) -> f64 { 0.0 }
+/// #     fn estimated_len(&self) -> u64 { 0 }
 /// #     fn clear(&mut self) {}
 /// #     fn union(&mut self, _: &Self) -> Result<(), Error> { Ok(()) }
 /// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
@@ -93,8 +93,9 @@ pub trait Filter {
     /// The false-positive rate at the current fill.
     fn estimated_fpr(&self) -> f64;
 
-    /// The number of distinct keys inserted, estimated from the fill.
-    fn estimated_len(&self) -> f64;
+    /// The number of distinct keys inserted, estimated from the fill and rounded to the
+    /// nearest count; `u64::MAX` when the fill says nothing about it (every bit set).
+    fn estimated_len(&self) -> u64;
 
     /// Removes every key.
     fn clear(&mut self);
@@ -160,8 +161,8 @@ pub trait Filter {
 ///     fn estimated_fpr(&self) -> f64 {
 ///         f64::from(u8::from(self.0))
 ///     }
-///     fn estimated_len(&self) -> f64 {
-///         f64::from(u8::from(self.0))
+///     fn estimated_len(&self) -> u64 {
+///         u64::from(self.0)
 ///     }
 ///     fn clear(&mut self) {
 ///         self.0 = false;
@@ -228,7 +229,7 @@ macro_rules! filter_via_inherent {
                 $filter::estimated_fpr(self)
             }
 
-            fn estimated_len(&self) -> f64 {
+            fn estimated_len(&self) -> u64 {
                 $filter::estimated_len(self)
             }
 

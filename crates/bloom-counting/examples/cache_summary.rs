@@ -163,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 passed_no_delete += u64::from(ever_admitted.contains(&k));
             }
             println!(
-                "{:>10} {:>8.1}% {:>10} {:>13.0} {:>14.3}% {:>16.3}% {:>10}",
+                "{:>10} {:>8.1}% {:>10} {:>13} {:>14.3}% {:>16.3}% {:>10}",
                 i,
                 100.0 * hits as f64 / i as f64,
                 cache.len(),

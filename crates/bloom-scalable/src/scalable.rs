@@ -340,9 +340,12 @@ impl ScalableBloomFilter {
     }
 
     /// The number of distinct keys held, estimated from each layer's fill (see
-    /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed.
-    pub fn estimated_len(&self) -> f64 {
-        self.layers.iter().map(|l| l.filter.estimated_len()).sum()
+    /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed;
+    /// `u64::MAX` when a layer has every bit set.
+    pub fn estimated_len(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.filter.estimated_len()))
     }
 
     /// The compound false-positive rate at the current fill: a key is a false positive if
