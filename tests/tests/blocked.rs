@@ -75,7 +75,7 @@ fn a_filter_above_two_to_the_32_bits() {
     f.insert_all(&keys);
     let high = keys
         .iter()
-        .filter(|k| reduce(low_half(hash_key(*k, f.seed())), f.num_blocks()) >= 1 << 23)
+        .filter(|k| reduce(low_half(hash_key(*k, f.seed())), f.num_blocks() as u64) >= 1 << 23)
         .count();
     assert!(
         (9_000..11_000).contains(&high),

@@ -78,7 +78,7 @@ proptest! {
     #[test]
     fn full_loses_nothing(
         n0 in 1u64..40,
-        max_layers in 1u32..4,
+        max_layers in 1usize..4,
         keys in proptest::collection::vec(any::<u64>(), 1..2000),
     ) {
         let mut f = ScalableBloomFilter::builder(n0, 0.01).max_layers(max_layers).build().unwrap();
@@ -89,7 +89,7 @@ proptest! {
                 Ok(_) => added.push(*k),
                 Err(Error::Full { .. }) => {
                     prop_assert_eq!(f.to_bytes(), before);
-                    prop_assert_eq!(f.num_layers(), max_layers as usize);
+                    prop_assert_eq!(f.num_layers(), max_layers);
                     prop_assert!(!f.contains(k));
                 }
                 Err(e) => panic!("unexpected error {e}"),
@@ -278,7 +278,7 @@ fn full_at_each_cap() {
     };
     assert!(matches!(err, Error::Full { ref reason } if reason.contains("bytes")));
     assert!(f.memory_usage() <= cap);
-    assert_eq!(f.max_bytes(), Some(cap as u64));
+    assert_eq!(f.max_bytes(), Some(cap));
     assert_holds(&f, &held, "at the byte cap");
     assert_eq!(ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
 
@@ -402,7 +402,7 @@ fn layer_header_mutations_are_caught() {
     let mut at = payload_start;
     for layer in f.layers() {
         headers.push(at);
-        at += 20 + layer.filter().bits().le_bytes_len() as usize;
+        at += 20 + layer.filter().bits().le_bytes_len();
     }
     assert_eq!(at, checked_len);
     let mut rejected = 0;

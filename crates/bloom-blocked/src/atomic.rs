@@ -107,10 +107,10 @@ impl AtomicBlockedBloomFilter {
         self.params.num_bits()
     }
 
-    /// The number of 512-bit blocks.
+    /// The number of 512-bit blocks (in memory, so a `usize`).
     #[inline]
-    pub fn num_blocks(&self) -> u64 {
-        self.params.num_blocks
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
     }
 
     /// The number of bits each key sets in its block.

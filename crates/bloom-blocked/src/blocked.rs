@@ -202,10 +202,10 @@ impl BlockedBloomFilter {
         self.params.num_bits()
     }
 
-    /// The number of 512-bit blocks.
+    /// The number of 512-bit blocks (in memory, so a `usize`).
     #[inline]
-    pub fn num_blocks(&self) -> u64 {
-        self.params.num_blocks
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
     }
 
     /// The number of bits each key sets in its block.
@@ -642,7 +642,7 @@ mod tests {
     fn any_block_count_and_tiny_sizes() {
         for bits in [1u64, 512, 513, 3 * 512, 7 * 512 + 1] {
             let mut f = BlockedBloomFilter::with_params(bits, 6).unwrap();
-            assert_eq!(f.num_blocks(), bits.div_ceil(512));
+            assert_eq!(f.num_blocks() as u64, bits.div_ceil(512));
             f.insert_all(0..200u32);
             assert!((0..200u32).all(|k| f.contains(&k)));
         }

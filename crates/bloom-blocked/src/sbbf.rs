@@ -456,7 +456,7 @@ impl SplitBlockBloomFilter {
     pub fn to_parquet_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.num_bytes() + 16);
         ParquetHeader {
-            num_bytes: self.num_bytes() as u32,
+            num_bytes: self.num_bytes(),
         }
         .write(&mut out);
         self.write_bitset(&mut out);
@@ -474,7 +474,7 @@ impl SplitBlockBloomFilter {
     pub fn from_parquet_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (header, header_len) = ParquetHeader::read(bytes)?;
         let bitset = &bytes[header_len..];
-        let expected = header.num_bytes as usize;
+        let expected = header.num_bytes;
         if bitset.len() < expected {
             return Err(Error::Truncated {
                 needed: expected as u64,

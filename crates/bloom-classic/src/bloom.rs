@@ -432,7 +432,7 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.params.encode(self.bits.le_bytes_len(), |out| {
+        self.params.encode(self.bits.le_bytes_len() as u64, |out| {
             self.bits.write_le_bytes(out)
         })
     }

@@ -200,7 +200,7 @@ impl ScalableBloomFilter {
                 self.config.initial_capacity
             )));
         }
-        if index >= self.config.max_layers as usize {
+        if index >= self.config.max_layers {
             return Err(full(format!(
                 "all {} layers allowed are full",
                 self.config.max_layers
@@ -397,13 +397,15 @@ impl ScalableBloomFilter {
     }
 
     /// The layer cap.
-    pub fn max_layers(&self) -> u32 {
+    pub fn max_layers(&self) -> usize {
         self.config.max_layers
     }
 
-    /// The byte cap, if one was set.
-    pub fn max_bytes(&self) -> Option<u64> {
-        (self.config.max_bytes != u64::MAX).then_some(self.config.max_bytes)
+    /// The byte cap, if one was set (as given to [`Builder::max_bytes`]; a cap read from
+    /// bytes that is beyond this machine's address space reads as `usize::MAX`).
+    pub fn max_bytes(&self) -> Option<usize> {
+        (self.config.max_bytes != u64::MAX)
+            .then(|| usize::try_from(self.config.max_bytes).unwrap_or(usize::MAX))
     }
 
     /// Whether the filter may open new layers (false for a [non-scaling](Builder::non_scaling)
@@ -470,7 +472,7 @@ impl ScalableBloomFilter {
             )?;
         }
         let extra = &other.layers[self.layers.len().min(other.layers.len())..];
-        if self.layers.len() + extra.len() > self.config.max_layers as usize {
+        if self.layers.len() + extra.len() > self.config.max_layers {
             return Err(Error::Full {
                 reason: format!(
                     "the union needs {} layers, beyond the cap of {}",
