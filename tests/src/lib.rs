@@ -11,6 +11,10 @@
 //! * every truncation and thousands of random mutations of the bytes are errors, never
 //!   panics;
 //! * golden bytes pin the format.
+//!
+//! [`Subject::build`] takes `expected_items: u64`, as every filter's `new` does (the
+//! workspace's size rule, `docs/design.md`, "Sizes and parameters"); `tests/sizes.rs` pins
+//! that rule for every public signature.
 
 use std::collections::HashSet;
 use std::fmt::Debug;

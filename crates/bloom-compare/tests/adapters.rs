@@ -203,3 +203,25 @@ fn the_counting_filter_holds_four_times_the_classic_memory() {
     let ratio = memory("counting") / memory("classic");
     assert!((3.9..=4.1).contains(&ratio), "{ratio}");
 }
+
+/// An adapter's `build` for keys of type `K` and filter `F`.
+type BuildFn<K, F> = fn(u64, f64, &[K]) -> Result<Built<F>, BuildError>;
+
+/// Adapters take the capacity as the filters' `new` does: a `u64` (the workspace's size
+/// rule, `docs/design.md`, "Sizes and parameters"); so do the sweep's sizes and settings.
+#[test]
+fn capacities_are_counts_of_keys() {
+    use bloom_compare::candidates::{Classic, SplitBlock};
+    use bloom_compare::measure::Setting;
+    let _: BuildFn<u64, bloom_classic::BloomFilter> = Classic::build::<u64>;
+    let _: BuildFn<String, bloom_blocked::SplitBlockBloomFilter> = SplitBlock::build::<String>;
+    let sweep = small_sweep(candidate::ours(), vec![100]);
+    let _: &[u64] = &sweep.sizes;
+    let setting = Setting {
+        kind: KeyKind::U64,
+        capacity: u64::from(u32::MAX) + 1,
+        load_percent: 100,
+        fpr: 0.5,
+    };
+    let _: u64 = setting.capacity;
+}
