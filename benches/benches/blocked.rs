@@ -77,7 +77,7 @@ pub(crate) fn contains(c: &mut Criterion) {
         // Filters in cache are queried on one window; large ones rotate through ten.
         let windows = if n > QUERIES { WINDOWS } else { 1 };
         let absent = u64_keys(q * windows, 2);
-        let mut ours = BlockedBloomFilter::new(n, FPR).unwrap();
+        let mut ours = BlockedBloomFilter::new(n as u64, FPR).unwrap();
         ours.insert_all(&present);
         let portable = ours.clone().with_probe(Probe::Portable).unwrap();
         let mut peer = peer_for(&ours, n);
@@ -150,7 +150,7 @@ pub(crate) fn split_block(c: &mut Criterion) {
         let present = u64_keys(n, 1);
         let hashes: Vec<u64> = present.iter().take(QUERIES).map(peer_hash).collect();
         let absent: Vec<u64> = u64_keys(QUERIES, 2).iter().map(peer_hash).collect();
-        let mut ours = SplitBlockBloomFilter::new(n, FPR).unwrap();
+        let mut ours = SplitBlockBloomFilter::new(n as u64, FPR).unwrap();
         let bits_per_key = (ours.num_bytes() * 8).div_ceil(n);
         let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);
         for k in &present {
@@ -178,7 +178,7 @@ pub(crate) fn insert(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function("BlockedBloomFilter", |b| {
         b.iter_batched_ref(
-            || BlockedBloomFilter::new(n, FPR).unwrap(),
+            || BlockedBloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.insert_all(&keys),
             BatchSize::PerIteration,
         )
@@ -205,21 +205,21 @@ pub(crate) fn parallel_build(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("sequential", |b| {
         b.iter_batched_ref(
-            || BlockedBloomFilter::new(n, FPR).unwrap(),
+            || BlockedBloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.insert_all(&keys),
             BatchSize::PerIteration,
         )
     });
     group.bench_function("rayon", |b| {
         b.iter_batched_ref(
-            || BlockedBloomFilter::new(n, FPR).unwrap(),
+            || BlockedBloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.par_insert_all(&keys),
             BatchSize::PerIteration,
         )
     });
     group.bench_function("atomic-rayon", |b| {
         b.iter_batched_ref(
-            || AtomicBlockedBloomFilter::new(n, FPR).unwrap(),
+            || AtomicBlockedBloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.par_insert_all(&keys),
             BatchSize::PerIteration,
         )

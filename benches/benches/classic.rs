@@ -94,7 +94,7 @@ pub(crate) fn insert(c: &mut Criterion) {
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_function(BenchmarkId::new("BloomFilter", n), |b| {
                     b.iter_batched_ref(
-                        || BloomFilter::new(n, FPR).unwrap(),
+                        || BloomFilter::new(n as u64, FPR).unwrap(),
                         |f| keys.insert_into(f),
                         BatchSize::PerIteration,
                     )
@@ -118,7 +118,7 @@ pub(crate) fn contains(c: &mut Criterion) {
         for n in SIZES {
             with_keys(kind, n, 1, |present| {
                 with_keys(kind, QUERIES, 2, |absent| {
-                    let mut ours = BloomFilter::new(n, FPR).unwrap();
+                    let mut ours = BloomFilter::new(n as u64, FPR).unwrap();
                     present.insert_into(&mut ours);
                     let mut peer = fastbloom_for(n);
                     present.insert_into_peer(&mut peer);
@@ -154,14 +154,14 @@ pub(crate) fn parallel_build(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("sequential", |b| {
         b.iter_batched_ref(
-            || BloomFilter::new(n, FPR).unwrap(),
+            || BloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.insert_all(&keys),
             BatchSize::PerIteration,
         )
     });
     group.bench_function("rayon", |b| {
         b.iter_batched_ref(
-            || BloomFilter::new(n, FPR).unwrap(),
+            || BloomFilter::new(n as u64, FPR).unwrap(),
             |f| f.par_insert_all(&keys),
             BatchSize::PerIteration,
         )

@@ -57,7 +57,7 @@ fn modular_probes(hash: u128, k: u32, m: u64) -> impl Iterator<Item = u64> {
 
 fn filled(n: usize) -> (BloomFilter, Vec<u64>, Vec<u64>) {
     let present = u64_keys(n, 1);
-    let mut f = BloomFilter::new(n, 0.01).unwrap();
+    let mut f = BloomFilter::new(n as u64, 0.01).unwrap();
     f.insert_all(&present);
     let absent = u64_keys(QUERIES, 2);
     (f, present[..QUERIES.min(n)].to_vec(), absent)

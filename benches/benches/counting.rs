@@ -57,7 +57,7 @@ struct Loaded {
 
 fn load(n: usize) -> Loaded {
     let present = u64_keys(n, 1);
-    let mut ours = CountingBloomFilter::new(n, FPR).unwrap();
+    let mut ours = CountingBloomFilter::new(n as u64, FPR).unwrap();
     ours.insert_all(&present);
     let mut peer = peer_for(n);
     for k in &present {
@@ -130,7 +130,7 @@ pub(crate) fn contains(c: &mut Criterion) {
     group.throughput(Throughput::Elements(QUERIES as u64));
     for n in SIZES {
         let l = load(n);
-        let mut classic = BloomFilter::new(n, FPR).unwrap();
+        let mut classic = BloomFilter::new(n as u64, FPR).unwrap();
         classic.insert_all(&l.present);
         print_fpr(n, &l, &classic);
         // Queries of absent keys include the false positives, as real queries do.
@@ -317,7 +317,7 @@ pub(crate) fn interleaved(_c: &mut Criterion) {
     }
     for n in SIZES {
         let mut l = load(n);
-        let mut classic = BloomFilter::new(n, FPR).unwrap();
+        let mut classic = BloomFilter::new(n as u64, FPR).unwrap();
         classic.insert_all(&l.present);
         let present: Vec<u64> = l.present[..QUERIES].to_vec();
         let absent_all = u64_keys(QUERIES, 2);

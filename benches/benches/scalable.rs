@@ -97,13 +97,13 @@ fn grown() -> &'static Grown {
     GROWN.get_or_init(|| {
         let present = u64_keys(FINAL, 1);
         let absent = u64_keys(NEGATIVES, 2);
-        let mut ours = ScalableBloomFilter::new(INITIAL, FPR).expect("valid parameters");
+        let mut ours = ScalableBloomFilter::new(INITIAL as u64, FPR).expect("valid parameters");
         ours.insert_all(&present).expect("no cap set");
         let mut peer = GrowableBloom::new(FPR, INITIAL);
         for k in &present {
             peer.insert(k);
         }
-        let mut classic = BloomFilter::new(FINAL, FPR).expect("valid parameters");
+        let mut classic = BloomFilter::new(FINAL as u64, FPR).expect("valid parameters");
         classic.insert_all(&present);
         assert!(present.iter().step_by(101).all(|k| ours.contains(k)));
         let rate = |hits: usize| 100.0 * hits as f64 / NEGATIVES as f64;
@@ -205,7 +205,7 @@ pub(crate) fn insert(c: &mut Criterion<ThreadCpuTime>) {
     group.sample_size(10);
     group.bench_function("ScalableBloomFilter", |b| {
         b.iter_batched_ref(
-            || ScalableBloomFilter::new(n0, FPR).expect("valid parameters"),
+            || ScalableBloomFilter::new(n0 as u64, FPR).expect("valid parameters"),
             |f| f.insert_all(&keys).expect("no cap set"),
             BatchSize::PerIteration,
         )

@@ -11,6 +11,10 @@
 //! * every truncation and thousands of random mutations of the bytes are errors, never
 //!   panics;
 //! * golden bytes pin the format.
+//!
+//! [`Subject::build`] takes `expected_items: u64`, as every filter's `new` does (the
+//! workspace's size rule, `docs/design.md`, "Sizes and parameters"); `tests/sizes.rs` pins
+//! that rule for every public signature.
 
 use std::collections::HashSet;
 use std::fmt::Debug;
@@ -28,7 +32,7 @@ pub trait Subject: Filter + Clone + Debug + Sized {
     /// # Errors
     ///
     /// The variant's own errors for bad parameters.
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error>;
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error>;
 
     /// The false-positive rate theory predicts for this filter holding `num_items` distinct
     /// keys.
@@ -217,7 +221,7 @@ pub fn measure_fpr<F: Subject>(
 ///
 /// When the measured rate is outside the bounds.
 pub fn check_fpr_against_theory<F: Subject>(n: u64, p: f64, seed: u64) -> FprMeasurement {
-    let mut filter = F::build(n as usize, p).expect("valid parameters");
+    let mut filter = F::build(n, p).expect("valid parameters");
     let m = measure_fpr(&mut filter, n, seed, 2_000);
     let (measured, theory, sigma) = (m.measured(), m.theory, m.sigma());
     assert!(
@@ -260,7 +264,7 @@ pub fn check_bad_parameters<F: Subject>() {
             F::NAME
         );
     }
-    for (n, p) in [(usize::MAX, 0.01), (usize::MAX / 2, 1e-10), (1 << 40, 0.5)] {
+    for (n, p) in [(u64::MAX, 0.01), (u64::MAX / 2, 1e-10), (1 << 40, 0.5)] {
         assert!(
             matches!(F::build(n, p), Err(Error::TooLarge { .. })),
             "{}: n = {n}, p = {p} accepted",
@@ -530,21 +534,21 @@ macro_rules! filter_suite {
 
                 #[test]
                 fn no_false_negatives_for_integers(keys in proptest::collection::vec(any::<u64>(), 1..2000)) {
-                    let mut f = <$ty as Subject>::build(keys.len().max(10) / 2 + 1, 0.05).unwrap();
+                    let mut f = <$ty as Subject>::build((keys.len().max(10) / 2 + 1) as u64, 0.05).unwrap();
                     $crate::check_no_false_negatives(&mut f, &keys);
                     $crate::check_round_trip(&f, &keys);
                 }
 
                 #[test]
                 fn no_false_negatives_for_byte_strings(keys in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..300), 1..300)) {
-                    let mut f = <$ty as Subject>::build(keys.len(), 0.01).unwrap();
+                    let mut f = <$ty as Subject>::build(keys.len() as u64, 0.01).unwrap();
                     $crate::check_no_false_negatives(&mut f, &keys);
                     $crate::check_round_trip(&f, &keys);
                 }
 
                 #[test]
                 fn no_false_negatives_for_strings(keys in proptest::collection::vec(".{0,40}", 1..300)) {
-                    let mut f = <$ty as Subject>::build(keys.len(), 0.01).unwrap();
+                    let mut f = <$ty as Subject>::build(keys.len() as u64, 0.01).unwrap();
                     $crate::check_no_false_negatives(&mut f, &keys);
                 }
 

@@ -8,7 +8,7 @@ use bloom_core::{Error, math};
 use crate::Subject;
 
 impl Subject for BloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         BloomFilter::new(expected_items, fpr)
     }
 
@@ -18,7 +18,7 @@ impl Subject for BloomFilter {
 }
 
 impl Subject for AtomicBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         AtomicBloomFilter::new(expected_items, fpr)
     }
 
@@ -28,7 +28,7 @@ impl Subject for AtomicBloomFilter {
 }
 
 impl Subject for bloom_scalable::ScalableBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         bloom_scalable::ScalableBloomFilter::new(expected_items, fpr)
     }
 
@@ -48,7 +48,7 @@ impl Subject for bloom_scalable::ScalableBloomFilter {
 }
 
 impl Subject for bloom_counting::CountingBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         bloom_counting::CountingBloomFilter::new(expected_items, fpr)
     }
 
@@ -60,7 +60,7 @@ impl Subject for bloom_counting::CountingBloomFilter {
 }
 
 impl Subject for BlockedBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         BlockedBloomFilter::new(expected_items, fpr)
     }
 
@@ -70,7 +70,7 @@ impl Subject for BlockedBloomFilter {
 }
 
 impl Subject for AtomicBlockedBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         AtomicBlockedBloomFilter::new(expected_items, fpr)
     }
 
@@ -80,7 +80,7 @@ impl Subject for AtomicBlockedBloomFilter {
 }
 
 impl Subject for SplitBlockBloomFilter {
-    fn build(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         SplitBlockBloomFilter::new(expected_items, fpr)
     }
 

@@ -53,7 +53,7 @@ fn accuracy_at_ten_bits_per_key_and_at_one_percent() {
     let measured = fp / negatives.len() as f64;
     // Theory: 0.955%; sigma of the measurement about 0.007%.
     assert!(measured < 0.0098, "{measured}");
-    let mut g = BlockedBloomFilter::new(n as usize, 0.01).unwrap();
+    let mut g = BlockedBloomFilter::new(n, 0.01).unwrap();
     assert!(g.num_bits() as f64 / n as f64 <= 10.5);
     g.insert_all(distinct_keys(3 << 40, n));
     let fp = g.contains_batch(&negatives).iter().filter(|&&b| b).count() as f64;
@@ -75,7 +75,7 @@ fn a_filter_above_two_to_the_32_bits() {
     f.insert_all(&keys);
     let high = keys
         .iter()
-        .filter(|k| reduce(low_half(hash_key(*k, f.seed())), f.num_blocks()) >= 1 << 23)
+        .filter(|k| reduce(low_half(hash_key(*k, f.seed())), f.num_blocks() as u64) >= 1 << 23)
         .count();
     assert!(
         (9_000..11_000).contains(&high),
@@ -159,10 +159,10 @@ proptest! {
     /// No false negatives after a parallel build, for any keys.
     #[test]
     fn no_false_negatives_after_parallel_build(keys in proptest::collection::vec(any::<u64>(), 0..40_000)) {
-        let mut f = BlockedBloomFilter::new(keys.len().max(1), 0.01).unwrap();
+        let mut f = BlockedBloomFilter::new(keys.len().max(1) as u64, 0.01).unwrap();
         f.par_insert_all(&keys);
         prop_assert!(keys.iter().all(|k| f.contains(k)));
-        let atomic = AtomicBlockedBloomFilter::new(keys.len().max(1), 0.01).unwrap();
+        let atomic = AtomicBlockedBloomFilter::new(keys.len().max(1) as u64, 0.01).unwrap();
         atomic.par_insert_all(&keys);
         prop_assert!(keys.iter().all(|k| atomic.contains(k)));
     }

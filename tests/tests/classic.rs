@@ -17,7 +17,7 @@ proptest! {
     /// the bits are exactly those of a sequential build.
     #[test]
     fn concurrent_inserts_lose_nothing(keys in proptest::collection::vec(any::<u64>(), 1..4000), threads in 2usize..6) {
-        let shared = AtomicBloomFilter::new(keys.len(), 0.01).unwrap();
+        let shared = AtomicBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         std::thread::scope(|s| {
             for share in keys.chunks(keys.len().div_ceil(threads)) {
                 let shared = &shared;
@@ -29,15 +29,15 @@ proptest! {
             }
         });
         prop_assert!(keys.iter().all(|k| shared.contains(k)));
-        let mut sequential = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut sequential = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         sequential.insert_all(&keys);
         prop_assert_eq!(shared.to_bloom_filter(), sequential);
     }
 
     /// The rayon build gives the sequential build's bits, whatever the thread count.
     #[test]
-    fn parallel_build_equals_sequential(len in 0usize..60_000, threads in 1usize..5, seed in any::<u64>()) {
-        let keys: Vec<u64> = distinct_keys(seed >> 20, len as u64).collect();
+    fn parallel_build_equals_sequential(len in 0u64..60_000, threads in 1usize..5, seed in any::<u64>()) {
+        let keys: Vec<u64> = distinct_keys(seed >> 20, len).collect();
         let mut sequential = BloomFilter::new(len.max(1), 0.02).unwrap();
         sequential.insert_all(&keys);
         let mut parallel = BloomFilter::new(len.max(1), 0.02).unwrap();

@@ -254,8 +254,8 @@ fn keys_sharing_a_saturated_counter_are_never_lost() {
 #[test]
 fn fpr_equals_the_classic_filters_at_one_million() {
     let n = 1_000_000u64;
-    let mut counting = CountingBloomFilter::new(n as usize, 0.01).unwrap();
-    let mut classic = BloomFilter::new(n as usize, 0.01).unwrap();
+    let mut counting = CountingBloomFilter::new(n, 0.01).unwrap();
+    let mut classic = BloomFilter::new(n, 0.01).unwrap();
     for k in distinct_keys(1 << 40, n) {
         counting.insert(&k);
         classic.insert(&k);

@@ -91,7 +91,7 @@ fn sizing_from_ndv_and_fpp_matches() {
         (3_000_000, 0.05),
         (20_000_000, 0.01),
     ] {
-        let ours = SplitBlockBloomFilter::new(ndv as usize, fpp).unwrap();
+        let ours = SplitBlockBloomFilter::new(ndv, fpp).unwrap();
         let theirs = Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
         assert_eq!(ours.num_blocks(), theirs.num_blocks(), "{ndv} {fpp}");
     }

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 filter_suite!(suite, ScalableBloomFilter);
 
 /// A filter built with `(n0, p, s, r)` that has taken `keys`.
-fn grown(n0: usize, p: f64, s: u32, r: f64, keys: &[u64]) -> ScalableBloomFilter {
+fn grown(n0: u64, p: f64, s: u32, r: f64, keys: &[u64]) -> ScalableBloomFilter {
     let mut f = ScalableBloomFilter::builder(n0, p)
         .growth_factor(s)
         .tightening_ratio(r)
@@ -38,7 +38,7 @@ proptest! {
     /// after a round trip, and after a union with a filter that grew differently.
     #[test]
     fn no_false_negatives_across_layer_boundaries(
-        n0 in 1usize..60,
+        n0 in 1u64..60,
         s in 2u32..5,
         r in 0.3f64..0.95,
         p in prop_oneof![Just(0.1), Just(0.01), Just(0.001)],
@@ -77,8 +77,8 @@ proptest! {
     /// key added before is found, and it round-trips.
     #[test]
     fn full_loses_nothing(
-        n0 in 1usize..40,
-        max_layers in 1u32..4,
+        n0 in 1u64..40,
+        max_layers in 1usize..4,
         keys in proptest::collection::vec(any::<u64>(), 1..2000),
     ) {
         let mut f = ScalableBloomFilter::builder(n0, 0.01).max_layers(max_layers).build().unwrap();
@@ -89,7 +89,7 @@ proptest! {
                 Ok(_) => added.push(*k),
                 Err(Error::Full { .. }) => {
                     prop_assert_eq!(f.to_bytes(), before);
-                    prop_assert_eq!(f.num_layers(), max_layers as usize);
+                    prop_assert_eq!(f.num_layers(), max_layers);
                     prop_assert!(!f.contains(k));
                 }
                 Err(e) => panic!("unexpected error {e}"),
@@ -137,7 +137,7 @@ fn fpr_after_growth_stays_below_target() {
             ] {
                 let seed = (i * 4 + j) as u64 + 1;
                 let keys: Vec<u64> = distinct_keys(seed << 40, n0 * growth).collect();
-                let f = grown(n0 as usize, p, s, r, &keys);
+                let f = grown(n0, p, s, r, &keys);
                 assert_holds(&f, &keys, "after growth");
                 let num_negatives = (2_000.0 / p) as u64;
                 let negatives: Vec<u64> =
@@ -164,7 +164,7 @@ fn layers_follow_the_schedule() {
     let mut total = 0;
     for (i, layer) in f.layers().iter().enumerate() {
         assert_eq!(layer.capacity(), 100 * 3u64.pow(i as u32));
-        let expected = ScalableBloomFilter::builder(layer.capacity() as usize, 0.01)
+        let expected = ScalableBloomFilter::builder(layer.capacity(), 0.01)
             .non_scaling()
             .build()
             .unwrap();
@@ -278,7 +278,7 @@ fn full_at_each_cap() {
     };
     assert!(matches!(err, Error::Full { ref reason } if reason.contains("bytes")));
     assert!(f.memory_usage() <= cap);
-    assert_eq!(f.max_bytes(), Some(cap as u64));
+    assert_eq!(f.max_bytes(), Some(cap));
     assert_holds(&f, &held, "at the byte cap");
     assert_eq!(ScalableBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
 
@@ -402,7 +402,7 @@ fn layer_header_mutations_are_caught() {
     let mut at = payload_start;
     for layer in f.layers() {
         headers.push(at);
-        at += 20 + layer.filter().bits().le_bytes_len() as usize;
+        at += 20 + layer.filter().bits().le_bytes_len();
     }
     assert_eq!(at, checked_len);
     let mut rejected = 0;

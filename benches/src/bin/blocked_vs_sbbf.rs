@@ -63,7 +63,7 @@ fn main() {
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
-        let mut ours = BlockedBloomFilter::new(n, FPR).expect("valid parameters");
+        let mut ours = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
         ours.insert_all(&present);
         let bits_per_key = (ours.num_bits() as usize).div_ceil(n);
         let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);
@@ -71,11 +71,11 @@ fn main() {
             peer.insert_hash(peer_hash(k));
         }
         let blocks = ours.num_blocks();
-        let buffer = vec![0x5555_5555_5555_5555u64; blocks as usize * 8];
+        let buffer = vec![0x5555_5555_5555_5555u64; blocks * 8];
         let floor = |k: &u64| {
             let h = ours.hash(k);
             let (low, high) = (h as u64, (h >> 64) as u64);
-            let block = reduce(low, blocks) as usize;
+            let block = reduce(low, blocks as u64) as usize;
             buffer[block * 8 + (high & 7) as usize] >> (high >> 58) & 1 != 0
         };
         let probe = MemoryProbe::new(ours.num_bits() as usize / 8);

@@ -53,7 +53,7 @@ fn main() {
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
-        let mut ours = BloomFilter::new(n, FPR).expect("valid parameters");
+        let mut ours = BloomFilter::new(n as u64, FPR).expect("valid parameters");
         ours.insert_all(&present);
         let mut peer: Fastbloom = fastbloom::BloomFilter::with_false_pos(FPR)
             .hasher(peer_hasher())

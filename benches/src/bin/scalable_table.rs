@@ -35,15 +35,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| s | r | growth | layers | memory ratio | bits per key | measured FPR |");
     println!("|---|---|---|---|---|---|---|");
     for growth in GROWTHS {
-        let n = (n0 * growth) as usize;
+        let n = n0 * growth;
         let classic = BloomFilter::new(n, fpr)?.memory_usage() as f64;
         for s in GROWTH_FACTORS {
             for r in RATIOS {
-                let mut f = ScalableBloomFilter::builder(n0 as usize, fpr)
+                let mut f = ScalableBloomFilter::builder(n0, fpr)
                     .growth_factor(s)
                     .tightening_ratio(r)
                     .build()?;
-                f.insert_all(&keys[..n])?;
+                f.insert_all(&keys[..n as usize])?;
                 let fp = negatives.iter().filter(|k| f.contains(*k)).count();
                 let memory = f.memory_usage() as f64;
                 println!(

@@ -23,7 +23,7 @@ impl SplitMix64 {
 
 fn main() -> Result<(), bloom_blocked::Error> {
     let mut args = std::env::args().skip(1);
-    let n: usize = args.next().map_or(10_000_000, |a| a.parse().expect("n"));
+    let n: u64 = args.next().map_or(10_000_000, |a| a.parse().expect("n"));
     let negatives: usize = args
         .next()
         .map_or(10_000_000, |a| a.parse().expect("negatives"));
@@ -35,13 +35,13 @@ fn main() -> Result<(), bloom_blocked::Error> {
     let rate = |hits: usize| hits as f64 / negatives as f64;
 
     let k = BlockedBloomFilter::optimal_num_hashes(10.0);
-    let mut ten = BlockedBloomFilter::with_params(10 * n as u64, k)?;
+    let mut ten = BlockedBloomFilter::with_params(10 * n, k)?;
     ten.insert_all(&keys);
     let fp = ten.contains_batch(&absent).iter().filter(|&&b| b).count();
     println!(
         "10 bits per key, k = {k}: measured FPR {:.4}% ({fp} of {negatives}), theory {:.4}%",
         100.0 * rate(fp),
-        100.0 * ten.expected_fpr(n as u64)
+        100.0 * ten.expected_fpr(n)
     );
 
     let mut sized = BlockedBloomFilter::new(n, 0.01)?;
@@ -53,7 +53,7 @@ fn main() -> Result<(), bloom_blocked::Error> {
         sized.num_bits() as f64 / n as f64,
         sized.num_hashes(),
         100.0 * rate(fp),
-        100.0 * sized.expected_fpr(n as u64)
+        100.0 * sized.expected_fpr(n)
     );
     assert!(
         keys.iter().all(|key| sized.contains(key)),

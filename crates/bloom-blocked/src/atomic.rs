@@ -71,7 +71,7 @@ impl AtomicBlockedBloomFilter {
     /// # Errors
     ///
     /// As [`BlockedBloomFilter::new`].
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         Ok(BlockedBloomFilter::new(expected_items, fpr)?.into_atomic())
     }
 
@@ -108,10 +108,10 @@ impl AtomicBlockedBloomFilter {
         self.params.num_bits()
     }
 
-    /// The number of 512-bit blocks.
+    /// The number of 512-bit blocks (in memory, so a `usize`).
     #[inline]
-    pub fn num_blocks(&self) -> u64 {
-        self.params.num_blocks
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
     }
 
     /// The number of bits each key sets in its block.
@@ -233,8 +233,8 @@ impl AtomicBlockedBloomFilter {
 
     /// The number of distinct keys inserted, estimated from the fill of each block; see
     /// [`BlockedBloomFilter::estimated_len`].
-    pub fn estimated_len(&self) -> f64 {
-        estimated_len(self.fills(), self.params.num_hashes)
+    pub fn estimated_len(&self) -> u64 {
+        bloom_core::math::round_count(estimated_len(self.fills(), self.params.num_hashes))
     }
 
     /// The false-positive rate at the current fill.
@@ -472,9 +472,9 @@ mod tests {
     #[test]
     fn parallel_atomic_inserts_find_every_key() {
         let keys: Vec<u64> = (0..100_000).collect();
-        let f = AtomicBlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let f = AtomicBlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         f.par_insert_all(&keys);
-        let mut plain = BlockedBloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut plain = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
         plain.insert_all(&keys);
         assert_eq!(f.into_blocked_filter(), plain);
     }

@@ -32,6 +32,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Sizes
+//!
+//! As everywhere in the workspace: counts of keys and bits are `u64` (`new(expected_items:
+//! u64, ..)`, `SplitBlockBloomFilter::new(ndv: u64, ..)`, `num_bits`, `count_ones`,
+//! `estimated_len`), bytes of memory are `usize` (`memory_usage`, the split-block filter's
+//! `num_bytes` and `with_num_bytes`, [`ParquetHeader::num_bytes`], [`BITSET_MAX_BYTES`]),
+//! counts of in-memory parts are `usize` (`num_blocks`), `num_hashes` is `u32`.
+//!
 //! # Crate features
 //!
 //! * `rayon`: parallel bulk build, `BlockedBloomFilter::par_insert_all`, `ParallelExtend`,

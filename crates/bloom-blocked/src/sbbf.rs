@@ -114,8 +114,8 @@ impl SplitBlockBloomFilter {
     /// assert!(SplitBlockBloomFilter::new(1 << 40, 0.01).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(ndv: usize, fpp: f64) -> Result<Self, Error> {
-        bloom_core::math::check_count("ndv", ndv as u64)?;
+    pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
+        bloom_core::math::check_count("ndv", ndv)?;
         bloom_core::math::check_rate("fpp", fpp)?;
         let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
         let num_bytes = num_bits / 8.0;
@@ -339,10 +339,12 @@ impl SplitBlockBloomFilter {
     /// The number of distinct values inserted, estimated from the fill: each value sets one
     /// bit in each word of its block, so a word with X of 32 bits set has seen about
     /// `ln(1 - X/32) / ln(1 - 1/32)` values; the estimate averages the eight words of each
-    /// block and sums over blocks. Infinite when a word is full.
-    pub fn estimated_len(&self) -> f64 {
+    /// block and sums over blocks, rounded ([`round_count`](bloom_core::math::round_count)).
+    /// `u64::MAX` when a word is full (the count can then not be known).
+    pub fn estimated_len(&self) -> u64 {
         let per_value = (-1.0f64 / 32.0).ln_1p();
-        self.words()
+        let estimate = self
+            .words()
             .map(|w| {
                 if w == u32::MAX {
                     f64::INFINITY
@@ -350,7 +352,8 @@ impl SplitBlockBloomFilter {
                     (-f64::from(w.count_ones()) / 32.0).ln_1p() / per_value / 8.0
                 }
             })
-            .sum()
+            .sum::<f64>();
+        bloom_core::math::round_count(estimate)
     }
 
     /// Bytes held by the filter.
@@ -446,7 +449,7 @@ impl SplitBlockBloomFilter {
     pub fn to_parquet_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.num_bytes() + 16);
         ParquetHeader {
-            num_bytes: self.num_bytes() as u32,
+            num_bytes: self.num_bytes(),
         }
         .write(&mut out);
         self.write_bitset(&mut out);
@@ -464,7 +467,7 @@ impl SplitBlockBloomFilter {
     pub fn from_parquet_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (header, header_len) = ParquetHeader::read(bytes)?;
         let bitset = &bytes[header_len..];
-        let expected = header.num_bytes as usize;
+        let expected = header.num_bytes;
         if bitset.len() < expected {
             return Err(Error::Truncated {
                 needed: expected as u64,

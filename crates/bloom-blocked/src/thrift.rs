@@ -61,18 +61,20 @@ const MAX_DEPTH: u32 = 32;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParquetHeader {
-    /// Bytes of the bitset that follows the header: a multiple of 32 from 32 to 128 MiB.
-    pub num_bytes: u32,
+    /// Bytes of the bitset that follows the header: a multiple of 32 from 32 to 128 MiB
+    /// ([`BITSET_MIN_BYTES`], [`BITSET_MAX_BYTES`]). A `usize`, as every size of memory in
+    /// the workspace; Parquet stores it as an `i32`.
+    pub num_bytes: usize,
 }
 
 impl ParquetHeader {
     /// Appends the header in Thrift's compact protocol. Parquet's field is an `i32`: a
-    /// `num_bytes` above `i32::MAX` is written as the negative number it wraps to, which
-    /// [`ParquetHeader::read`] (like every Parquet reader) rejects.
+    /// `num_bytes` above `i32::MAX` is written as -1, which [`ParquetHeader::read`] (like
+    /// every Parquet reader) rejects.
     pub fn write(&self, out: &mut Vec<u8>) {
         // Field 1, i32, delta 1: the zigzag varint of numBytes.
         out.push(0x15);
-        let n = self.num_bytes as i32;
+        let n = i32::try_from(self.num_bytes).unwrap_or(-1);
         let mut z = u64::from(((n << 1) ^ (n >> 31)) as u32);
         loop {
             let byte = (z & 0x7f) as u8;
@@ -123,21 +125,18 @@ impl ParquetHeader {
                 "required header field {missing} missing"
             )));
         }
-        let num_bytes = num_bytes.expect("field 1 seen");
-        let valid = usize::try_from(num_bytes).is_ok_and(|n| {
-            (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) && n % BITSET_MIN_BYTES == 0
-        });
-        if !valid {
-            return Err(Error::corrupt(format!(
-                "numBytes {num_bytes} is not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
-            )));
-        }
-        Ok((
-            ParquetHeader {
-                num_bytes: num_bytes as u32,
-            },
-            r.pos,
-        ))
+        let field = num_bytes.expect("field 1 seen");
+        let num_bytes = usize::try_from(field)
+            .ok()
+            .filter(|n| {
+                (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(n) && n % BITSET_MIN_BYTES == 0
+            })
+            .ok_or_else(|| {
+                Error::corrupt(format!(
+                    "numBytes {field} is not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+                ))
+            })?;
+        Ok((ParquetHeader { num_bytes }, r.pos))
     }
 }
 
@@ -318,13 +317,15 @@ mod tests {
                 0x15, 0x40, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0x1c, 0x1c, 0, 0, 0
             ]
         );
-        let mut out = Vec::new();
-        ParquetHeader {
-            num_bytes: u32::MAX,
+        for too_large in [u32::MAX as usize, usize::MAX, (1 << 31) + 64] {
+            let mut out = Vec::new();
+            ParquetHeader {
+                num_bytes: too_large,
+            }
+            .write(&mut out);
+            assert!(ParquetHeader::read(&out).is_err(), "{too_large}");
         }
-        .write(&mut out);
-        assert!(ParquetHeader::read(&out).is_err());
-        for n in [32u32, 64, 1 << 20, 128 << 20] {
+        for n in [32usize, 64, 1 << 20, 128 << 20] {
             let mut out = Vec::new();
             ParquetHeader { num_bytes: n }.write(&mut out);
             assert_eq!(

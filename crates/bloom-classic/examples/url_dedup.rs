@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3_000_000);
     let fpr: f64 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(0.01);
 
-    let mut filter = BloomFilter::new(distinct as usize, fpr)?;
+    let mut filter = BloomFilter::new(distinct, fpr)?;
     let mut exact: HashSet<String> = HashSet::new();
 
     // A frontier of `distinct` new URLs interleaved with links to pages seen earlier: every
@@ -131,7 +131,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * fpr
     );
     println!(
-        "distinct URLs estimated from the fill: {:.0}",
+        "distinct URLs estimated from the fill: {}",
         filter.estimated_len()
     );
     if false_negatives > 0 {

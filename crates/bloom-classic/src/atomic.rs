@@ -55,7 +55,7 @@ impl AtomicBloomFilter {
     /// # Errors
     ///
     /// As [`BloomFilter::new`].
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         Ok(BloomFilter::new(expected_items, fpr)?.into_atomic())
     }
 
@@ -187,9 +187,14 @@ impl AtomicBloomFilter {
         self.bits.fill_ratio()
     }
 
-    /// The number of distinct keys inserted, estimated from the fill.
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_cardinality(self.num_bits(), self.num_hashes(), self.count_ones())
+    /// The number of distinct keys inserted, estimated from the fill; see
+    /// [`BloomFilter::estimated_len`].
+    pub fn estimated_len(&self) -> u64 {
+        math::round_count(math::estimate_cardinality(
+            self.num_bits(),
+            self.num_hashes(),
+            self.count_ones(),
+        ))
     }
 
     /// The false-positive rate at the current fill.

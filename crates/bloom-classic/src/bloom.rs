@@ -68,8 +68,8 @@ impl BloomFilter {
     /// assert!(BloomFilter::new(100, f64::NAN).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items, fpr)?)
     }
 
     /// A filter of `num_bits` bits and `num_hashes` probes, for callers who size it themselves.
@@ -293,7 +293,8 @@ impl BloomFilter {
     }
 
     /// The number of distinct keys inserted, estimated from the fill:
-    /// `-(m/k) ln(1 - X/m)` with X bits set. Infinite when every bit is set.
+    /// `-(m/k) ln(1 - X/m)` with X bits set, rounded ([`round_count`](math::round_count)).
+    /// `u64::MAX` when every bit is set (the count can then not be known).
     ///
     /// # Examples
     ///
@@ -302,11 +303,15 @@ impl BloomFilter {
     ///
     /// let mut filter = BloomFilter::new(10_000, 0.01)?;
     /// filter.insert_all(0..5_000u32);
-    /// assert!((filter.estimated_len() - 5_000.0).abs() < 150.0);
+    /// assert!(filter.estimated_len().abs_diff(5_000) < 150);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_cardinality(self.num_bits(), self.num_hashes(), self.count_ones())
+    pub fn estimated_len(&self) -> u64 {
+        math::round_count(math::estimate_cardinality(
+            self.num_bits(),
+            self.num_hashes(),
+            self.count_ones(),
+        ))
     }
 
     /// The false-positive rate at the current fill: the expected rate
@@ -380,7 +385,7 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.params.encode(self.bits.le_bytes_len(), |out| {
+        self.params.encode(self.bits.le_bytes_len() as u64, |out| {
             self.bits.write_le_bytes(out)
         })
     }
@@ -440,7 +445,7 @@ mod parallel {
         /// use bloom_classic::BloomFilter;
         ///
         /// let keys: Vec<u64> = (0..100_000).collect();
-        /// let mut filter = BloomFilter::new(keys.len(), 0.01)?;
+        /// let mut filter = BloomFilter::new(keys.len() as u64, 0.01)?;
         /// filter.par_insert_all(&keys);
         /// assert!(keys.iter().all(|k| filter.contains(k)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -579,7 +584,7 @@ mod tests {
             "{}",
             f.estimated_fpr()
         );
-        assert!((f.estimated_len() / 100_000.0 - 1.0).abs() < 0.01);
+        assert!(f.estimated_len().abs_diff(100_000) < 1_000);
         assert!(f.memory_usage() >= 958_506 / 8);
         f.clear();
         assert_eq!(f.count_ones(), 0);
@@ -590,14 +595,14 @@ mod tests {
     fn parallel_build_equals_sequential() {
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
-        let mut seq = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut seq = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         seq.insert_all(&keys);
-        let mut par = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut par = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         par.par_insert_all(&keys);
         assert_eq!(seq, par);
         let collected: BloomFilter = keys.par_iter().collect();
         assert_eq!(collected, seq);
-        let mut extended = BloomFilter::new(keys.len(), 0.01).unwrap();
+        let mut extended = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         extended.par_extend(keys.par_iter());
         assert_eq!(extended, seq);
     }

@@ -38,6 +38,13 @@
 //! from an adversary, use a secret seed (`with_random_seed`): with a known seed, keys can be
 //! crafted to share bits and push up the false-positive rate.
 //!
+//! # Sizes
+//!
+//! As everywhere in the workspace: counts of keys and bits are `u64` (`new(expected_items:
+//! u64, ..)`, `with_params(num_bits: u64, ..)`, `num_bits`, `count_ones`, `estimated_len`),
+//! bytes of memory are `usize` (`memory_usage`), `num_hashes` is `u32`. A filter sized from a
+//! slice takes `keys.len() as u64`, lossless on every target.
+//!
 //! # Crate features
 //!
 //! * `rayon`: parallel bulk build, `BloomFilter::par_insert_all`, `ParallelExtend` and

@@ -161,7 +161,7 @@ pub trait Candidate: 'static {
     ///
     /// When the candidate refuses the parameters or fails to build.
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError>;
@@ -181,7 +181,7 @@ pub trait Candidate: 'static {
     ///
     /// As [`build`](Candidate::build); also when the candidate has no parallel build.
     fn par_build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
         pool: &ThreadPool,

@@ -50,6 +50,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Sizes
+//!
+//! As in the filter crates: the capacity a filter is sized for is a `u64`
+//! ([`Setting::capacity`](measure::Setting::capacity), [`Sweep::sizes`](sweep::Sweep::sizes),
+//! [`Candidate::build`](candidate::Candidate::build)), and adapters of peer crates that take a
+//! `usize` convert it, failing with a [`BuildError`](candidate::BuildError) where it does not
+//! fit. Bytes of memory are `usize` ([`Footprint`](alloc::Footprint)). Lengths of the
+//! generated key sets, which are slices in memory, stay `usize`; the fields of a report
+//! [`Row`](report::Row), a file format, are fixed-width (`u64`).
+//!
 //! # Crate features
 //!
 //! * `peers` (on by default): the peer crates `fastbloom`, `bloomfilter`, `sbbf-rs-safe`,

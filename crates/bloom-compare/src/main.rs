@@ -361,7 +361,11 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
     let sweep = Sweep {
         entries: entries.clone(),
         kinds: cli.kinds.clone(),
-        sizes: cli.sizes.iter().flat_map(|c| c.0.iter().copied()).collect(),
+        sizes: cli
+            .sizes
+            .iter()
+            .flat_map(|c| c.0.iter().map(|&n| n as u64))
+            .collect(),
         fprs: cli.fprs.clone(),
         loads: cli.loads.clone(),
         threads,

@@ -21,7 +21,7 @@ pub struct Setting {
     /// The kind of keys.
     pub kind: KeyKind,
     /// The capacity every filter is sized for (n).
-    pub capacity: usize,
+    pub capacity: u64,
     /// Keys inserted, as a percentage of the capacity.
     pub load_percent: u32,
     /// The target false-positive rate every tunable filter is sized for (p).
@@ -31,7 +31,7 @@ pub struct Setting {
 impl Setting {
     /// How many keys are offered to a filter: `capacity * load / 100`.
     pub fn keys_offered(&self) -> usize {
-        (self.capacity as u128 * u128::from(self.load_percent) / 100) as usize
+        (u128::from(self.capacity) * u128::from(self.load_percent) / 100) as usize
     }
 }
 
@@ -165,7 +165,7 @@ impl Entry {
     /// its capacity for a filter built once from its keys.
     pub fn keys_offered(&self, setting: &Setting) -> usize {
         if self.info.static_build {
-            setting.capacity
+            in_memory(setting.capacity)
         } else {
             setting.keys_offered()
         }
@@ -198,6 +198,12 @@ fn timed<R>(work: impl FnOnce() -> R) -> (R, Duration) {
     (result, start.elapsed())
 }
 
+/// A count of keys as the length of a slice of them: `usize::MAX` (more than any key set
+/// holds) when it does not fit the address space.
+fn in_memory(count: u64) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
+}
+
 /// Measures candidate `C` on keys of type `K`.
 ///
 /// # Errors
@@ -210,7 +216,7 @@ pub fn measure<C: Candidate, K: Key>(
     context: &mut Context<'_>,
 ) -> Result<Measurement, BuildError> {
     let offered_count = if C::INFO.static_build {
-        setting.capacity
+        in_memory(setting.capacity)
     } else {
         setting.keys_offered()
     };

@@ -59,7 +59,7 @@ pub struct Sweep {
     /// Key kinds.
     pub kinds: Vec<KeyKind>,
     /// Capacities (n).
-    pub sizes: Vec<usize>,
+    pub sizes: Vec<u64>,
     /// Target false-positive rates (p).
     pub fprs: Vec<f64>,
     /// Loads, in percent of capacity.

@@ -121,7 +121,7 @@ impl Candidate for Forgetful {
         evicts_when_full: false,
     };
 
-    fn build<K: Key>(_: usize, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
+    fn build<K: Key>(_: u64, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
         let set = keys
             .iter()
             .enumerate()
@@ -171,11 +171,11 @@ fn the_split_block_adapter_hashes_u64_keys_as_parquet_int64() {
     let keys: Vec<u64> = (0..2_000u64)
         .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         .collect();
-    let built = SplitBlock::build(keys.len(), 0.01, &keys).unwrap();
+    let built = SplitBlock::build(keys.len() as u64, 0.01, &keys).unwrap();
     // Parquet's INT64 entry point finds every key the adapter inserted: the hasher column's
     // claim (XXH64 over the 8 little-endian bytes).
     assert!(keys.iter().all(|&k| built.filter.contains_i64(k as i64)));
-    let mut parquet = bloom_blocked::SplitBlockBloomFilter::new(keys.len(), 0.01).unwrap();
+    let mut parquet = bloom_blocked::SplitBlockBloomFilter::new(keys.len() as u64, 0.01).unwrap();
     for &k in &keys {
         parquet.insert_i64(k as i64);
     }
@@ -202,4 +202,26 @@ fn the_counting_filter_holds_four_times_the_classic_memory() {
     };
     let ratio = memory("counting") / memory("classic");
     assert!((3.9..=4.1).contains(&ratio), "{ratio}");
+}
+
+/// An adapter's `build` for keys of type `K` and filter `F`.
+type BuildFn<K, F> = fn(u64, f64, &[K]) -> Result<Built<F>, BuildError>;
+
+/// Adapters take the capacity as the filters' `new` does: a `u64` (the workspace's size
+/// rule, `docs/design.md`, "Sizes and parameters"); so do the sweep's sizes and settings.
+#[test]
+fn capacities_are_counts_of_keys() {
+    use bloom_compare::candidates::{Classic, SplitBlock};
+    use bloom_compare::measure::Setting;
+    let _: BuildFn<u64, bloom_classic::BloomFilter> = Classic::build::<u64>;
+    let _: BuildFn<String, bloom_blocked::SplitBlockBloomFilter> = SplitBlock::build::<String>;
+    let sweep = small_sweep(candidate::ours(), vec![100]);
+    let _: &[u64] = &sweep.sizes;
+    let setting = Setting {
+        kind: KeyKind::U64,
+        capacity: u64::from(u32::MAX) + 1,
+        load_percent: 100,
+        fpr: 0.5,
+    };
+    let _: u64 = setting.capacity;
 }

@@ -44,12 +44,12 @@ impl Candidate for KnownRate {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<KnownRateFilter>, BuildError> {
         // The target rate carries the per-trial seed of the threshold hash (see `trial`).
-        let seed = (fpr * 1e12) as u64 ^ capacity as u64;
+        let seed = (fpr * 1e12) as u64 ^ capacity;
         let inserted = keys.iter().map(|k| low_half(hash_key(k, seed))).collect();
         Ok(Built::all(KnownRateFilter { inserted, seed }, keys.len()))
     }

@@ -195,7 +195,7 @@ impl<W: Word> Words<W> {
         // SAFETY: the layout's size is at least SLACK_WORDS * 8 > 0.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
         let base = NonNull::new(raw).ok_or(Error::OutOfMemory {
-            bytes: layout.size() as u64,
+            bytes: layout.size(),
         })?;
         let address = base.as_ptr() as usize;
         let offset = (address.next_multiple_of(LINE_BYTES) - address) / 8;
@@ -847,8 +847,8 @@ impl BitStore {
     }
 
     /// Bytes of [`BitStore::write_le_bytes`]'s output.
-    pub fn le_bytes_len(&self) -> u64 {
-        self.as_words().len() as u64 * 8
+    pub fn le_bytes_len(&self) -> usize {
+        self.as_words().len() * 8
     }
 
     /// Appends the words, little-endian, to `out`.
@@ -1256,7 +1256,7 @@ mod tests {
         s.set(129);
         let mut out = Vec::new();
         s.write_le_bytes(&mut out);
-        assert_eq!(out.len() as u64, s.le_bytes_len());
+        assert_eq!(out.len(), s.le_bytes_len());
         assert_eq!(out[0], 8);
         assert_eq!(BitStore::from_le_bytes(&out, 130).unwrap(), s);
         assert!(BitStore::from_le_bytes(&out[1..], 130).is_err());

@@ -105,7 +105,7 @@ pub enum Error {
     /// cannot hold it now.
     OutOfMemory {
         /// The bytes asked for.
-        bytes: u64,
+        bytes: usize,
     },
 }
 

@@ -38,7 +38,7 @@ use crate::Error;
 /// #     fn contains_hash(&self, _: u128) -> bool { true }
 /// #     fn memory_usage(&self) -> usize { 0 }
 /// #     fn estimated_fpr(&self) -> f64 { 1.0 }
-/// #     fn estimated_len(&self) -> f64 { 0.0 }
+/// #     fn estimated_len(&self) -> u64 { 0 }
 /// #     fn clear(&mut self) {}
 /// #     fn union(&mut self, _: &Self) -> Result<(), Error> { Ok(()) }
 /// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
@@ -93,8 +93,9 @@ pub trait Filter {
     /// The false-positive rate at the current fill.
     fn estimated_fpr(&self) -> f64;
 
-    /// The number of distinct keys inserted, estimated from the fill.
-    fn estimated_len(&self) -> f64;
+    /// The number of distinct keys inserted, estimated from the fill and rounded to the
+    /// nearest count; `u64::MAX` when the fill says nothing about it (every bit set).
+    fn estimated_len(&self) -> u64;
 
     /// Removes every key.
     fn clear(&mut self);
@@ -160,8 +161,8 @@ pub trait Filter {
 ///     fn estimated_fpr(&self) -> f64 {
 ///         f64::from(u8::from(self.0))
 ///     }
-///     fn estimated_len(&self) -> f64 {
-///         f64::from(u8::from(self.0))
+///     fn estimated_len(&self) -> u64 {
+///         u64::from(self.0)
 ///     }
 ///     fn clear(&mut self) {
 ///         self.0 = false;
@@ -228,7 +229,7 @@ macro_rules! filter_via_inherent {
                 $filter::estimated_fpr(self)
             }
 
-            fn estimated_len(&self) -> f64 {
+            fn estimated_len(&self) -> u64 {
                 $filter::estimated_len(self)
             }
 
@@ -266,7 +267,7 @@ macro_rules! filter_via_inherent {
 /// struct Count(usize);
 ///
 /// impl Count {
-///     fn new(_n: usize, _p: f64) -> Result<Self, Error> {
+///     fn new(_n: u64, _p: f64) -> Result<Self, Error> {
 ///         Ok(Count(0))
 ///     }
 ///     fn insert_all<T, I: IntoIterator<Item = T>>(&mut self, keys: I) {
@@ -300,7 +301,8 @@ macro_rules! collect_via_insert_all {
         impl<T: ::std::hash::Hash> ::std::iter::FromIterator<T> for $filter {
             fn from_iter<I: ::std::iter::IntoIterator<Item = T>>(iter: I) -> Self {
                 let keys: ::std::vec::Vec<T> = iter.into_iter().collect();
-                let mut filter = $filter::new(keys.len().max(1), $fpr)
+                // A slice's length always fits a `u64` (no target has a wider `usize`).
+                let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)
                     .expect("the number of keys held in memory fits a filter");
                 filter.insert_all(&keys);
                 filter

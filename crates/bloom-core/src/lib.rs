@@ -34,6 +34,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Sizes
+//!
+//! One rule for the integer types of every crate in the workspace:
+//!
+//! * counts of keys and of bits or counters (`expected_items`, capacities, `len`,
+//!   `estimated_len`, `num_bits`, `num_counters`, `count_ones`, saturated counters) are `u64`:
+//!   a filter may exceed 2^32 bits or keys on any platform;
+//! * sizes of memory in bytes ([`Filter::memory_usage`], `heap_bytes`,
+//!   [`BitStore::le_bytes_len`](bits::BitStore::le_bytes_len), byte caps,
+//!   [`Error::OutOfMemory`]) are `usize`;
+//! * counts of in-memory parts (layers, blocks, [`Words::len`](bits::Words::len)) are `usize`;
+//!   `num_hashes` is `u32`.
+//!
+//! Slice lengths and positions stay `usize`, as everywhere in Rust; fields of the binary
+//! format (and [`Error::Truncated`]'s byte counts, which may describe a stream) keep the
+//! widths [`format`](mod@format) gives them; the formulas of [`math`] return `f64`.
+//! `docs/design.md` ("Sizes and parameters") gives the reasons.
+//!
 //! # Crate features
 //!
 //! * `rayon` (off by default): the `par` module, parallel bulk insertion used by the filter

@@ -285,6 +285,24 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
     -(m / f64::from(num_hashes)) * (-(num_ones as f64) / m).ln_1p()
 }
 
+/// A count estimated as a real number (a cardinality from [`estimate_cardinality`]) as the
+/// `u64` every filter's `estimated_len` returns: rounded to the nearest integer; `u64::MAX`
+/// for an infinite estimate (a saturated filter) or one beyond `u64`; 0 for NaN.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::{estimate_cardinality, round_count};
+///
+/// assert_eq!(round_count(estimate_cardinality(1000, 3, 0)), 0);
+/// assert_eq!(round_count(estimate_cardinality(1000, 3, 1000)), u64::MAX);
+/// assert_eq!(round_count(41.6), 42);
+/// ```
+pub fn round_count(estimate: f64) -> u64 {
+    // `as` saturates: +inf and anything past u64::MAX become u64::MAX, NaN becomes 0.
+    estimate.round() as u64
+}
+
 /// The expected false-positive rate of a blocked filter: `num_bits` bits in blocks of
 /// `block_bits` bits, each key setting `num_hashes` (not necessarily distinct) bits of one
 /// uniformly chosen block, holding `num_items` keys. The Poisson mixture of Putze, Sanders and

@@ -202,7 +202,7 @@ pub use rayon as __rayon;
 /// struct Count(usize);
 ///
 /// impl Count {
-///     fn new(_n: usize, _p: f64) -> Result<Self, Error> {
+///     fn new(_n: u64, _p: f64) -> Result<Self, Error> {
 ///         Ok(Count(0))
 ///     }
 ///     fn par_insert_all<T: Sync>(&mut self, keys: &[T]) {
@@ -246,7 +246,8 @@ macro_rules! par_collect_via_par_insert_all {
             ) -> Self {
                 use $crate::par::__rayon::iter::ParallelIterator as _;
                 let keys: ::std::vec::Vec<T> = par_iter.into_par_iter().collect();
-                let mut filter = $filter::new(keys.len().max(1), $fpr)
+                // A slice's length always fits a `u64` (no target has a wider `usize`).
+                let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)
                     .expect("the number of keys held in memory fits a filter");
                 filter.par_insert_all(&keys);
                 filter

@@ -102,9 +102,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fpr = 0.01;
 
     let mut cache = LruCache::new(capacity);
-    let mut contents = CountingBloomFilter::new(capacity, fpr)?;
+    // The cache holds `capacity` objects in memory (a `usize`); the filters count keys (`u64`).
+    let mut contents = CountingBloomFilter::new(capacity as u64, fpr)?;
     // What a filter without deletes can track: every key ever admitted.
-    let mut ever_admitted = BloomFilter::new(capacity, fpr)?;
+    let mut ever_admitted = BloomFilter::new(capacity as u64, fpr)?;
     let mut rng = SplitMix64(2000);
     let mut probe_rng = SplitMix64(7);
     let mut evicted = None;
@@ -162,7 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 passed_no_delete += u64::from(ever_admitted.contains(&k));
             }
             println!(
-                "{:>10} {:>8.1}% {:>10} {:>13.0} {:>14.3}% {:>16.3}% {:>10}",
+                "{:>10} {:>8.1}% {:>10} {:>13} {:>14.3}% {:>16.3}% {:>10}",
                 i,
                 100.0 * hits as f64 / i as f64,
                 cache.len(),

@@ -77,8 +77,8 @@ impl CountingBloomFilter {
     /// assert!(CountingBloomFilter::new(100, 1.0).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(expected_items: usize, fpr: f64) -> Result<Self, Error> {
-        Self::from_params(Params::for_items(expected_items as u64, fpr)?)
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::from_params(Params::for_items(expected_items, fpr)?)
     }
 
     /// A filter of `num_counters` counters and `num_hashes` probes, for callers who size it
@@ -471,8 +471,9 @@ impl CountingBloomFilter {
     }
 
     /// The number of distinct keys in the filter, estimated from the non-zero counters:
-    /// `-(m/k) ln(1 - X/m)` with X non-zero counters. Removed keys no longer count. Infinite
-    /// when every counter is non-zero.
+    /// `-(m/k) ln(1 - X/m)` with X non-zero counters, rounded
+    /// ([`round_count`](bloom_core::math::round_count)). Removed keys no longer count.
+    /// `u64::MAX` when every counter is non-zero (the count can then not be known).
     ///
     /// # Examples
     ///
@@ -484,15 +485,15 @@ impl CountingBloomFilter {
     /// for i in 0..1_000u32 {
     ///     assert_eq!(filter.remove(&i)?, Removed::Decremented);
     /// }
-    /// assert!((filter.estimated_len() - 5_000.0).abs() < 150.0);
+    /// assert!(filter.estimated_len().abs_diff(5_000) < 150);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn estimated_len(&self) -> f64 {
-        math::estimate_cardinality(
+    pub fn estimated_len(&self) -> u64 {
+        math::round_count(math::estimate_cardinality(
             self.num_counters(),
             self.num_hashes(),
             self.nonzero_counters(),
-        )
+        ))
     }
 
     /// The false-positive rate at the current fill: `fill_ratio^k`.
@@ -629,7 +630,7 @@ mod parallel {
         /// use bloom_counting::CountingBloomFilter;
         ///
         /// let keys: Vec<u64> = (0..100_000).collect();
-        /// let mut filter = CountingBloomFilter::new(keys.len(), 0.01)?;
+        /// let mut filter = CountingBloomFilter::new(keys.len() as u64, 0.01)?;
         /// filter.par_insert_all(&keys);
         /// assert!(keys.iter().all(|k| filter.contains(k)));
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -846,7 +847,7 @@ mod tests {
             "{}",
             f.estimated_fpr()
         );
-        assert!((f.estimated_len() / 100_000.0 - 1.0).abs() < 0.01);
+        assert!(f.estimated_len().abs_diff(100_000) < 1_000);
         assert!(f.memory_usage() >= 958_506 / 2);
         assert_eq!(f.counter(f.num_counters()), None);
         assert_eq!(f.saturated_counters(), 0);
@@ -884,10 +885,10 @@ mod tests {
         assert_eq!(seq, par);
         assert!(seq.saturated_counters() > 0);
         let collected: CountingBloomFilter = keys.par_iter().collect();
-        let mut expected = CountingBloomFilter::new(keys.len(), DEFAULT_FPR).unwrap();
+        let mut expected = CountingBloomFilter::new(keys.len() as u64, DEFAULT_FPR).unwrap();
         expected.insert_all(&keys);
         assert_eq!(collected, expected);
-        let mut extended = CountingBloomFilter::new(keys.len(), DEFAULT_FPR).unwrap();
+        let mut extended = CountingBloomFilter::new(keys.len() as u64, DEFAULT_FPR).unwrap();
         extended.par_extend(keys.par_iter());
         assert_eq!(extended, expected);
     }

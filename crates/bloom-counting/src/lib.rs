@@ -50,6 +50,13 @@
 //! [`Removed::Decremented`], and [`saturated_counters`](CountingBloomFilter::saturated_counters)
 //! reports how many counters are stuck; `docs/counting.md` has the details.
 //!
+//! # Sizes
+//!
+//! As everywhere in the workspace: counts of keys and counters are `u64` (`new(expected_items:
+//! u64, ..)`, `with_params(num_counters: u64, ..)`, `num_counters`, `saturated_counters`,
+//! `nonzero_counters`, `estimated_len`), bytes of memory are `usize` (`memory_usage`),
+//! `num_hashes` is `u32`.
+//!
 //! # Crate features
 //!
 //! * `rayon`: parallel bulk build, `CountingBloomFilter::par_insert_all`, `ParallelExtend`

@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = SplitMix64(4);
     let (mut next_new, mut total) = (0u64, 0u64);
     let (mut dropped_new, mut classic_dropped_new, mut passed_repeats) = (0u64, 0u64, 0u64);
-    let mut next_report = guess as u64;
+    let mut next_report = guess;
     println!("distinct events  layers  memory (KiB)  estimated FPR");
     while next_new < distinct {
         let id = if next_new > 0 && rng.next() % 3 == 0 {

@@ -44,11 +44,10 @@ pub struct Builder {
 }
 
 impl Builder {
-    pub(crate) fn new(initial_capacity: usize, fpr: f64) -> Builder {
+    pub(crate) fn new(initial_capacity: u64, fpr: f64) -> Builder {
         Builder {
             config: Config {
-                // Saturates on a (hypothetical) 128-bit target; `build` rejects it as too large.
-                initial_capacity: u64::try_from(initial_capacity).unwrap_or(u64::MAX),
+                initial_capacity,
                 fpr,
                 growth_factor: DEFAULT_GROWTH_FACTOR,
                 tightening_ratio: DEFAULT_TIGHTENING_RATIO,
@@ -83,13 +82,14 @@ impl Builder {
     /// [`Error::Full`] instead. Counts the first layer too, so `build` fails when even that
     /// does not fit.
     pub fn max_bytes(mut self, bytes: usize) -> Builder {
-        self.config.max_bytes = u64::try_from(bytes).unwrap_or(u64::MAX);
+        // No target has a `usize` wider than 64 bits; the bytes store the cap as a `u64`.
+        self.config.max_bytes = bytes as u64;
         self
     }
 
     /// Caps the number of layers, 1 to [`MAX_LAYERS`]: an insert that would open one more
     /// returns [`Error::Full`] instead.
-    pub fn max_layers(mut self, layers: u32) -> Builder {
+    pub fn max_layers(mut self, layers: usize) -> Builder {
         self.config.max_layers = layers;
         self
     }

@@ -68,7 +68,8 @@ impl ScalableBloomFilter {
         params.extend_from_slice(&c.fpr.to_le_bytes());
         params.extend_from_slice(&c.growth_factor.to_le_bytes());
         params.extend_from_slice(&c.tightening_ratio.to_le_bytes());
-        params.extend_from_slice(&c.max_layers.to_le_bytes());
+        // At most MAX_LAYERS (validated), so the cast is exact.
+        params.extend_from_slice(&(c.max_layers as u32).to_le_bytes());
         params.extend_from_slice(&c.max_bytes.to_le_bytes());
         params.push(if c.scaling { 0 } else { FLAG_NON_SCALING });
         params.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
@@ -76,7 +77,7 @@ impl ScalableBloomFilter {
         let payload_len = self
             .layers
             .iter()
-            .map(|l| LAYER_HEADER_LEN + l.filter.bits().le_bytes_len())
+            .map(|l| LAYER_HEADER_LEN + l.filter.bits().le_bytes_len() as u64)
             .sum();
         format::encode(
             Variant::Scalable,
@@ -118,10 +119,11 @@ impl ScalableBloomFilter {
         let fpr = r.f64()?;
         let growth_factor = r.u32()?;
         let tightening_ratio = r.f64()?;
-        let max_layers = r.u32()?;
+        // Beyond `usize` (a 16-bit target) is beyond MAX_LAYERS: rejected below.
+        let max_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
         let max_bytes = r.u64()?;
         let flags = r.u8()?;
-        let num_layers = r.u32()?;
+        let num_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
         r.finish()?;
         if flags & !FLAG_NON_SCALING != 0 {
             return Err(Error::corrupt(format!("unknown flags {flags:#04x}")));
@@ -149,7 +151,7 @@ impl ScalableBloomFilter {
 
         let mut payload = ByteReader::new(frame.payload);
         let mut layers = Vec::new();
-        for index in 0..num_layers as usize {
+        for index in 0..num_layers {
             layers.push(read_layer(&config, index, &mut payload)?);
         }
         if payload.remaining() != 0 {
@@ -242,7 +244,7 @@ mod tests {
                 + PARAMS_LEN
                 + f.layers
                     .iter()
-                    .map(|l| 20 + l.filter.bits().le_bytes_len() as usize)
+                    .map(|l| 20 + l.filter.bits().le_bytes_len())
                     .sum::<usize>()
         );
         let g = ScalableBloomFilter::from_bytes(&bytes).unwrap();
@@ -257,7 +259,7 @@ mod tests {
         let bytes = f.to_bytes();
         let at = params_at(41);
         let n = f.num_layers() as u32;
-        for bad in [0, n - 1, n + 1, MAX_LAYERS + 1, u32::MAX] {
+        for bad in [0, n - 1, n + 1, MAX_LAYERS as u32 + 1, u32::MAX] {
             let mut b = bytes.clone();
             b[at..at + 4].copy_from_slice(&bad.to_le_bytes());
             reseal(&mut b);

@@ -4,7 +4,7 @@ use bloom_core::{Error, math};
 
 /// The most layers a filter may have, whatever its `max_layers`: enough for a growth factor
 /// of 2 to go from one key to `2^64`, and a bound on the bookkeeping `from_bytes` allocates.
-pub const MAX_LAYERS: u32 = 64;
+pub const MAX_LAYERS: usize = 64;
 
 /// The growth factor s used unless the builder sets another: each layer holds twice as many
 /// keys as the one before. Chosen from the measurements in `docs/scalable.md`.
@@ -25,8 +25,8 @@ pub(crate) struct Config {
     pub(crate) growth_factor: u32,
     /// r: layer i has false-positive rate `P (1 - r) r^i`.
     pub(crate) tightening_ratio: f64,
-    /// The most layers the filter may open.
-    pub(crate) max_layers: u32,
+    /// The most layers the filter may open (stored as a `u32` in the bytes).
+    pub(crate) max_layers: usize,
     /// The most bytes the filter may hold (`u64::MAX`: no cap).
     pub(crate) max_bytes: u64,
     /// False for a filter that never opens a second layer (its one layer gets all of P).
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(c.layer_fpr(0), 0.005);
         assert_eq!(c.layer_fpr(2), 0.00125);
         // The rates of any number of layers add up to less than P.
-        let total: f64 = (0..MAX_LAYERS as usize).map(|i| c.layer_fpr(i)).sum();
+        let total: f64 = (0..MAX_LAYERS).map(|i| c.layer_fpr(i)).sum();
         assert!(total < c.fpr);
         let non_scaling = Config {
             scaling: false,

@@ -52,6 +52,14 @@
 //! secret seed ([`Builder::random_seed`]): with a known seed, keys can be crafted to share
 //! bits and push up the false-positive rate.
 //!
+//! # Sizes
+//!
+//! As everywhere in the workspace: counts of keys and bits are `u64` (`new(initial_capacity:
+//! u64, ..)`, `capacity`, `len`, `estimated_len`), bytes of memory are `usize` (`memory_usage`,
+//! and the byte cap both ways: [`Builder::max_bytes`] takes and `max_bytes()` returns a
+//! `usize`), counts of in-memory parts are `usize` (`num_layers`, `max_layers`,
+//! [`MAX_LAYERS`]). The growth factor is a `u32`.
+//!
 //! # Crate features
 //!
 //! * `serde`: `Serialize` and `Deserialize`, as the bytes of `to_bytes`.

@@ -220,7 +220,7 @@ mod tests {
         f.layers().iter().any(|l| l.filter().contains_hash(hash))
     }
 
-    fn grown(n0: usize, p: f64, s: u32, r: f64, keys: &[u64]) -> ScalableBloomFilter {
+    fn grown(n0: u64, p: f64, s: u32, r: f64, keys: &[u64]) -> ScalableBloomFilter {
         let mut f = ScalableBloomFilter::builder(n0, p)
             .growth_factor(s)
             .tightening_ratio(r)
@@ -238,7 +238,7 @@ mod tests {
         /// of a layer and fail later ones; odd and even k, down to k = 1.
         #[test]
         fn queries_agree_with_each_layers_own_query(
-            n0 in 1usize..40,
+            n0 in 1u64..40,
             s in 2u32..4,
             r in 0.3f64..0.95,
             p in prop_oneof![Just(0.9), Just(0.5), Just(0.1), Just(0.01), Just(0.001)],

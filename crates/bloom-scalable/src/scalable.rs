@@ -80,13 +80,13 @@ impl ScalableBloomFilter {
     /// assert!(ScalableBloomFilter::new(0, 0.01).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new(initial_capacity: usize, fpr: f64) -> Result<Self, Error> {
+    pub fn new(initial_capacity: u64, fpr: f64) -> Result<Self, Error> {
         Self::builder(initial_capacity, fpr).build()
     }
 
     /// A [`Builder`] for a filter whose first layer holds `initial_capacity` keys and whose
     /// compound false-positive rate stays below `fpr`.
-    pub fn builder(initial_capacity: usize, fpr: f64) -> Builder {
+    pub fn builder(initial_capacity: u64, fpr: f64) -> Builder {
         Builder::new(initial_capacity, fpr)
     }
 
@@ -200,7 +200,7 @@ impl ScalableBloomFilter {
                 self.config.initial_capacity
             )));
         }
-        if index >= self.config.max_layers as usize {
+        if index >= self.config.max_layers {
             return Err(full(format!(
                 "all {} layers allowed are full",
                 self.config.max_layers
@@ -335,9 +335,12 @@ impl ScalableBloomFilter {
     }
 
     /// The number of distinct keys held, estimated from each layer's fill (see
-    /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed.
-    pub fn estimated_len(&self) -> f64 {
-        self.layers.iter().map(|l| l.filter.estimated_len()).sum()
+    /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed;
+    /// `u64::MAX` when a layer has every bit set.
+    pub fn estimated_len(&self) -> u64 {
+        self.layers
+            .iter()
+            .fold(0u64, |sum, l| sum.saturating_add(l.filter.estimated_len()))
     }
 
     /// The compound false-positive rate at the current fill: a key is a false positive if
@@ -389,13 +392,15 @@ impl ScalableBloomFilter {
     }
 
     /// The layer cap.
-    pub fn max_layers(&self) -> u32 {
+    pub fn max_layers(&self) -> usize {
         self.config.max_layers
     }
 
-    /// The byte cap, if one was set.
-    pub fn max_bytes(&self) -> Option<u64> {
-        (self.config.max_bytes != u64::MAX).then_some(self.config.max_bytes)
+    /// The byte cap, if one was set (as given to [`Builder::max_bytes`]; a cap read from
+    /// bytes that is beyond this machine's address space reads as `usize::MAX`).
+    pub fn max_bytes(&self) -> Option<usize> {
+        (self.config.max_bytes != u64::MAX)
+            .then(|| usize::try_from(self.config.max_bytes).unwrap_or(usize::MAX))
     }
 
     /// Whether the filter may open new layers (false for a [non-scaling](Builder::non_scaling)
@@ -462,7 +467,7 @@ impl ScalableBloomFilter {
             )?;
         }
         let extra = &other.layers[self.layers.len().min(other.layers.len())..];
-        if self.layers.len() + extra.len() > self.config.max_layers as usize {
+        if self.layers.len() + extra.len() > self.config.max_layers {
             return Err(Error::Full {
                 reason: format!(
                     "the union needs {} layers, beyond the cap of {}",
@@ -553,7 +558,9 @@ impl<T: Hash> Extend<T> for ScalableBloomFilter {
 impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        let mut filter = ScalableBloomFilter::new(keys.len().max(1), bloom_classic::DEFAULT_FPR)
+        // A slice's length always fits a `u64` (no target has a wider `usize`).
+        let n = keys.len().max(1) as u64;
+        let mut filter = ScalableBloomFilter::new(n, bloom_classic::DEFAULT_FPR)
             .expect("the number of keys held in memory fits a filter");
         filter.extend(keys);
         filter

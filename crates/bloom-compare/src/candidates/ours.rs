@@ -50,7 +50,7 @@ macro_rules! bulk_adapter {
             const PARALLEL: bool = true;
 
             fn build<K: Key>(
-                capacity: usize,
+                capacity: u64,
                 fpr: f64,
                 keys: &[K],
             ) -> Result<Built<$filter>, BuildError> {
@@ -69,7 +69,7 @@ macro_rules! bulk_adapter {
             }
 
             fn par_build<K: Key>(
-                capacity: usize,
+                capacity: u64,
                 fpr: f64,
                 keys: &[K],
                 pool: &ThreadPool,
@@ -166,7 +166,7 @@ impl Candidate for Scalable {
     const BATCH: bool = true;
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<ScalableBloomFilter>, BuildError> {
@@ -216,7 +216,7 @@ impl Candidate for SplitBlock {
     const BATCH: bool = true;
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<SplitBlockBloomFilter>, BuildError> {

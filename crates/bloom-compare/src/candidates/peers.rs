@@ -66,13 +66,13 @@ impl Candidate for Fastbloom {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
         let mut filter = fastbloom::BloomFilter::with_false_pos(fpr)
             .hasher(BuildKeyHasher::default())
-            .expected_items(capacity);
+            .expected_items(in_memory(capacity)?);
         for key in keys {
             filter.insert(key);
         }
@@ -110,13 +110,16 @@ impl Candidate for Bloomfilter {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter =
-            bloomfilter::Bloom::new_for_fp_rate_with_seed(capacity, fpr, &BLOOMFILTER_SEED)
-                .map_err(BuildError::new)?;
+        let mut filter = bloomfilter::Bloom::new_for_fp_rate_with_seed(
+            in_memory(capacity)?,
+            fpr,
+            &BLOOMFILTER_SEED,
+        )
+        .map_err(BuildError::new)?;
         for key in keys {
             filter.set(key);
         }
@@ -129,11 +132,17 @@ impl Candidate for Bloomfilter {
     }
 }
 
+/// The capacity as the `usize` most peers take: the workspace counts keys in `u64`.
+fn in_memory(capacity: u64) -> Result<usize, BuildError> {
+    usize::try_from(capacity)
+        .map_err(|_| BuildError::new(format!("capacity {capacity} exceeds this machine's usize")))
+}
+
 /// The bits per key `sbbf-rs-safe` gets for a target rate: the split-block size that keeps
 /// the blocked rate (256-bit blocks, 8 bits per key) at or below it, rounded up to a whole
 /// bit per key (the crate takes an integer).
-fn sbbf_bits_per_key(capacity: usize, fpr: f64) -> Result<usize, BuildError> {
-    let bits = math::blocked_num_bits(capacity as u64, fpr, 256, 8).map_err(BuildError::new)?;
+fn sbbf_bits_per_key(capacity: u64, fpr: f64) -> Result<usize, BuildError> {
+    let bits = math::blocked_num_bits(capacity, fpr, 256, 8).map_err(BuildError::new)?;
     Ok((bits as f64 / capacity as f64).ceil().max(1.0) as usize)
 }
 
@@ -160,11 +169,12 @@ impl Candidate for SbbfRsSafe {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter = sbbf_rs_safe::Filter::new(sbbf_bits_per_key(capacity, fpr)?, capacity);
+        let mut filter =
+            sbbf_rs_safe::Filter::new(sbbf_bits_per_key(capacity, fpr)?, in_memory(capacity)?);
         for key in keys {
             filter.insert_hash(our_hash64(key));
         }
@@ -200,11 +210,11 @@ impl Candidate for GrowableBloom {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter = growable_bloom_filter::GrowableBloom::new(fpr, capacity);
+        let mut filter = growable_bloom_filter::GrowableBloom::new(fpr, in_memory(capacity)?);
         for key in keys {
             filter.insert(key);
         }
@@ -245,7 +255,7 @@ impl Candidate for XorfBinaryFuse8 {
 
     /// Hashes every key (part of the timed build) and constructs the filter from the hashes.
     fn build<K: Key>(
-        _capacity: usize,
+        _capacity: u64,
         _fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
@@ -283,13 +293,12 @@ impl Candidate for Qfilter {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let filter =
-            qfilter::Filter::new_with_hasher(capacity as u64, fpr, BuildKeyHasher::default())
-                .map_err(|e| BuildError::new(format!("{e:?}")))?;
+        let filter = qfilter::Filter::new_with_hasher(capacity, fpr, BuildKeyHasher::default())
+            .map_err(|e| BuildError::new(format!("{e:?}")))?;
         Ok(insert_until_full(filter, keys, |f, key| {
             f.insert(key).is_ok()
         }))
@@ -331,11 +340,11 @@ impl Candidate for Cuckoofilter {
     };
 
     fn build<K: Key>(
-        capacity: usize,
+        capacity: u64,
         _fpr: f64,
         keys: &[K],
     ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let filter = cuckoofilter::CuckooFilter::with_capacity(capacity);
+        let filter = cuckoofilter::CuckooFilter::with_capacity(in_memory(capacity)?);
         Ok(insert_until_full(filter, keys, |f, key| f.add(key).is_ok()))
     }
 

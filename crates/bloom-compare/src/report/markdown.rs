@@ -539,7 +539,7 @@ pub fn verdict(report: &Report) -> String {
                 "- {} ({} keys, n = {}, p = {}, load {}%): {}",
                 s.candidate,
                 s.setting.kind,
-                count(s.setting.capacity as u64),
+                count(s.setting.capacity),
                 percent(s.setting.fpr),
                 s.setting.load_percent,
                 s.reason

@@ -177,7 +177,7 @@ impl Row {
         let parallel_missing = m.parallel.map_or(0, |(_, missing)| missing);
         Row {
             key_kind: setting.kind,
-            n: setting.capacity as u64,
+            n: setting.capacity,
             load_percent,
             target_fpr: setting.fpr,
             candidate: info.id.to_string(),
