@@ -181,38 +181,45 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     assert!(Q::ROUNDS <= MAX_ROUNDS, "at most {MAX_ROUNDS} rounds");
     let burst = burst_len(query.lines_per_key());
     let mut states = [Q::State::default(); MAX_BURST];
+    // The burst's undecided keys, compacted after each round.
+    let mut live = [0u8; MAX_BURST];
     let mut eager = false;
     for (group, answers) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
         let states = &mut states[..group.len()];
         for (state, key) in states.iter_mut().zip(group) {
             *state = query.stage(key, eager);
         }
-        // Bit i: key i of the burst is still undecided.
-        let mut pending = u128::MAX >> (128 - group.len());
-        for round in 0..Q::ROUNDS {
-            let mut left = pending;
-            while left != 0 {
-                let i = left.trailing_zeros() as usize;
-                left &= left - 1;
-                if let Some(answer) = query.round(&mut states[i], round) {
-                    answers[i] = answer;
-                    pending &= !(1 << i);
-                }
-            }
-        }
-        if pending == u128::MAX >> (128 - group.len()) {
-            // No round decided a key (or there are none): one plain pass.
+        if Q::ROUNDS == 0 {
             for (answer, state) in answers.iter_mut().zip(states.iter()) {
                 *answer = query.finish(state);
             }
         } else {
-            while pending != 0 {
-                let i = pending.trailing_zeros() as usize;
-                pending &= pending - 1;
+            let mut num_live = group.len();
+            for (slot, i) in live.iter_mut().zip(0u8..) {
+                *slot = i;
+            }
+            for round in 0..Q::ROUNDS {
+                let mut kept = 0;
+                for r in 0..num_live {
+                    let i = usize::from(live[r]);
+                    match query.round(&mut states[i], round) {
+                        Some(answer) => answers[i] = answer,
+                        None => {
+                            live[kept] = i as u8;
+                            kept += 1;
+                        }
+                    }
+                }
+                num_live = kept;
+            }
+            for &i in &live[..num_live] {
+                let i = usize::from(i);
                 answers[i] = query.finish(&states[i]);
             }
         }
-        eager = answers.iter().filter(|&&a| a).count() * 2 > group.len();
+        if Q::ROUNDS > 0 {
+            eager = answers.iter().filter(|&&a| a).count() * 2 > group.len();
+        }
     }
 }
 
@@ -381,10 +388,12 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
         self.store.footprint()
     }
 
+    /// The lines a present key reads: up to one per probe (about one per pair). So a burst
+    /// holds about 16 keys at k = 7, the group size measured best for the classic filter at
+    /// 10 million keys (`docs/design.md`, "Batch queries").
     #[inline(always)]
     fn lines_per_key(&self) -> usize {
-        // The leading pair shares a 512-bit group: one line, two when it straddles.
-        1
+        self.num_hashes as usize
     }
 
     #[inline(always)]
