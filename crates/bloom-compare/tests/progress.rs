@@ -15,7 +15,7 @@ fn entry(id: &str) -> Entry {
         .unwrap()
 }
 
-fn sweep(entries: Vec<Entry>, sizes: Vec<usize>, threads: usize, negatives: usize) -> Sweep {
+fn sweep(entries: Vec<Entry>, sizes: Vec<u64>, threads: usize, negatives: usize) -> Sweep {
     Sweep {
         entries,
         kinds: vec![KeyKind::U64],
@@ -30,7 +30,7 @@ fn sweep(entries: Vec<Entry>, sizes: Vec<usize>, threads: usize, negatives: usiz
     }
 }
 
-fn setting(kind: KeyKind, capacity: usize) -> Setting {
+fn setting(kind: KeyKind, capacity: u64) -> Setting {
     Setting {
         kind,
         capacity,
