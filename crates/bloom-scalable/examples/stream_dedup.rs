@@ -19,20 +19,9 @@
 use std::collections::HashSet;
 
 use bloom_classic::BloomFilter;
+// The workspace's seeded generator, so every run sees the same stream.
+use bloom_core::keys::SplitMix64;
 use bloom_scalable::ScalableBloomFilter;
-
-/// SplitMix64: a tiny seeded generator, so every run sees the same stream.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// The event with identity `id`, as a pipeline would key it.
 fn event_key(id: u64) -> String {
@@ -59,8 +48,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut next_report = guess as u64;
     println!("distinct events  layers  memory (KiB)  estimated FPR");
     while next_new < distinct {
-        let id = if next_new > 0 && rng.next() % 3 == 0 {
-            rng.next() % next_new
+        let id = if next_new > 0 && rng.next_u64() % 3 == 0 {
+            rng.next_u64() % next_new
         } else {
             next_new += 1;
             next_new - 1
