@@ -11,6 +11,8 @@
 //!   promises that they never do.
 //! * [`distinct_keys`]: keys that are distinct by construction, for a test that needs a
 //!   known number of distinct keys, or negatives that can never be positives.
+//! * [`RepeatStream`]: the workload of a deduplicator, new ids mixed with repeats of earlier
+//!   ones.
 //!
 //! # Examples
 //!
@@ -113,6 +115,77 @@ pub fn distinct_keys(start: u64, count: u64) -> impl Iterator<Item = u64> {
     (0..count).map(move |i| mix(start.wrapping_add(i)))
 }
 
+/// An endless stream of ids, new ones mixed with repeats: the workload of a deduplicator (a
+/// crawler's frontier, an event log with retries). New ids come in order, 0, 1, 2, …; about
+/// one id in `one_in` repeats an earlier one, drawn uniformly from the ids given so far.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::keys::RepeatStream;
+///
+/// // Every third id, on average, is a repeat.
+/// let mut ids = RepeatStream::new(7, 3);
+/// let mut seen = std::collections::HashSet::new();
+/// let mut repeats = 0;
+/// while ids.num_new() < 10_000 {
+///     let id = ids.next_id();
+///     assert!(id < ids.num_new());
+///     repeats += usize::from(!seen.insert(id));
+/// }
+/// assert_eq!(seen.len(), 10_000);
+/// assert!((4_000..6_000).contains(&repeats), "{repeats}");
+/// ```
+#[derive(Debug, Clone)]
+pub struct RepeatStream {
+    rng: SplitMix64,
+    one_in: u64,
+    num_new: u64,
+}
+
+impl RepeatStream {
+    /// A stream drawn from `seed` in which about one id in `one_in` is a repeat.
+    ///
+    /// # Panics
+    ///
+    /// If `one_in` is 0.
+    pub fn new(seed: u64, one_in: u64) -> RepeatStream {
+        assert!(one_in > 0, "one id in 0 cannot repeat");
+        RepeatStream {
+            rng: SplitMix64(seed),
+            one_in,
+            num_new: 0,
+        }
+    }
+
+    /// How many new ids the stream has given: they are `0..num_new()`.
+    pub fn num_new(&self) -> u64 {
+        self.num_new
+    }
+
+    /// The next id.
+    pub fn next_id(&mut self) -> u64 {
+        if self.num_new > 0 && self.rng.next_u64() % self.one_in == 0 {
+            self.rng.next_u64() % self.num_new
+        } else {
+            self.num_new += 1;
+            self.num_new - 1
+        }
+    }
+}
+
+impl Iterator for RepeatStream {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        Some(self.next_id())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +240,33 @@ mod tests {
         let long: Vec<u64> = distinct_keys(5, 100).collect();
         assert_eq!(short[..], long[..10]);
         assert_eq!(distinct_keys(5, 0).count(), 0);
+    }
+
+    #[test]
+    fn repeat_streams_give_new_ids_in_order_and_repeat_only_earlier_ones() {
+        let ids: Vec<u64> = RepeatStream::new(1, 4).take(100_000).collect();
+        assert_eq!(
+            ids,
+            RepeatStream::new(1, 4).take(100_000).collect::<Vec<_>>()
+        );
+        let mut num_new = 0;
+        for &id in &ids {
+            if id == num_new {
+                num_new += 1;
+            } else {
+                assert!(id < num_new, "{id} before {num_new} new ids");
+            }
+        }
+        // About a quarter are repeats.
+        let repeats = ids.len() as u64 - num_new;
+        assert!((23_000..27_000).contains(&repeats), "{repeats}");
+        // One in 1: every id after the first repeats it.
+        assert!(RepeatStream::new(2, 1).take(100).all(|id| id == 0));
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_repeat_stream_of_one_in_zero_panics() {
+        RepeatStream::new(1, 0);
     }
 }
