@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use bloom_classic::BloomFilter;
 // The workspace's seeded generator, so every run sees the same URLs.
-use bloom_core::keys::SplitMix64;
+use bloom_core::keys::RepeatStream;
 
 const HOSTS: [&str; 8] = [
     "news", "shop", "blog", "docs", "forum", "wiki", "static", "api",
@@ -64,16 +64,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A frontier of `distinct` new URLs interleaved with links to pages seen earlier: every
     // third URL is a repeat.
-    let mut rng = SplitMix64(2026);
-    let (mut next_new, mut total) = (0u64, 0u64);
+    let mut ids = RepeatStream::new(2026, 3);
+    let mut total = 0u64;
     let (mut new_urls, mut false_positives, mut false_negatives) = (0u64, 0u64, 0u64);
-    while next_new < distinct {
-        let id = if next_new > 0 && rng.next_u64() % 3 == 0 {
-            rng.next_u64() % next_new
-        } else {
-            next_new += 1;
-            next_new - 1
-        };
+    while ids.num_new() < distinct {
+        let id = ids.next_id();
         let u = url(id);
         total += 1;
         let filter_says_seen = filter.insert(u.as_str());
