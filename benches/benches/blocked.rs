@@ -9,8 +9,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use bloom_benches::{BLOCKED_BURST, MemoryProbe, u64_keys};
+use bloom_benches::{BLOCKED_BURST, PROBE_SEED, u64_keys};
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Probe, SplitBlockBloomFilter};
+use bloom_compare::probe::MemoryProbe;
 use bloom_core::hash::{DEFAULT_SEED, hash_key};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 
@@ -84,7 +85,7 @@ pub(crate) fn contains(c: &mut Criterion) {
         for k in &present {
             peer.insert_hash(peer_hash(k));
         }
-        let probe = MemoryProbe::new(ours.num_bits() as usize / 8);
+        let probe = MemoryProbe::new(ours.num_bits() as usize / 8, PROBE_SEED);
         let mut group = c.benchmark_group(format!("blocked/contains/{n}"));
         group.throughput(Throughput::Elements(q as u64));
         let mut buf = Vec::with_capacity(q);
@@ -135,7 +136,7 @@ pub(crate) fn contains(c: &mut Criterion) {
         });
         let keys = Rotation::new(&absent, q);
         group.bench_function(BenchmarkId::new("memory-probe", "burst"), |b| {
-            b.iter(|| black_box(probe.read_bursts(keys.next(), BLOCKED_BURST)))
+            b.iter(|| black_box(probe.read_bursts::<BLOCKED_BURST>(keys.next())))
         });
         let keys = Rotation::new(&absent, q);
         group.bench_function(BenchmarkId::new("memory-probe", "pipelined"), |b| {

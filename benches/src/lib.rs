@@ -1,35 +1,23 @@
 //! Shared helpers of the criterion benchmarks: seeded keys of each kind, and the hasher
 //! peers are fed so that every filter pays for the same hash.
+//!
+//! The keys come from the workspace's one generator ([`bloom_core::keys`]); the memory probe
+//! is the comparison's ([`bloom_compare::probe::MemoryProbe`]).
 
 use bloom_core::hash::BuildKeyHasher;
-
-/// SplitMix64: seeded, so every run measures the same keys.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64-bit value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use bloom_core::keys::SplitMix64;
 
 /// `count` random u64 keys from `seed` (distinct seeds give disjoint sets with
 /// overwhelming probability: 2^-64 per pair).
 pub fn u64_keys(count: usize, seed: u64) -> Vec<u64> {
-    let mut rng = SplitMix64(seed);
-    (0..count).map(|_| rng.next_u64()).collect()
+    SplitMix64(seed).take(count).collect()
 }
 
 /// `count` random 16-byte string keys (hex digits).
 pub fn short_string_keys(count: usize, seed: u64) -> Vec<String> {
-    let mut rng = SplitMix64(seed);
-    (0..count)
-        .map(|_| format!("{:016x}", rng.next_u64()))
+    SplitMix64(seed)
+        .take(count)
+        .map(|k| format!("{k:016x}"))
         .collect()
 }
 
@@ -55,117 +43,13 @@ pub fn peer_hasher() -> BuildKeyHasher {
     BuildKeyHasher::default()
 }
 
-/// The memory probe: random 64-byte line reads in a buffer of a given size, the physical
-/// limit of a one-cache-line filter query. The buffer is allocated as a filter's is (zeroed
-/// lazily, advised to use transparent huge pages, then written), so both see the same pages.
-#[derive(Debug)]
-pub struct MemoryProbe {
-    words: Vec<u64>,
-    /// Words before the first 64-byte boundary.
-    offset: usize,
-    lines: u64,
-}
-
-/// Keys per group of the batched probe ([`MemoryProbe::read_batched`]), the group size the
-/// earlier figures in docs/ were measured with. The blocked filter's batch on large filters
-/// reads in bursts of [`BLOCKED_BURST`] instead.
-pub const PROBE_BATCH: usize = 32;
-
 /// Keys per burst of `BlockedBloomFilter::contains_batch` on a filter larger than a cache
-/// share (bloom-blocked's `BURST`), for [`MemoryProbe::read_bursts`].
+/// share (bloom-blocked's `BURST`), for the memory probe's
+/// [`read_bursts`](bloom_compare::probe::MemoryProbe::read_bursts).
 pub const BLOCKED_BURST: usize = 128;
 
-/// Keys per group of the pipelined probe (`BlockedBloomFilter`'s batch group size until
-/// 2026-11-30).
-pub const PIPELINE_BATCH: usize = 16;
-
-impl MemoryProbe {
-    /// A buffer of `bytes` bytes (rounded up to whole lines) filled with random words.
-    pub fn new(bytes: usize) -> Self {
-        let lines = bytes.div_ceil(64);
-        let mut words = vec![0u64; lines * 8 + 7];
-        bloom_core::bits::advise_huge_pages(&words);
-        let mut rng = SplitMix64(42);
-        for w in words.iter_mut() {
-            *w = rng.next_u64();
-        }
-        let offset = (words.as_ptr() as usize).next_multiple_of(64) - words.as_ptr() as usize;
-        MemoryProbe {
-            words,
-            offset: offset / 8,
-            lines: lines as u64,
-        }
-    }
-
-    #[inline(always)]
-    fn word(&self, key: u64) -> &u64 {
-        let line = bloom_core::hash::reduce(key, self.lines) as usize;
-        &self.words[self.offset + line * 8]
-    }
-
-    /// One random line read per key (the line picked by multiply-shift of the key), one key
-    /// after another: how many read words have their low bit set.
-    pub fn read_each(&self, keys: &[u64]) -> usize {
-        keys.iter().filter(|&&k| self.word(k) & 1 != 0).count()
-    }
-
-    /// The same reads in groups of [`PROBE_BATCH`]: the lines of a group are prefetched
-    /// before any is read ([`read_bursts`](MemoryProbe::read_bursts) with groups of 32).
-    pub fn read_batched(&self, keys: &[u64]) -> usize {
-        self.read_bursts(keys, PROBE_BATCH)
-    }
-
-    /// The same reads in bursts of `burst` keys: every line of a burst is prefetched, then
-    /// every one is read. With [`BLOCKED_BURST`], the pattern of `BlockedBloomFilter`'s batch
-    /// query on a filter larger than a cache share.
-    ///
-    /// # Panics
-    ///
-    /// If `burst` is 0.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_benches::{BLOCKED_BURST, MemoryProbe, u64_keys};
-    ///
-    /// let probe = MemoryProbe::new(1 << 16);
-    /// let keys = u64_keys(1000, 5);
-    /// assert_eq!(probe.read_bursts(&keys, BLOCKED_BURST), probe.read_each(&keys));
-    /// ```
-    pub fn read_bursts(&self, keys: &[u64], burst: usize) -> usize {
-        let mut count = 0;
-        for group in keys.chunks(burst) {
-            for &k in group {
-                bloom_core::bits::prefetch(self.word(k));
-            }
-            count += group.iter().filter(|&&k| self.word(k) & 1 != 0).count();
-        }
-        count
-    }
-
-    /// The same reads software-pipelined in groups of [`PIPELINE_BATCH`]: the lines of one
-    /// group are prefetched, then the previous group is read. (`BlockedBloomFilter`'s batch
-    /// query worked on groups of this size until 2026-11-30; it now reads large filters in
-    /// bursts of 128, prefetched first.)
-    pub fn read_pipelined(&self, keys: &[u64]) -> usize {
-        let mut groups = keys.chunks(PIPELINE_BATCH);
-        let Some(mut ready) = groups.next() else {
-            return 0;
-        };
-        for &k in ready {
-            bloom_core::bits::prefetch(self.word(k));
-        }
-        let mut count = 0;
-        for group in groups {
-            for &k in group {
-                bloom_core::bits::prefetch(self.word(k));
-            }
-            count += ready.iter().filter(|&&k| self.word(k) & 1 != 0).count();
-            ready = group;
-        }
-        count + ready.iter().filter(|&&k| self.word(k) & 1 != 0).count()
-    }
-}
+/// The seed of the memory probe's chain in the benchmarks.
+pub const PROBE_SEED: u64 = 42;
 
 /// Nanoseconds the calling thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`): time the
 /// scheduler gives to other processes is not counted, which keeps timings comparable on a
@@ -339,12 +223,8 @@ mod tests {
             "{:?}",
             urls[0]
         );
-        let probe = MemoryProbe::new(1 << 16);
-        let keys = u64_keys(1000, 3);
-        assert_eq!(probe.read_each(&keys), probe.read_batched(&keys));
         let (t0, t1) = (thread_cpu_ns(), thread_cpu_ns());
         assert!(t1 >= t0);
-        assert_eq!(probe.read_each(&keys), probe.read_pipelined(&keys));
         let a = u64_keys(1000, 1);
         let b = u64_keys(1000, 2);
         assert!(a.iter().all(|k| !b.contains(k)));

@@ -52,27 +52,10 @@ pub trait Subject: Filter + Clone + Debug + Sized {
     }
 }
 
-/// SplitMix64, the suite's seeded source of keys: every failure repeats.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64-bit value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// `count` distinct keys from a seeded stream: the first `count` values of an injective
-/// sequence, so two calls with different `offset`s never share a key.
-pub fn distinct_keys(offset: u64, count: u64) -> impl Iterator<Item = u64> {
-    // An odd multiplier is a bijection on u64, so distinct inputs give distinct keys.
-    (offset..offset + count).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555)
-}
+/// The suite's keys, from the workspace's one generator: [`SplitMix64`], a seeded stream, so
+/// every failure repeats, and [`distinct_keys`], keys distinct by construction (calls over
+/// disjoint ranges never share a key).
+pub use bloom_core::keys::{SplitMix64, distinct_keys};
 
 /// Asserts that every key of `keys` is reported present.
 ///

@@ -280,8 +280,7 @@ fn fpr_equals_the_classic_filters_at_one_million() {
 
 #[test]
 fn remove_then_reinsert_matches_a_fresh_filter() {
-    let mut rng = SplitMix64(5);
-    let keys: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
+    let keys: Vec<u64> = SplitMix64(5).take(20_000).collect();
     let mut f = CountingBloomFilter::new(20_000, 0.01).unwrap();
     f.insert_all(&keys);
     for k in &keys[..10_000] {
@@ -299,8 +298,7 @@ fn remove_then_reinsert_matches_a_fresh_filter() {
 /// the remaining keys.
 #[test]
 fn large_filter_removes_exactly() {
-    let mut rng = SplitMix64(6);
-    let keys: Vec<u64> = (0..40_000).map(|_| rng.next_u64()).collect();
+    let keys: Vec<u64> = SplitMix64(6).take(40_000).collect();
     let mut f = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
     assert!(f.memory_usage() > bloom_core::bits::BRANCH_FREE_MAX_BYTES);
     for k in &keys {

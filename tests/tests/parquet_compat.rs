@@ -18,16 +18,7 @@ fn sbbf_bytes(sbbf: &Sbbf) -> Vec<u8> {
 
 /// SplitMix64 values, so failures repeat.
 fn values(seed: u64, count: usize) -> Vec<u64> {
-    let mut state = seed;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        })
-        .collect()
+    bloom_tests::SplitMix64(seed).take(count).collect()
 }
 
 #[test]

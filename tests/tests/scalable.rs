@@ -65,7 +65,7 @@ proptest! {
         assert_holds(&united, &others, "after a union (right)");
         // New keys still go in after a union.
         let mut more = united.clone();
-        let extra: Vec<u64> = (0..200u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let extra: Vec<u64> = distinct_keys(0, 200).collect();
         for k in &extra {
             more.insert(k).unwrap();
         }

@@ -33,9 +33,10 @@
 //! ```
 
 use bloom_benches::{
-    BLOCKED_BURST, MemoryProbe, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
+    BLOCKED_BURST, PROBE_SEED, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
 };
 use bloom_blocked::BlockedBloomFilter;
+use bloom_compare::probe::MemoryProbe;
 use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
 
 /// Times each chunk is timed, per candidate.
@@ -78,7 +79,7 @@ fn main() {
             let block = reduce(low, blocks as u64) as usize;
             buffer[block * 8 + (high & 7) as usize] >> (high >> 58) & 1 != 0
         };
-        let probe = MemoryProbe::new(ours.num_bits() as usize / 8);
+        let probe = MemoryProbe::new(ours.num_bits() as usize / 8, PROBE_SEED);
         let q = n.min(MAX_QUERIES);
         for (which, keys) in [("present", &present[..q]), ("absent", &absent[..q])] {
             if which == "present" {
@@ -100,7 +101,7 @@ fn main() {
                     buf.iter().filter(|&&x| x).count()
                 }),
                 3 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| floor(k)).count()),
-                _ => cpu_ns_per_key(chunk, |c| probe.read_bursts(c, BLOCKED_BURST)),
+                _ => cpu_ns_per_key(chunk, |c| probe.read_bursts::<BLOCKED_BURST>(c)),
             };
             let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4], 1, run);
             let to_line_read = median(

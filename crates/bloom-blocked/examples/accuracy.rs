@@ -7,19 +7,8 @@
 //! ```
 
 use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
-
-/// SplitMix64: seeded, so every run measures the same keys.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+// The workspace's seeded key generator, so every run measures the same keys.
+use bloom_core::keys::SplitMix64;
 
 fn main() -> Result<(), bloom_blocked::Error> {
     let mut args = std::env::args().skip(1);
@@ -27,11 +16,9 @@ fn main() -> Result<(), bloom_blocked::Error> {
     let negatives: usize = args
         .next()
         .map_or(10_000_000, |a| a.parse().expect("negatives"));
-    let mut rng = SplitMix64(1);
-    let keys: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+    let keys: Vec<u64> = SplitMix64(1).take(n).collect();
     // Distinct seeds: collisions between the sets have probability about 2^-64 per pair.
-    let mut rng = SplitMix64(2);
-    let absent: Vec<u64> = (0..negatives).map(|_| rng.next()).collect();
+    let absent: Vec<u64> = SplitMix64(2).take(negatives).collect();
     let rate = |hits: usize| hits as f64 / negatives as f64;
 
     let k = BlockedBloomFilter::optimal_num_hashes(10.0);

@@ -15,19 +15,8 @@
 use std::collections::HashSet;
 
 use bloom_classic::BloomFilter;
-
-/// SplitMix64: a tiny seeded generator, so every run sees the same URLs.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+// The workspace's seeded generator, so every run sees the same URLs.
+use bloom_core::keys::RepeatStream;
 
 const HOSTS: [&str; 8] = [
     "news", "shop", "blog", "docs", "forum", "wiki", "static", "api",
@@ -75,16 +64,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A frontier of `distinct` new URLs interleaved with links to pages seen earlier: every
     // third URL is a repeat.
-    let mut rng = SplitMix64(2026);
-    let (mut next_new, mut total) = (0u64, 0u64);
+    let mut ids = RepeatStream::new(2026, 3);
+    let mut total = 0u64;
     let (mut new_urls, mut false_positives, mut false_negatives) = (0u64, 0u64, 0u64);
-    while next_new < distinct {
-        let id = if next_new > 0 && rng.next() % 3 == 0 {
-            rng.next() % next_new
-        } else {
-            next_new += 1;
-            next_new - 1
-        };
+    while ids.num_new() < distinct {
+        let id = ids.next_id();
         let u = url(id);
         total += 1;
         let filter_says_seen = filter.insert(u.as_str());

@@ -3,7 +3,8 @@
 //!
 //! Every key carries a distinct 64-bit identifier: identifier `i` of a run is
 //! `mix(i + seed)`, where `mix` is the SplitMix64 output function, a bijection on `u64`
-//! (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014).
+//! ([`bloom_core::keys`], the workspace's one key generator: these identifiers are its
+//! `distinct_keys`).
 //! Positives take `i` in `[0, count)` and negatives `i` in `[2^63, 2^63 + count)`, so no
 //! negative can equal a positive, whatever the sizes, and the measured false-positive rate
 //! counts only true false positives.
@@ -12,6 +13,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::str::FromStr;
 
+use bloom_core::keys::{SplitMix64, distinct_keys, mix};
 use serde::{Deserialize, Serialize};
 
 /// A type of key the sweep can use: what every candidate's insert and query take.
@@ -76,44 +78,9 @@ impl FromStr for KeyKind {
     }
 }
 
-/// The SplitMix64 output function: a bijection on `u64` with good avalanche.
-#[inline]
-pub fn mix(x: u64) -> u64 {
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// SplitMix64, a seeded stream of 64-bit values (cheap, and good enough to pick key shapes
-/// and memory-probe addresses).
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next value.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
-
-    /// A value in `[0, bound)` (multiply-shift; bias below `bound / 2^64`).
-    #[inline]
-    pub fn below(&mut self, bound: u64) -> u64 {
-        bloom_core::hash::reduce(self.next_u64(), bound)
-    }
-}
-
 /// The first index of the negative identifiers: half the identifier space, so positives
 /// (`[0, count)`) and negatives never meet.
 const NEGATIVE_BASE: u64 = 1 << 63;
-
-/// The identifier of key `index` in a run seeded with `seed`.
-#[inline]
-fn identifier(index: u64, seed: u64) -> u64 {
-    mix(index.wrapping_add(seed))
-}
 
 /// Which side of the split a key set is drawn from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,8 +104,7 @@ impl Side {
 /// of a smaller one (the first keys are the same), so one generated set serves every n of a
 /// sweep.
 pub fn identifiers(side: Side, count: usize, seed: u64) -> impl Iterator<Item = u64> {
-    let base = side.base();
-    (0..count as u64).map(move |i| identifier(base + i, seed))
+    distinct_keys(side.base().wrapping_add(seed), count as u64)
 }
 
 /// A 16-byte key: the identifier in hex.

@@ -20,7 +20,8 @@
 //!   and impl per filter in [`candidates`].
 //! * [`keys`]: seeded keys of three kinds, negatives disjoint from positives.
 //! * [`measure`] and [`sweep`]: measuring one candidate in one setting, and the whole grid.
-//! * [`probe`]: the memory probe. [`stats`]: the rate estimate and its interval.
+//! * [`probe`]: the memory probe (the workspace's one: the benchmarks use it too).
+//!   [`stats`]: the rate estimate and its interval.
 //! * [`alloc`]: the counting allocator behind the memory figures.
 //! * [`report`]: rows, header, the markdown, CSV, JSON and SVG outputs, and the report the
 //!   command prints ([`report::terminal`]).

@@ -168,9 +168,7 @@ fn every_variant_of_the_workspace_has_an_adapter() {
 #[test]
 fn the_split_block_adapter_hashes_u64_keys_as_parquet_int64() {
     use bloom_compare::candidates::SplitBlock;
-    let keys: Vec<u64> = (0..2_000u64)
-        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .collect();
+    let keys: Vec<u64> = bloom_core::keys::distinct_keys(0, 2_000).collect();
     let built = SplitBlock::build(keys.len() as u64, 0.01, &keys).unwrap();
     // Parquet's INT64 entry point finds every key the adapter inserted: the hasher column's
     // claim (XXH64 over the 8 little-endian bytes).

@@ -12,6 +12,8 @@
 //! * [`math`]: optimal sizes, false-positive rates (classic and blocked), cardinality.
 //! * [`format`](mod@format): the framing of every filter's bytes.
 //! * `par` (feature `rayon`): parallel scatter of positions into a word array.
+//! * [`keys`]: seeded keys (SplitMix64) for tests, benchmarks and examples; no filter uses
+//!   it.
 //!
 //! # Example
 //!
@@ -65,6 +67,7 @@ mod error;
 mod filter;
 pub mod format;
 pub mod hash;
+pub mod keys;
 pub mod math;
 #[cfg(feature = "rayon")]
 pub mod par;

@@ -20,24 +20,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use bloom_core::keys::SplitMix64;
 use bloom_counting::{BloomFilter, CountingBloomFilter};
 
-/// SplitMix64: a tiny seeded generator, so every run sees the same requests.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform number in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
+/// A uniform number in [0, 1) from the top 53 bits of the next value. (The generator is
+/// the workspace's own, so every run sees the same requests.)
+fn unit(rng: &mut SplitMix64) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// A least-recently-used cache of object ids (the objects themselves do not matter here).
@@ -133,7 +122,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for i in 1..=requests {
         // Cubing a uniform number skews requests towards small ids: popular objects.
-        let key = (rng.unit().powi(3) * universe) as u64;
+        let key = (unit(&mut rng).powi(3) * universe) as u64;
         if cache.request(key, &mut evicted) {
             hits += 1;
         } else {
@@ -154,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Useless requests a peer would send: summary says "possibly", cache says no.
             let (mut outside, mut passed, mut passed_no_delete) = (0u64, 0u64, 0u64);
             while outside < 200_000 {
-                let k = probe_rng.next() % (universe as u64);
+                let k = probe_rng.next_u64() % (universe as u64);
                 if cache.contains(k) {
                     continue;
                 }

@@ -19,20 +19,9 @@
 use std::collections::HashSet;
 
 use bloom_classic::BloomFilter;
+// The workspace's seeded generator, so every run sees the same stream.
+use bloom_core::keys::RepeatStream;
 use bloom_scalable::ScalableBloomFilter;
-
-/// SplitMix64: a tiny seeded generator, so every run sees the same stream.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// The event with identity `id`, as a pipeline would key it.
 fn event_key(id: u64) -> String {
@@ -53,18 +42,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut classic = BloomFilter::new(guess, fpr)?;
     let mut exact: HashSet<u64> = HashSet::new();
 
-    let mut rng = SplitMix64(4);
-    let (mut next_new, mut total) = (0u64, 0u64);
+    // A third of the events are repeats.
+    let mut ids = RepeatStream::new(4, 3);
+    let mut total = 0u64;
     let (mut dropped_new, mut classic_dropped_new, mut passed_repeats) = (0u64, 0u64, 0u64);
     let mut next_report = guess;
     println!("distinct events  layers  memory (KiB)  estimated FPR");
-    while next_new < distinct {
-        let id = if next_new > 0 && rng.next() % 3 == 0 {
-            rng.next() % next_new
-        } else {
-            next_new += 1;
-            next_new - 1
-        };
+    while ids.num_new() < distinct {
+        let id = ids.next_id();
         total += 1;
         let key = event_key(id);
         let is_repeat = !exact.insert(id);
@@ -76,9 +61,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             dropped_new += u64::from(scalable_says_repeat);
             classic_dropped_new += u64::from(classic_says_repeat);
         }
-        if next_new == next_report && !is_repeat {
+        if ids.num_new() == next_report && !is_repeat {
             println!(
-                "{next_new:>15}  {:>6}  {:>12.1}  {:>12.4}%",
+                "{next_report:>15}  {:>6}  {:>12.1}  {:>12.4}%",
                 scalable.num_layers(),
                 scalable.memory_usage() as f64 / 1024.0,
                 100.0 * scalable.estimated_fpr()
