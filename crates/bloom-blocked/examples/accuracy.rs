@@ -16,7 +16,7 @@ fn main() -> Result<(), bloom_blocked::Error> {
     let negatives: usize = args
         .next()
         .map_or(10_000_000, |a| a.parse().expect("negatives"));
-    let keys: Vec<u64> = SplitMix64(1).take(n).collect();
+    let keys: Vec<u64> = SplitMix64(1).take(n as usize).collect();
     // Distinct seeds: collisions between the sets have probability about 2^-64 per pair.
     let absent: Vec<u64> = SplitMix64(2).take(negatives).collect();
     let rate = |hits: usize| hits as f64 / negatives as f64;
