@@ -1,0 +1,132 @@
+//! `contains` and `contains_batch` of every variant at the sizes given (default 100,000 and
+//! 10,000,000 keys at p = 1%), in nanoseconds per key: the best of five passes over one
+//! million queries of present keys (drawn at random from the inserted ones) and of absent
+//! keys.
+//!
+//! Written for before/after comparisons of the query code: it uses only the filters'
+//! public constructors, `insert`, `contains` and `contains_batch`, so the same file builds
+//! against an older tree (copy it into a scratch crate whose dependencies point there; pass
+//! sizes with `as _` if the constructors' count type differs). Run the two builds in
+//! alternation, several times, and compare medians: on a shared 2-core machine one run of
+//! a 10-million-key single query moves by a factor of two from one process to the next
+//! (page placement and the host), so single runs prove nothing.
+//!
+//! ```text
+//! cargo run --release -p bloom-benches --bin variant_queries [N...] [--only VARIANT]
+//! ```
+//!
+//! Output: one CSV line per variant and size: `variant,n,present,absent,batch present,batch
+//! absent`.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloom_core::keys::SplitMix64;
+
+/// The best of five passes of `f` over `queries` keys, in ns per key.
+fn best_ns(queries: usize, mut f: impl FnMut() -> usize) -> f64 {
+    (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed().as_nanos() as f64 / queries as f64
+        })
+        .fold(f64::MAX, f64::min)
+}
+
+/// Builds a filter of `n` keys with `make`, fills it with `insert`, and prints its line.
+macro_rules! measure {
+    ($name:expr, $n:expr, $make:expr) => {{
+        let n: u64 = $n;
+        let keys: Vec<u64> = SplitMix64(1).take(n as usize).collect();
+        let queries = 1_000_000usize.min(n as usize * 4);
+        let mut pick = SplitMix64(2);
+        let present: Vec<u64> = (0..queries).map(|_| keys[pick.below(n) as usize]).collect();
+        // Another seed: a collision with the inserted keys has probability about 2^-64.
+        let absent: Vec<u64> = SplitMix64(3).take(queries).collect();
+        #[allow(unused_mut)]
+        let mut filter = $make;
+        for key in &keys {
+            let _ = filter.insert(key);
+        }
+        let f = &filter;
+        let single = |keys: &[u64]| keys.iter().filter(|k| black_box(f).contains(*k)).count();
+        let batch = |keys: &[u64]| f.contains_batch(keys).iter().filter(|&&b| b).count();
+        println!(
+            "{},{},{:.2},{:.2},{:.2},{:.2}",
+            $name,
+            n,
+            best_ns(queries, || single(&present)),
+            best_ns(queries, || single(&absent)),
+            best_ns(queries, || batch(&present)),
+            best_ns(queries, || batch(&absent)),
+        );
+    }};
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1).cloned());
+    let mut sizes: Vec<u64> = args
+        .iter()
+        .filter_map(|a| a.replace('_', "").parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![100_000, 10_000_000];
+    }
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    for n in sizes {
+        if wanted("classic") {
+            measure!(
+                "classic",
+                n,
+                bloom_classic::BloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("atomic-classic") {
+            measure!(
+                "atomic-classic",
+                n,
+                bloom_classic::AtomicBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("counting") {
+            measure!(
+                "counting",
+                n,
+                bloom_counting::CountingBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("scalable") {
+            measure!(
+                "scalable",
+                n,
+                bloom_scalable::ScalableBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("blocked") {
+            measure!(
+                "blocked",
+                n,
+                bloom_blocked::BlockedBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("atomic-blocked") {
+            measure!(
+                "atomic-blocked",
+                n,
+                bloom_blocked::AtomicBlockedBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+        if wanted("split-block") {
+            measure!(
+                "split-block",
+                n,
+                bloom_blocked::SplitBlockBloomFilter::new(n as _, 0.01).unwrap()
+            );
+        }
+    }
+}
