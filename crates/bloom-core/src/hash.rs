@@ -154,22 +154,6 @@ pub struct BufferedHasher<D: Digest> {
     stream: Option<Box<D::Stream>>,
 }
 
-/// The project's key hasher: [`BufferedHasher`] over seeded XXH3-128.
-///
-/// Most callers want [`hash_key`], which wraps this type.
-///
-/// # Examples
-///
-/// ```
-/// use std::hash::Hash;
-/// use bloom_core::hash::{KeyHasher, hash_key, DEFAULT_SEED};
-///
-/// let mut hasher = KeyHasher::new(DEFAULT_SEED);
-/// "hello".hash(&mut hasher);
-/// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
-/// ```
-pub type KeyHasher = BufferedHasher<Xxh3_128>;
-
 impl<D: Digest> Clone for BufferedHasher<D> {
     fn clone(&self) -> Self {
         BufferedHasher {
@@ -239,23 +223,6 @@ impl<D: Digest> BufferedHasher<D> {
     #[inline(always)]
     fn write_canonical(&mut self, value: u64) {
         self.write(&value.to_le_bytes());
-    }
-}
-
-impl KeyHasher {
-    /// The full 128-bit digest of everything written so far.
-    #[inline(always)]
-    pub fn finish128(&self) -> u128 {
-        self.digest()
-    }
-}
-
-/// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
-/// [`BuildKeyHasher::default`] does through `BuildHasher`).
-impl Default for KeyHasher {
-    #[inline]
-    fn default() -> Self {
-        KeyHasher::new(DEFAULT_SEED)
     }
 }
 
@@ -361,11 +328,130 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
         self.write(&(i as i64).to_le_bytes());
     }
 
-    /// The low 64 bits of the digest (for [`KeyHasher`], of
-    /// [`finish128`](KeyHasher::finish128)).
+    /// The low 64 bits of the digest.
     #[inline]
     fn finish(&self) -> u64 {
         D::low64(self.digest())
+    }
+}
+
+/// The project's key hasher: it buffers the bytes a key's [`Hash`] writes and digests them
+/// with one call of seeded XXH3-128, the digest [`hash_key`] returns.
+///
+/// Integers that fit in 64 bits are written in one canonical width, so `5u8`, `5i32` and
+/// `5u64` are one key (see the [module docs](self)). Keys longer than an internal buffer of
+/// 128 bytes are streamed; the digest is the same either way. Most callers want
+/// [`hash_key`]; this type is for APIs that take a [`Hasher`] (`Default` gives
+/// [`DEFAULT_SEED`]) and, through [`BuildKeyHasher`], a [`BuildHasher`].
+///
+/// # Examples
+///
+/// ```
+/// use std::hash::{Hash, Hasher};
+/// use bloom_core::hash::{KeyHasher, hash_key, DEFAULT_SEED};
+///
+/// let mut hasher = KeyHasher::new(DEFAULT_SEED);
+/// "hello".hash(&mut hasher);
+/// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
+/// assert_eq!(hasher.finish(), hash_key("hello", DEFAULT_SEED) as u64);
+/// ```
+#[derive(Clone, Debug)]
+pub struct KeyHasher(BufferedHasher<Xxh3_128>);
+
+impl KeyHasher {
+    /// An empty hasher with the given seed.
+    #[inline]
+    pub fn new(seed: u64) -> Self {
+        KeyHasher(BufferedHasher::new(seed))
+    }
+
+    /// The full 128-bit digest of everything written so far.
+    #[inline(always)]
+    pub fn finish128(&self) -> u128 {
+        self.0.digest()
+    }
+}
+
+/// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
+/// [`BuildKeyHasher::default`] does through `BuildHasher`).
+impl Default for KeyHasher {
+    #[inline]
+    fn default() -> Self {
+        KeyHasher::new(DEFAULT_SEED)
+    }
+}
+
+/// Every method forwards, so the integer writes keep their canonical width.
+impl Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.0.write_u8(i);
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.0.write_u16(i);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.0.write_u32(i);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.0.write_u128(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.0.write_usize(i);
+    }
+
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.0.write_i8(i);
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.0.write_i16(i);
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.0.write_i32(i);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.0.write_i64(i);
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.0.write_i128(i);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.0.write_isize(i);
+    }
+
+    /// The low 64 bits of [`finish128`](KeyHasher::finish128).
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.finish()
     }
 }
 
@@ -408,9 +494,9 @@ impl BuildHasher for BuildKeyHasher {
 /// ```
 #[inline]
 pub fn hash_key<T: Hash + ?Sized>(key: &T, seed: u64) -> u128 {
-    let mut hasher = KeyHasher::new(seed);
+    let mut hasher = BufferedHasher::<Xxh3_128>::new(seed);
     key.hash(&mut hasher);
-    hasher.finish128()
+    hasher.digest()
 }
 
 /// Hashes raw bytes with seeded XXH3-128 (no `Hash` framing: `hash_bytes(b"ab", s)` differs
@@ -1141,6 +1227,30 @@ mod tests {
     fn build_key_hasher_matches_hash_key() {
         let b = BuildKeyHasher::default();
         assert_eq!(b.hash_one("abc"), hash_key("abc", DEFAULT_SEED) as u64);
+    }
+
+    #[test]
+    fn key_hasher_writes_every_integer_as_hash_key_does() {
+        fn check<T: Hash>(key: T) {
+            let mut h = KeyHasher::new(3);
+            key.hash(&mut h);
+            assert_eq!(h.finish128(), hash_key(&key, 3));
+            assert_eq!(h.finish(), hash_key(&key, 3) as u64);
+        }
+        check(5u8);
+        check(5u16);
+        check(5u32);
+        check(5u64);
+        check(5u128);
+        check(5usize);
+        check(-5i8);
+        check(-5i16);
+        check(-5i32);
+        check(-5i64);
+        check(-5i128);
+        check(-5isize);
+        check((u128::MAX, "a long enough key to spill the buffer".repeat(8)));
+        assert_eq!(hash_key(&5u8, 3), hash_key(&5u64, 3));
     }
 
     #[test]
