@@ -67,6 +67,8 @@ mod error;
 mod filter;
 pub mod format;
 pub mod hash;
+#[doc(hidden)]
+pub mod internal;
 pub mod keys;
 pub mod math;
 #[cfg(feature = "rayon")]
