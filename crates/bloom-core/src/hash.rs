@@ -3,8 +3,9 @@
 //! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
 //! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes
 //! with a single seeded XXH3-128 call. The two 64-bit halves of that digest are all a filter
-//! needs: [`Probes`] derives the k bit positions from them by enhanced double hashing, after
-//! reducing each half to the filter's range with Lemire's multiply-shift ([`reduce`]).
+//! needs: the k bit positions derive from them by enhanced double hashing, each reduced to the
+//! filter's range with Lemire's multiply-shift (no `%`, no modulo bias, no 32-bit ceiling).
+//! `docs/design.md` describes the probe sequence; it is part of the binary format.
 //!
 //! # Integer keys: one canonical width
 //!
@@ -52,6 +53,7 @@ const INLINE_CAPACITY: usize = 128;
 
 /// A hash function that [`BufferedHasher`] finishes with: a one-shot form for the buffered
 /// bytes and an incremental form for longer input, which give the same digest.
+#[doc(hidden)]
 pub trait Digest {
     /// The digest.
     type Output: Copy;
@@ -75,6 +77,7 @@ pub trait Digest {
 
 /// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct Xxh3_128;
 
 impl Digest for Xxh3_128 {
@@ -107,6 +110,7 @@ impl Digest for Xxh3_128 {
 
 /// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct Xxh64;
 
 impl Digest for Xxh64 {
@@ -147,6 +151,7 @@ impl Digest for Xxh64 {
 /// one-shot forms agree. With [`Xxh3_128`], integers that fit in 64 bits are written in the
 /// canonical width (see the [module docs](self)); with [`Xxh64`], each at its own width,
 /// little-endian, `usize` and `isize` as 64 bits.
+#[doc(hidden)]
 pub struct BufferedHasher<D: Digest> {
     seed: u64,
     len: usize,
@@ -534,25 +539,28 @@ pub fn random_seed() -> u64 {
 /// # Examples
 ///
 /// ```
-/// use bloom_core::hash::reduce;
+/// use bloom_core::internal::reduce;
 ///
 /// assert_eq!(reduce(0, 1000), 0);
 /// assert_eq!(reduce(u64::MAX, 1000), 999);
 /// assert_eq!(reduce(1 << 63, 1 << 40), 1 << 39);
 /// ```
 #[inline(always)]
+#[doc(hidden)]
 pub const fn reduce(x: u64, n: u64) -> u64 {
     ((x as u128 * n as u128) >> 64) as u64
 }
 
 /// The low half of a digest: the first of the two hash values positions derive from.
 #[inline(always)]
+#[doc(hidden)]
 pub const fn low_half(hash: u128) -> u64 {
     hash as u64
 }
 
 /// The high half of a digest: the second of the two hash values positions derive from.
 #[inline(always)]
+#[doc(hidden)]
 pub const fn high_half(hash: u128) -> u64 {
     (hash >> 64) as u64
 }
@@ -563,7 +571,7 @@ const PROBE_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Positions per group that the two probes of a pair share: 512 bits, one 64-byte cache line
 /// of a classic filter's bit array.
-pub const PAIR_GROUP: u64 = 512;
+pub(crate) const PAIR_GROUP: u64 = 512;
 
 /// The k probe positions of one key in `[0, m)`: pairs of probes that share a 512-position
 /// group, the pairs spread by enhanced double hashing in the 64-bit domain.
@@ -605,7 +613,8 @@ pub const PAIR_GROUP: u64 = 512;
 /// # Examples
 ///
 /// ```
-/// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+/// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+/// use bloom_core::internal::Probes;
 ///
 /// let positions: Vec<u64> = Probes::new(hash_key("key", DEFAULT_SEED), 7, 100_000).collect();
 /// assert_eq!(positions.len(), 7);
@@ -614,6 +623,7 @@ pub const PAIR_GROUP: u64 = 512;
 /// assert_eq!(positions[0] / 512, positions[1] / 512);
 /// ```
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct Probes {
     steps: Steps,
     remaining: u32,
@@ -673,7 +683,8 @@ impl Probes {
     /// # Examples
     ///
     /// ```
-    /// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+    /// use bloom_core::internal::Probes;
     ///
     /// let probes = Probes::new(hash_key("key", DEFAULT_SEED), 7, 100_000);
     /// let mut seen = Vec::new();
@@ -722,19 +733,9 @@ impl Probes {
 /// share one `Steps` between them: step j is computed once and each array reduces it to its
 /// own range, and the arrays can be tested pair by pair in lockstep. For every `m` and `k`,
 /// `Probes::new(hash, k, m).pairs()` yields `pair_at(x_j, m)` for j below `ceil(k / 2)`
-/// (the last one `(p, p)` when k is odd).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::hash::{hash_key, pair_at, Probes, Steps, DEFAULT_SEED};
-///
-/// let h = hash_key("key", DEFAULT_SEED);
-/// let from_steps: Vec<(u64, u64)> = Steps::new(h).take(3).map(|x| pair_at(x, 1000)).collect();
-/// let from_probes: Vec<(u64, u64)> = Probes::new(h, 6, 1000).pairs().collect();
-/// assert_eq!(from_steps, from_probes);
-/// ```
+/// (the last one `(p, p)` when k is odd); the tests check it for random hashes, m and k.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Steps {
     x: u64,
     y: u64,
@@ -789,20 +790,10 @@ impl Iterator for Steps {
 ///
 /// Both positions are below `m` for every `x` and every `m >= 1`: `p` by [`reduce`], and
 /// `q` because its offset in the group is below `min(512, m - group start)`. Bit arrays rely
-/// on this to test a pair without bounds checks (`BitStore::pair_set`).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::hash::pair_at;
-///
-/// let (p, q) = pair_at(u64::MAX, 1000);
-/// assert_eq!(p, 999);
-/// assert_eq!(p / 512, q / 512);
-/// assert!(q < 1000);
-/// ```
+/// on this to test a pair without bounds checks (`BitStore::pair_set`); a property test
+/// checks it over the whole range of `x` and `m`.
 #[inline(always)]
-pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
+pub(crate) const fn pair_at(x: u64, m: u64) -> (u64, u64) {
     let p = reduce(x, m);
     let group = p - p % PAIR_GROUP;
     let span = if m - group < PAIR_GROUP {
@@ -816,6 +807,7 @@ pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
 
 /// The positions of a [`Probes`] two at a time; see [`Probes::pairs`].
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct Pairs {
     probes: Probes,
 }

@@ -9,11 +9,11 @@
 //! documents.
 
 // The batch engine, parallel bulk insertion and serde support: whole modules of internals.
-pub use crate::batch;
+pub mod batch;
 #[cfg(feature = "rayon")]
-pub use crate::par;
+pub mod par;
 #[cfg(feature = "serde")]
-pub use crate::serde_bytes;
+pub mod serde_bytes;
 
 // Hashing: the probe sequence and the hash functions behind it.
 pub use crate::hash::{

@@ -8,10 +8,8 @@
 //! * [`hash`]: one seeded XXH3-128 call per key, probe positions by enhanced double hashing
 //!   and multiply-shift range reduction, identical on every platform.
 //! * [`bits`]: the one word storage, a bit array over it and its lock-free atomic twin.
-//! * [`batch`]: the one batch-query engine every filter's `contains_batch` runs through.
 //! * [`math`]: optimal sizes, false-positive rates (classic and blocked), cardinality.
 //! * [`format`](mod@format): the framing of every filter's bytes.
-//! * `par` (feature `rayon`): parallel scatter of positions into a word array.
 //! * [`keys`]: seeded keys (SplitMix64) for tests, benchmarks and examples; no filter uses
 //!   it.
 //!
@@ -61,7 +59,6 @@
 //! * `serde` (off by default): the `serde_bytes` module, the (de)serialisation every filter's
 //!   `serde` feature shares: a filter is the bytes of its `to_bytes`.
 
-pub mod batch;
 pub mod bits;
 mod error;
 mod filter;
@@ -71,10 +68,6 @@ pub mod hash;
 pub mod internal;
 pub mod keys;
 pub mod math;
-#[cfg(feature = "rayon")]
-pub mod par;
-#[cfg(feature = "serde")]
-pub mod serde_bytes;
 
 pub use error::Error;
 pub use filter::Filter;
