@@ -12,8 +12,9 @@ use std::hint::black_box;
 
 use bloom_benches::u64_keys;
 use bloom_classic::BloomFilter;
-use bloom_core::bits::{BitStore, test_bit};
-use bloom_core::hash::{Probes, hash_bytes, hash_key, reduce};
+use bloom_core::bits::BitStore;
+use bloom_core::hash::{hash_bytes, hash_key};
+use bloom_core::internal::{Probes, reduce, test_bit};
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 const QUERIES: usize = 100_000;

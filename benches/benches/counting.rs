@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use bloom_benches::{in_turn, median, u64_keys};
 use bloom_classic::BloomFilter;
-use bloom_core::hash::Probes;
+use bloom_core::internal::Probes;
 use bloom_counting::CountingBloomFilter;
 use criterion::{BenchmarkId, Criterion, Throughput};
 use fastbloom_rs::{Deletable, FilterBuilder, Membership};

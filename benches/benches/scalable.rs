@@ -24,8 +24,7 @@ use std::time::Duration;
 
 use bloom_benches::{thread_cpu_ns, u64_keys};
 use bloom_classic::BloomFilter;
-use bloom_core::bits::test_bit;
-use bloom_core::hash::Probes;
+use bloom_core::internal::{Probes, test_bit};
 use bloom_scalable::ScalableBloomFilter;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};

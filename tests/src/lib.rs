@@ -444,7 +444,7 @@ pub fn check_integer_widths<F: Subject>() {
 pub fn check_batch_past_the_cache<F: Subject>() {
     let mut f = F::build(5_000_000, 0.01).unwrap();
     assert!(
-        f.memory_usage() > bloom_core::batch::CACHED_MAX_BYTES,
+        f.memory_usage() > bloom_core::internal::batch::CACHED_MAX_BYTES,
         "{} bytes",
         f.memory_usage()
     );

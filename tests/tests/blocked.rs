@@ -4,7 +4,8 @@
 use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
-use bloom_core::hash::{hash_key, low_half, reduce};
+use bloom_core::hash::hash_key;
+use bloom_core::internal::{low_half, reduce};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;
 

@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use bloom_classic::BloomFilter;
-use bloom_core::hash::{Probes, hash_key};
+use bloom_core::hash::hash_key;
+use bloom_core::internal::Probes;
 use bloom_core::{Error, Filter};
 use bloom_counting::{CountingBloomFilter, Removed};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
@@ -300,7 +301,7 @@ fn remove_then_reinsert_matches_a_fresh_filter() {
 fn large_filter_removes_exactly() {
     let keys: Vec<u64> = SplitMix64(6).take(40_000).collect();
     let mut f = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
-    assert!(f.memory_usage() > bloom_core::bits::BRANCH_FREE_MAX_BYTES);
+    assert!(f.memory_usage() > bloom_core::internal::BRANCH_FREE_MAX_BYTES);
     for k in &keys {
         f.insert(k);
     }

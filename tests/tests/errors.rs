@@ -3,7 +3,7 @@
 
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::format::{FRAMING_LEN, SIZE_AND_HASHES_LEN};
+use bloom_core::internal::{FRAMING_LEN, SIZE_AND_HASHES_LEN};
 use bloom_core::{Error, Filter};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;

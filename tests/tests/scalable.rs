@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use bloom_core::{Error, format};
+use bloom_core::{Error, format, internal};
 use bloom_scalable::ScalableBloomFilter;
 use bloom_tests::{check_mutations, check_truncations, distinct_keys, filter_suite};
 use proptest::prelude::*;
@@ -396,7 +396,7 @@ fn layer_header_mutations_are_caught() {
     let keys: Vec<u64> = distinct_keys(5, 400).collect();
     let f = grown(20, 0.05, 2, 0.7, &keys);
     let bytes = f.to_bytes();
-    let payload_start = format::HEADER_LEN + 45 + 8;
+    let payload_start = internal::HEADER_LEN + 45 + 8;
     let checked_len = bytes.len() - 8;
     let mut headers = Vec::new();
     let mut at = payload_start;

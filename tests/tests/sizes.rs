@@ -10,7 +10,8 @@ use bloom_blocked::{
     ParquetHeader, SplitBlockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::bits::{AtomicBitStore, BitStore, Words};
+use bloom_core::bits::{BitStore, Words};
+use bloom_core::internal::{self, AtomicBitStore};
 use bloom_core::{Error, Filter, math};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::{Builder, Layer, MAX_LAYERS, ScalableBloomFilter};
@@ -108,7 +109,7 @@ fn scalable_filter() {
 fn core() {
     let _: fn(u64, f64) -> Result<u64, Error> = math::optimal_num_bits;
     let _: fn(u64, u64) -> Result<u32, Error> = math::optimal_num_hashes;
-    let _: fn(f64) -> u64 = math::round_count;
+    let _: fn(f64) -> u64 = internal::round_count;
     let _: fn(u64) -> Result<BitStore, Error> = BitStore::new;
     let _: fn(&BitStore) -> u64 = BitStore::len;
     let _: fn(&BitStore) -> u64 = BitStore::count_ones;

@@ -37,7 +37,8 @@ use bloom_benches::{
 };
 use bloom_blocked::BlockedBloomFilter;
 use bloom_compare::probe::MemoryProbe;
-use bloom_core::hash::{DEFAULT_SEED, hash_key, reduce};
+use bloom_core::hash::{DEFAULT_SEED, hash_key};
+use bloom_core::internal::reduce;
 
 /// Times each chunk is timed, per candidate.
 const ROUNDS: usize = 5;

@@ -20,7 +20,8 @@
 
 use bloom_benches::{chunked_ratios, cpu_ns_per_key, peer_hasher, sizes_from_args, u64_keys};
 use bloom_classic::BloomFilter;
-use bloom_core::hash::{BuildKeyHasher, Probes};
+use bloom_core::hash::BuildKeyHasher;
+use bloom_core::internal::Probes;
 
 /// Times each chunk is timed, per candidate.
 const ROUNDS: usize = 7;

@@ -23,8 +23,8 @@
 use std::hint::black_box;
 
 use bloom_benches::{chunked_ratios, thread_cpu_ns, u64_keys};
-use bloom_core::bits::{BitStore, test_bit};
-use bloom_core::hash::{Probes, Steps};
+use bloom_core::bits::BitStore;
+use bloom_core::internal::{Probes, Steps, test_bit};
 use bloom_scalable::ScalableBloomFilter;
 use growable_bloom_filter::GrowableBloom;
 

@@ -4,9 +4,9 @@ use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
 use bloom_core::Error;
-use bloom_core::batch::{self, Lines, OneLine};
-use bloom_core::bits::prefetch;
-use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
+use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::batch::{self, Lines, OneLine};
+use bloom_core::internal::{high_half, low_half, prefetch};
 
 use crate::BlockedBloomFilter;
 use crate::blocked::{BATCH, estimated_fpr, estimated_len};
@@ -234,7 +234,7 @@ impl AtomicBlockedBloomFilter {
     /// The number of distinct keys inserted, estimated from the fill of each block; see
     /// [`BlockedBloomFilter::estimated_len`].
     pub fn estimated_len(&self) -> u64 {
-        bloom_core::math::round_count(estimated_len(self.fills(), self.params.num_hashes))
+        bloom_core::internal::round_count(estimated_len(self.fills(), self.params.num_hashes))
     }
 
     /// The false-positive rate at the current fill.
@@ -312,7 +312,7 @@ impl AtomicBlockedBloomFilter {
     /// A plain copy of the blocks, read with `Relaxed` loads.
     fn snapshot(&self) -> Blocks<Block> {
         let mut copy = Blocks::<Block>::zeroed(self.blocks.len())
-            .unwrap_or_else(|_| bloom_core::bits::out_of_memory(self.blocks.heap_bytes()));
+            .unwrap_or_else(|_| bloom_core::internal::out_of_memory(self.blocks.heap_bytes()));
         for (dst, src) in copy.as_mut_slice().iter_mut().zip(self.blocks.as_slice()) {
             for (d, s) in dst.0.iter_mut().zip(&src.0) {
                 *d = s.load(Ordering::Relaxed);
@@ -372,10 +372,10 @@ impl<T: Hash> FromIterator<T> for AtomicBlockedBloomFilter {
     }
 }
 
-bloom_core::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(AtomicBlockedBloomFilter);
+bloom_core::internal::serde_via_bytes!(AtomicBlockedBloomFilter);
 
 #[cfg(feature = "rayon")]
 impl AtomicBlockedBloomFilter {

@@ -2,9 +2,9 @@
 
 use std::hash::Hash;
 
-use bloom_core::batch::{self, Lines, OneLine};
-use bloom_core::bits::prefetch;
-use bloom_core::hash::{hash_key, high_half, low_half, random_seed};
+use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::batch::{self, Lines, OneLine};
+use bloom_core::internal::{self, high_half, low_half, prefetch};
 use bloom_core::{Error, math};
 
 use crate::AtomicBlockedBloomFilter;
@@ -317,7 +317,7 @@ impl BlockedBloomFilter {
     /// `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
     ///
-    /// The workspace's batch engine ([`bloom_core::batch`]) runs it: a filter in a cache
+    /// The workspace's batch engine (in `bloom-core`) runs it: a filter in a cache
     /// share is queried key by key; a larger one in bursts of 128 keys (hash all and
     /// prefetch their blocks, then test all), so the cache misses overlap with each other and
     /// with the work of hashing and testing.
@@ -356,7 +356,7 @@ impl BlockedBloomFilter {
 
     /// The number of distinct keys inserted, estimated from the fill of each block: a block
     /// with X of its B bits set holds about `ln(1 - X/B) / ln(1 - k/B)` keys (each key sets k
-    /// distinct bits), summed and rounded ([`round_count`](math::round_count)). `u64::MAX` when
+    /// distinct bits), summed and rounded to the nearest integer. `u64::MAX` when
     /// a block is full (the count can then not be known).
     ///
     /// # Examples
@@ -370,7 +370,7 @@ impl BlockedBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn estimated_len(&self) -> u64 {
-        math::round_count(estimated_len(
+        internal::round_count(estimated_len(
             block_fills(self.blocks.words()),
             self.params.num_hashes,
         ))
@@ -516,12 +516,12 @@ pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks
     fills.map(|x| table[x as usize]).sum::<f64>() / num_blocks as f64
 }
 
-bloom_core::collect_via_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
+bloom_core::internal::collect_via_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 
-bloom_core::filter_via_inherent!(BlockedBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(BlockedBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(BlockedBloomFilter);
+bloom_core::internal::serde_via_bytes!(BlockedBloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {
@@ -533,7 +533,7 @@ mod parallel {
         ///
         /// Keys are hashed in parallel and sorted by the region of blocks they fall in; each
         /// region is then written by one thread
-        /// ([`par_scatter_into`](bloom_core::par::par_scatter_into)): no atomics, and each
+        /// (the parallel scatter of `bloom-core`): no atomics, and each
         /// thread's random writes stay inside a region a fraction of the filter's size.
         ///
         /// # Examples
@@ -549,13 +549,13 @@ mod parallel {
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            bloom_core::par::par_scatter_into(
+            bloom_core::internal::par::par_scatter_into(
                 self.blocks.as_mut_slice(),
                 keys,
                 |key| {
                     let hash = hash_key(key, params.seed);
                     [(
-                        bloom_core::hash::reduce(low_half(hash), params.num_blocks) as usize,
+                        bloom_core::internal::reduce(low_half(hash), params.num_blocks) as usize,
                         high_half(hash),
                     )]
                 },
@@ -567,7 +567,7 @@ mod parallel {
         }
     }
 
-    bloom_core::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
+    bloom_core::internal::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
 /// The blocked filter in the batch engine, around a block test `quick` chosen once per
@@ -663,7 +663,7 @@ mod tests {
     fn batch_matches_single_beyond_the_cache_share() {
         // Larger than the engine's CACHED_MAX_BYTES: the batch goes through bursts.
         let mut f = BlockedBloomFilter::with_params(48 << 20, 7).unwrap();
-        assert!(f.blocks.heap_bytes() > bloom_core::batch::CACHED_MAX_BYTES);
+        assert!(f.blocks.heap_bytes() > bloom_core::internal::batch::CACHED_MAX_BYTES);
         f.insert_all(0..400_000u64);
         let keys: Vec<u64> = (399_000..401_000).collect();
         let single: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();

@@ -2,7 +2,7 @@
 //! parameters' bytes.
 
 use bloom_core::format::Variant;
-use bloom_core::{Error, format, math};
+use bloom_core::{Error, internal, math};
 
 use crate::probe::BLOCK_BITS;
 
@@ -100,13 +100,13 @@ impl Params {
 
     /// `num_bits` rounded up to whole blocks.
     pub(crate) fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Params, Error> {
-        math::check_num_bits(num_bits)?;
+        internal::check_num_bits(num_bits)?;
         Params::with_blocks(num_bits.div_ceil(BLOCK_BITS), num_hashes)
     }
 
     fn with_blocks(num_blocks: u64, num_hashes: u32) -> Result<Params, Error> {
-        math::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
-        math::check_num_hashes(num_hashes)?;
+        internal::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
+        internal::check_num_hashes(num_hashes)?;
         Ok(Params {
             num_blocks,
             num_hashes,
@@ -129,7 +129,7 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        format::encode_size_and_hashes(
+        internal::encode_size_and_hashes(
             Variant::Blocked,
             self.seed,
             self.num_bits(),
@@ -142,7 +142,7 @@ impl Params {
     /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
     /// words, little-endian), whose length is checked against the parameters.
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode_size_and_hashes(bytes, Variant::Blocked, |num_bits| {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, |num_bits| {
             if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
                 Err(Error::corrupt(format!(
                     "num_bits {num_bits} is not a whole number of 512-bit blocks in range"

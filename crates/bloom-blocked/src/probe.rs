@@ -5,7 +5,7 @@
 //! # The 512-bit block
 //!
 //! A key's 128-bit hash has two 64-bit halves. The low half picks the block by
-//! multiply-shift ([`reduce`](bloom_core::hash::reduce)), so any block count works. The high
+//! multiply-shift ([`reduce`](bloom_core::internal::reduce)), so any block count works. The high
 //! half is read as seven 9-bit **fields**, bits `9j .. 9j + 9` for `j = 0..7` (bit 63 is not
 //! used), each a position in the block; after the seven fields of a word,
 //! [`next_word`] (SplitMix64's finaliser) gives seven more. The key's bits are the **first k

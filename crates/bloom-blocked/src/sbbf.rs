@@ -2,9 +2,9 @@
 
 use std::hash::{Hash, Hasher};
 
-use bloom_core::batch::{Lines, OneLine};
-use bloom_core::format::{ByteReader, HashScheme, Variant};
-use bloom_core::hash::{BufferedHasher, Xxh64};
+use bloom_core::format::{HashScheme, Variant};
+use bloom_core::internal::batch::{Lines, OneLine};
+use bloom_core::internal::{self, BufferedHasher, ByteReader, Xxh64};
 use bloom_core::{Error, format};
 use xxhash_rust::xxh64::xxh64;
 
@@ -115,8 +115,8 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        bloom_core::math::check_count("ndv", ndv)?;
-        bloom_core::math::check_rate("fpp", fpp)?;
+        bloom_core::internal::check_count("ndv", ndv)?;
+        bloom_core::internal::check_rate("fpp", fpp)?;
         let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
         let num_bytes = num_bits / 8.0;
         // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).
@@ -292,7 +292,7 @@ impl SplitBlockBloomFilter {
     }
 
     /// Answers [`contains`](SplitBlockBloomFilter::contains) for every key, in order, through
-    /// the workspace's batch engine ([`bloom_core::batch`]): the blocks of a burst of keys
+    /// the workspace's batch engine (in `bloom-core`): the blocks of a burst of keys
     /// are prefetched before any is tested, on filters larger than the cache.
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
         let mut out = Vec::with_capacity(keys.len());
@@ -303,7 +303,7 @@ impl SplitBlockBloomFilter {
     /// [`contains_batch`](SplitBlockBloomFilter::contains_batch) into a caller's buffer
     /// (cleared first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        bloom_core::batch::contains_batch_into(&Lines(self), keys, out);
+        bloom_core::internal::batch::contains_batch_into(&Lines(self), keys, out);
     }
 
     fn words(&self) -> impl Iterator<Item = u32> + '_ {
@@ -339,7 +339,7 @@ impl SplitBlockBloomFilter {
     /// The number of distinct values inserted, estimated from the fill: each value sets one
     /// bit in each word of its block, so a word with X of 32 bits set has seen about
     /// `ln(1 - X/32) / ln(1 - 1/32)` values; the estimate averages the eight words of each
-    /// block and sums over blocks, rounded ([`round_count`](bloom_core::math::round_count)).
+    /// block and sums over blocks, rounded to the nearest integer.
     /// `u64::MAX` when a word is full (the count can then not be known).
     pub fn estimated_len(&self) -> u64 {
         let per_value = (-1.0f64 / 32.0).ln_1p();
@@ -353,7 +353,7 @@ impl SplitBlockBloomFilter {
                 }
             })
             .sum::<f64>();
-        bloom_core::math::round_count(estimate)
+        bloom_core::internal::round_count(estimate)
     }
 
     /// Bytes held by the filter.
@@ -486,7 +486,7 @@ impl SplitBlockBloomFilter {
     /// The filter in the workspace's binary format (`docs/format.md`): the header (hash
     /// scheme Parquet's, seed 0), `num_bytes`, the Parquet bitset, and a checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        format::encode(
+        internal::encode(
             Variant::SplitBlock,
             HashScheme::ParquetXxh64,
             0,
@@ -533,10 +533,10 @@ impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
     }
 }
 
-bloom_core::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
+bloom_core::internal::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(SplitBlockBloomFilter);
+bloom_core::internal::serde_via_bytes!(SplitBlockBloomFilter);
 
 /// The split-block filter in the batch engine: one block per key.
 impl OneLine for SplitBlockBloomFilter {
@@ -554,7 +554,7 @@ impl OneLine for SplitBlockBloomFilter {
 
     #[inline(always)]
     fn prefetch_line(&self, hash: u64) {
-        bloom_core::bits::prefetch(self.blocks.at(Self::block_key(hash)));
+        bloom_core::internal::prefetch(self.blocks.at(Self::block_key(hash)));
     }
 
     #[inline(always)]

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
 use bloom_core::bits::Words;
-use bloom_core::hash::reduce;
+use bloom_core::internal::reduce;
 
 /// A block type the array can hold.
 ///

@@ -3,13 +3,13 @@
 use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
-use bloom_core::bits::AtomicBitStore;
-use bloom_core::hash::{Probes, hash_key, random_seed};
+use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::{self, AtomicBitStore, Probes};
 use bloom_core::{Error, math};
 
 use crate::BloomFilter;
 use crate::params::Params;
-use bloom_core::batch::Probed;
+use bloom_core::internal::batch::Probed;
 
 /// A classic Bloom filter whose every method takes `&self`: it can be shared between threads
 /// (it is `Send + Sync`) and inserted into concurrently without a lock.
@@ -174,7 +174,7 @@ impl AtomicBloomFilter {
             self.params.num_hashes,
             self.params.num_bits,
         );
-        bloom_core::batch::contains_batch_into(&query, keys, out);
+        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 
     /// The number of bits set (a snapshot).
@@ -190,7 +190,7 @@ impl AtomicBloomFilter {
     /// The number of distinct keys inserted, estimated from the fill; see
     /// [`BloomFilter::estimated_len`].
     pub fn estimated_len(&self) -> u64 {
-        math::round_count(math::estimate_cardinality(
+        internal::round_count(math::estimate_cardinality(
             self.num_bits(),
             self.num_hashes(),
             self.count_ones(),
@@ -288,10 +288,10 @@ impl<T: Hash> FromIterator<T> for AtomicBloomFilter {
     }
 }
 
-bloom_core::filter_via_inherent!(AtomicBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(AtomicBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(AtomicBloomFilter);
+bloom_core::internal::serde_via_bytes!(AtomicBloomFilter);
 
 #[cfg(feature = "rayon")]
 impl AtomicBloomFilter {

@@ -2,9 +2,10 @@
 
 use std::hash::Hash;
 
-use bloom_core::batch::Probed;
 use bloom_core::bits::BitStore;
-use bloom_core::hash::{Probes, hash_key, random_seed};
+use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::batch::Probed;
+use bloom_core::internal::{self, Probes};
 use bloom_core::{Error, math};
 
 use crate::AtomicBloomFilter;
@@ -243,7 +244,7 @@ impl BloomFilter {
     }
 
     /// Answers [`contains`](BloomFilter::contains) for every key, in order, faster than a
-    /// loop on large filters, through the workspace's batch engine ([`bloom_core::batch`]):
+    /// loop on large filters, through the workspace's batch engine (in `bloom-core`):
     /// keys are hashed in bursts and their probes' cache lines prefetched before any is
     /// tested, so the cache misses overlap. Each key's leading probes are fetched first and
     /// the rest only if those are set (an absent key usually fails early); when most keys of
@@ -268,10 +269,10 @@ impl BloomFilter {
     /// [`contains_batch`](BloomFilter::contains_batch) writing into a caller's buffer: `out`
     /// is cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        bloom_core::batch::contains_batch_into(&self.batch_query(), keys, out);
+        bloom_core::internal::batch::contains_batch_into(&self.batch_query(), keys, out);
     }
 
-    /// This filter's query for the batch engine ([`bloom_core::batch`]).
+    /// This filter's query for the batch engine (in `bloom-core`).
     #[inline(always)]
     fn batch_query(&self) -> Probed<'_, BitStore> {
         Probed::new(
@@ -293,7 +294,7 @@ impl BloomFilter {
     }
 
     /// The number of distinct keys inserted, estimated from the fill:
-    /// `-(m/k) ln(1 - X/m)` with X bits set, rounded ([`round_count`](math::round_count)).
+    /// `-(m/k) ln(1 - X/m)` with X bits set, rounded to the nearest integer.
     /// `u64::MAX` when every bit is set (the count can then not be known).
     ///
     /// # Examples
@@ -307,7 +308,7 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn estimated_len(&self) -> u64 {
-        math::round_count(math::estimate_cardinality(
+        internal::round_count(math::estimate_cardinality(
             self.num_bits(),
             self.num_hashes(),
             self.count_ones(),
@@ -419,12 +420,12 @@ impl BloomFilter {
     }
 }
 
-bloom_core::collect_via_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
+bloom_core::internal::collect_via_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
 
-bloom_core::filter_via_inherent!(BloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(BloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(BloomFilter);
+bloom_core::internal::serde_via_bytes!(BloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {
@@ -436,7 +437,7 @@ mod parallel {
         ///
         /// Keys are hashed in parallel and their positions sorted into regions of the bit
         /// array, each region then written by one thread
-        /// ([`par_scatter`](bloom_core::par::par_scatter)): no atomics, no per-thread copy of
+        /// (the parallel scatter of `bloom-core`): no atomics, no per-thread copy of
         /// the filter.
         ///
         /// # Examples
@@ -452,7 +453,7 @@ mod parallel {
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            bloom_core::par::par_scatter(
+            bloom_core::internal::par::par_scatter(
                 self.bits.as_words_mut(),
                 6,
                 keys,
@@ -468,7 +469,7 @@ mod parallel {
         }
     }
 
-    bloom_core::par_collect_via_par_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
+    bloom_core::internal::par_collect_via_par_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
 }
 
 #[cfg(test)]

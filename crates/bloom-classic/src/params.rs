@@ -1,7 +1,7 @@
 //! Size, probe count and seed: what the plain and the atomic filter share.
 
 use bloom_core::format::Variant;
-use bloom_core::{Error, format, math};
+use bloom_core::{Error, internal, math};
 
 /// The validated parameters of a classic filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,8 +19,8 @@ impl Params {
     }
 
     pub(crate) fn with_bits(num_bits: u64, num_hashes: u32) -> Result<Params, Error> {
-        math::check_num_bits(num_bits)?;
-        math::check_num_hashes(num_hashes)?;
+        internal::check_num_bits(num_bits)?;
+        internal::check_num_hashes(num_hashes)?;
         Ok(Params {
             num_bits,
             num_hashes,
@@ -39,7 +39,7 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        format::encode_size_and_hashes(
+        internal::encode_size_and_hashes(
             Variant::Classic,
             self.seed,
             self.num_bits,
@@ -51,7 +51,7 @@ impl Params {
 
     /// Decodes and validates the frame; returns the parameters and the payload (the words).
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode_size_and_hashes(bytes, Variant::Classic, |num_bits| {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, |num_bits| {
             if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
                 Ok(())
             } else {

@@ -5,8 +5,8 @@
 //! patterns ([`MemoryProbe`]'s `read_*` methods) beside a filter's queries on the same keys.
 //!
 //! The buffer is allocated as a filter's storage is: zeroed lazily, advised to use
-//! transparent huge pages ([`bloom_core::bits::advise_huge_pages`]), then written, so the
-//! probe and the filter see the same kind of pages. It is a whole number of 64-byte lines
+//! transparent huge pages (by the same call as `bloom-core`'s word storage), then written, so
+//! the probe and the filter see the same kind of pages. It is a whole number of 64-byte lines
 //! (at least two), aligned to 64 bytes. The first word of each line holds the index of the
 //! next line of one random cycle through the whole buffer (Sattolo's algorithm, which draws
 //! a uniformly random cyclic permutation: S. Sattolo, "An algorithm for random cyclic
@@ -20,8 +20,8 @@
 //!   loop of independent queries lets the CPU overlap some of their reads, so a filter's
 //!   single-query time can come out below it (a multiple under 1).
 //! * **one key at a time** ([`MemoryProbe::read_each`]): each key names a line by
-//!   multiply-shift ([`bloom_core::hash::reduce`]), as a filter's hash names a block, and the
-//!   lines are read one key after another, independent reads the CPU may overlap.
+//!   multiply-shift, as a filter's hash names a block, and the lines are read one key after
+//!   another, independent reads the CPU may overlap.
 //! * **in bursts** ([`MemoryProbe::read_bursts`], [`MemoryProbe::read_batched`] for bursts of
 //!   [`BATCH`]): every line of a burst is prefetched, then every one is read. The reads
 //!   overlap as much as the memory system allows: the floor for a batch query that touches
@@ -36,8 +36,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bloom_core::bits::{advise_huge_pages, prefetch};
-use bloom_core::hash::reduce;
+use bloom_core::internal::{advise_huge_pages, prefetch, reduce};
 use bloom_core::keys::SplitMix64;
 use serde::{Deserialize, Serialize};
 

@@ -9,7 +9,8 @@ use bloom_compare::keys::{Key, KeyKind};
 use bloom_compare::measure::Entry;
 use bloom_compare::report::{CandidateInfo, Header, Report};
 use bloom_compare::sweep::{Negatives, Sweep};
-use bloom_core::hash::{hash_key, low_half};
+use bloom_core::hash::hash_key;
+use bloom_core::internal::low_half;
 
 #[global_allocator]
 static ALLOCATOR: bloom_compare::alloc::CountingAllocator = bloom_compare::alloc::CountingAllocator;

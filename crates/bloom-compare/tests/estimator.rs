@@ -9,7 +9,8 @@ use bloom_compare::keys::{Key, KeyKind, KeySet};
 use bloom_compare::measure::{Context, Entry, ProbeCache, Setting, measure};
 use bloom_compare::report::Row;
 use bloom_compare::stats::FprEstimate;
-use bloom_core::hash::{hash_key, low_half};
+use bloom_core::hash::hash_key;
+use bloom_core::internal::low_half;
 
 #[global_allocator]
 static ALLOCATOR: bloom_compare::alloc::CountingAllocator = bloom_compare::alloc::CountingAllocator;

@@ -1,19 +1,21 @@
-//! Bit storage: a plain bit array backed by `bitvec`, and its lock-free atomic twin.
+//! Bit storage: the one word storage of every filter ([`Words`]) and the bit array over it
+//! ([`BitStore`], the bits of a `BloomFilter`).
 //!
-//! [`BitStore`] keeps the bits in a `BitVec<u64, Lsb0>`: bit `i` lives in word `i / 64` at
-//! position `i % 64` counted from the least significant bit. That layout is also the on-disk
-//! layout (words written little-endian), so the raw words can be serialised as they are. The
-//! per-bit `bitvec` API is used wherever speed does not matter; the probe loops of the
-//! filters work on the raw `u64` words ([`BitStore::as_words`], [`test_bit`], [`set_bit`]),
-//! because the per-bit API costs a bounds-checked pointer-and-offset computation per access
-//! that a benchmark of `contains` shows (see `docs/design.md`).
+//! [`BitStore`] keeps bit `i` in word `i / 64` at position `i % 64` counted from the least
+//! significant bit. That layout is also the on-disk layout (words written little-endian), so
+//! the raw words ([`BitStore::as_words`]) can be serialised as they are. `bitvec`'s per-bit
+//! view serves [`get`](BitStore::get) and [`set`](BitStore::set), where speed does not
+//! matter; the filters' probe loops work on the raw `u64` words, because the per-bit API
+//! costs a bounds-checked pointer-and-offset computation per access that a benchmark of
+//! `contains` shows (see `docs/design.md`).
 //!
-//! [`AtomicBitStore`] is the same layout in `AtomicU64` words, for filters shared between
-//! threads: setting a bit is one `fetch_or`, reading one is a `load`, all `Relaxed`. Relaxed is
-//! enough because bits only ever go from 0 to 1 and no other memory is published through
-//! them: a reader that sees a bit set needs nothing else to have happened before it. A key
-//! inserted by one thread is visible to another once the inserting call has returned and the
-//! threads have synchronised by any means (a join, a channel, a lock).
+//! The atomic twin (the store of `AtomicBloomFilter`) is the same layout in `AtomicU64` words,
+//! for filters shared between threads: setting a bit is one `fetch_or`, reading one is a
+//! `load`, all `Relaxed`. Relaxed is enough because bits only ever go from 0 to 1 and no other
+//! memory is published through them: a reader that sees a bit set needs nothing else to have
+//! happened before it. A key inserted by one thread is visible to another once the inserting
+//! call has returned and the threads have synchronised by any means (a join, a channel, a
+//! lock).
 //!
 //! Large stores ask the kernel for transparent huge pages (Linux only; see [`BitStore::new`]),
 //! because a filter probes random words and 4 KiB pages make most probes of a large filter a
@@ -36,16 +38,18 @@ use crate::math::{MAX_NUM_BITS, check_num_bits};
 /// scalable filter's layers test their probes without branches there, because a mispredicted
 /// early exit costs more than the loads it skips while they hit the cache, and the batch
 /// engine queries them key by key. One boundary for both:
-/// [`CACHED_MAX_BYTES`](crate::batch::CACHED_MAX_BYTES), a typical per-core share of the
+/// [`CACHED_MAX_BYTES`](crate::internal::batch::CACHED_MAX_BYTES), a typical per-core share of the
 /// last-level cache (`docs/design.md` has the measurements). ([`BitStore::all_set`] tests
 /// pairs of probes and exits early at every size: see its documentation.)
-pub const BRANCH_FREE_MAX_BYTES: usize = crate::batch::CACHED_MAX_BYTES;
+#[doc(hidden)]
+pub const BRANCH_FREE_MAX_BYTES: usize = crate::internal::batch::CACHED_MAX_BYTES;
 
 /// Words needed for `num_bits` bits, checked against the address space.
 ///
 /// # Errors
 ///
 /// [`Error::TooLarge`] when the words do not fit in memory on this platform.
+#[doc(hidden)]
 pub fn words_for(num_bits: u64) -> Result<usize, Error> {
     let words = num_bits.div_ceil(64);
     let max_bits = (BitSlice::<u64, Lsb0>::MAX_BITS as u64).min(MAX_NUM_BITS);
@@ -64,17 +68,19 @@ pub fn words_for(num_bits: u64) -> Result<usize, Error> {
 ///
 /// If `pos / 64` is not a valid index of `words`.
 #[inline(always)]
+#[doc(hidden)]
 pub fn test_bit(words: &[u64], pos: u64) -> bool {
     (words[(pos >> 6) as usize] >> (pos & 63)) & 1 != 0
 }
 
-/// Sets bit `pos` in `words` and returns whether it was set before.
+/// Sets bit `pos` in `words` and returns whether it was set before: the plain model the
+/// tests check the stores' probe loops and the parallel scatter against.
 ///
 /// # Panics
 ///
 /// If `pos / 64` is not a valid index of `words`.
-#[inline(always)]
-pub fn set_bit(words: &mut [u64], pos: u64) -> bool {
+#[cfg(test)]
+pub(crate) fn set_bit(words: &mut [u64], pos: u64) -> bool {
     let word = &mut words[(pos >> 6) as usize];
     let mask = 1u64 << (pos & 63);
     let was = *word & mask != 0;
@@ -87,6 +93,7 @@ pub fn set_bit(words: &mut [u64], pos: u64) -> bool {
 /// memory reads overlap instead of following one another. A no-op on targets other than
 /// x86_64.
 #[inline(always)]
+#[doc(hidden)]
 pub fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` requires SSE, which every x86_64 CPU has. It is a hint: it
@@ -138,8 +145,8 @@ const SLACK_WORDS: usize = LINE_BYTES / 8 - 1;
 /// * **Fallible.** A size the address space cannot hold is [`Error::TooLarge`], and memory the
 ///   allocator refuses is [`Error::OutOfMemory`]: never an abort.
 /// * **Aligned.** Word 0 starts a cache line, so a 512-bit block is one line.
-/// * **Huge pages.** On Linux, stores of [`HUGE_PAGE_THRESHOLD`] bytes and more are advised to
-///   use transparent huge pages ([`advise_huge_pages`]).
+/// * **Huge pages.** On Linux, stores of 4 MiB and more are advised to use transparent huge
+///   pages (`madvise(MADV_HUGEPAGE)`).
 /// * **Knows whether it was written.** Clearing a store that was never written touches
 ///   nothing, so re-seeding a fresh filter (`with_seed`) is free whatever its size. Every
 ///   mutable access marks the store written; shared writers of an atomic store call
@@ -395,6 +402,7 @@ impl Clone for Words<u64> {
 /// [`handle_alloc_error`](std::alloc::handle_alloc_error). Constructors never call it; they
 /// return [`Error::OutOfMemory`].
 #[cold]
+#[doc(hidden)]
 pub fn out_of_memory(bytes: usize) -> ! {
     let layout = Layout::from_size_align(bytes.max(1), 8).unwrap_or(Layout::new::<u64>());
     std::alloc::handle_alloc_error(layout)
@@ -420,7 +428,7 @@ impl<W: Word> std::fmt::Debug for Words<W> {
 
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
 /// reach of the TLB anyway.
-pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+pub(crate) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// Asks Linux to back the 2 MiB-aligned interior of `memory` with transparent huge pages,
 /// when it spans at least [`HUGE_PAGE_THRESHOLD`] bytes. Advisory only: the kernel may
@@ -430,6 +438,7 @@ pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 /// TLB miss as well as a cache miss. Any filter storage (bit words, counters, aligned
 /// blocks) can call this right after allocating.
 #[cfg(target_os = "linux")]
+#[doc(hidden)]
 pub fn advise_huge_pages<T>(memory: &[T]) {
     const HUGE_PAGE: usize = 2 << 20;
     let bytes = std::mem::size_of_val(memory);
@@ -482,6 +491,7 @@ fn page_resident(addr: usize) -> bool {
 
 /// Asks the kernel for huge pages (Linux only; a no-op here).
 #[cfg(not(target_os = "linux"))]
+#[doc(hidden)]
 pub fn advise_huge_pages<T>(_memory: &[T]) {}
 
 /// A fixed-size array of bits in [`Words`]: bit `i` in word `i / 64`, position `i % 64` from
@@ -679,6 +689,7 @@ impl BitStore {
     /// If `probes.range()` differs from `self.len()` (checked once per call, so each probe
     /// needs no bounds check).
     #[inline(always)]
+    #[doc(hidden)]
     pub fn all_set(&self, probes: Probes) -> bool {
         let words = self.as_words();
         assert_eq!(
@@ -710,7 +721,8 @@ impl BitStore {
     ///
     /// ```
     /// use bloom_core::bits::BitStore;
-    /// use bloom_core::hash::{hash_key, Probes, Steps, DEFAULT_SEED};
+    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+    /// use bloom_core::internal::{Probes, Steps};
     ///
     /// let mut bits = BitStore::new(10_000)?;
     /// let h = hash_key("key", DEFAULT_SEED);
@@ -723,6 +735,7 @@ impl BitStore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline(always)]
+    #[doc(hidden)]
     pub fn pair_set(&self, x: u64, lone: bool) -> bool {
         let words = self.as_words();
         let (p, q) = pair_at(x, self.len());
@@ -745,6 +758,7 @@ impl BitStore {
     /// [`pair_set`](BitStore::pair_set) and [`prefetch`]): both lines when the pair's
     /// 512-bit group straddles two.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn prefetch_pair(&self, x: u64) {
         let words = self.as_words();
         let (p, q) = pair_at(x, self.len());
@@ -762,6 +776,7 @@ impl BitStore {
     ///
     /// If `probes.range()` differs from `self.len()`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn set_all(&mut self, probes: Probes) -> bool {
         assert_eq!(
             probes.range(),
@@ -792,6 +807,7 @@ impl BitStore {
     ///
     /// If `probes.range()` differs from `self.len()`.
     #[inline(always)]
+    #[doc(hidden)]
     pub fn prefetch_all(&self, probes: Probes) {
         prefetch_probes(self.as_words(), self.len(), probes);
     }
@@ -886,7 +902,7 @@ fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
 /// The batch engine's view of both bit stores: their own pair loops.
 macro_rules! probe_set_via_inherent {
     ($($store:ty),*) => {$(
-        impl crate::batch::ProbeSet for $store {
+        impl crate::internal::batch::ProbeSet for $store {
             #[inline(always)]
             fn all_set(&self, probes: Probes) -> bool {
                 <$store>::all_set(self, probes)
@@ -913,7 +929,7 @@ probe_set_via_inherent!(BitStore, AtomicBitStore);
 /// # Examples
 ///
 /// ```
-/// use bloom_core::bits::AtomicBitStore;
+/// use bloom_core::internal::AtomicBitStore;
 ///
 /// let bits = AtomicBitStore::new(1000)?;
 /// std::thread::scope(|s| {
@@ -923,6 +939,7 @@ probe_set_via_inherent!(BitStore, AtomicBitStore);
 /// assert!(bits.get(1) && bits.get(999));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[doc(hidden)]
 pub struct AtomicBitStore {
     words: Words<AtomicU64>,
     num_bits: u64,
@@ -1005,8 +1022,8 @@ impl AtomicBitStore {
     /// # Examples
     ///
     /// ```
-    /// use bloom_core::bits::AtomicBitStore;
-    /// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+    /// use bloom_core::internal::{AtomicBitStore, Probes};
     ///
     /// let bits = AtomicBitStore::new(4096)?;
     /// let h = hash_key(&42u64, DEFAULT_SEED);

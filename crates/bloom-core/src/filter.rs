@@ -183,7 +183,7 @@ pub trait Filter {
 ///     }
 /// }
 ///
-/// bloom_core::filter_via_inherent!(Flag, hash: u128);
+/// bloom_core::internal::filter_via_inherent!(Flag, hash: u128);
 ///
 /// let mut flag = Flag::default();
 /// assert_eq!(Filter::insert(&mut flag, "key")?, false);
@@ -192,6 +192,7 @@ pub trait Filter {
 /// # Ok::<(), Error>(())
 /// ```
 #[macro_export]
+#[doc(hidden)]
 macro_rules! filter_via_inherent {
     ($filter:ident, hash: $hash:ty) => {
         $crate::filter_via_inherent!(@impl $filter, $hash, |f, h| Ok($filter::insert_hash(f, h)));
@@ -275,13 +276,14 @@ macro_rules! filter_via_inherent {
 ///     }
 /// }
 ///
-/// bloom_core::collect_via_insert_all!(Count, fpr: 0.01);
+/// bloom_core::internal::collect_via_insert_all!(Count, fpr: 0.01);
 ///
 /// let mut count: Count = (0..10u32).collect();
 /// count.extend(["a", "b"]);
 /// assert_eq!(count.0, 12);
 /// ```
 #[macro_export]
+#[doc(hidden)]
 macro_rules! collect_via_insert_all {
     ($filter:ident, fpr: $fpr:expr) => {
         impl<T: ::std::hash::Hash> ::std::iter::Extend<T> for $filter {

@@ -31,9 +31,11 @@ pub const MAGIC: [u8; 4] = *b"BLMF";
 pub const VERSION: u16 = 1;
 
 /// Bytes before the variant parameters: magic, version, variant, scheme, seed.
+#[doc(hidden)]
 pub const HEADER_LEN: usize = 16;
 
 /// Bytes of framing around parameters and payload: header, payload length, checksum.
+#[doc(hidden)]
 pub const FRAMING_LEN: usize = HEADER_LEN + 8 + 8;
 
 /// Which filter the bytes hold. The tag values are part of the format.
@@ -122,7 +124,8 @@ pub struct Frame<'a> {
 /// # Examples
 ///
 /// ```
-/// use bloom_core::format::{decode, encode, HashScheme, Variant};
+/// use bloom_core::format::{decode, HashScheme, Variant};
+/// use bloom_core::internal::encode;
 ///
 /// let bytes = encode(Variant::Classic, HashScheme::Xxh3_128, 7, &[1, 2], 3, |out| {
 ///     out.extend_from_slice(&[9, 9, 9])
@@ -131,6 +134,7 @@ pub struct Frame<'a> {
 /// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+#[doc(hidden)]
 pub fn encode(
     variant: Variant,
     scheme: HashScheme,
@@ -240,7 +244,7 @@ pub fn decode<'a>(
 /// # Examples
 ///
 /// ```
-/// use bloom_core::format::ByteReader;
+/// use bloom_core::internal::ByteReader;
 ///
 /// let mut r = ByteReader::new(&[1, 0, 2]);
 /// assert_eq!(r.u16()?, 1);
@@ -248,6 +252,7 @@ pub fn decode<'a>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct ByteReader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -347,10 +352,12 @@ impl<'a> ByteReader<'a> {
 
 /// Parameter bytes of the variants whose parameters are a size and a probe count (the
 /// classic, counting and blocked filters): the size as a `u64`, then `num_hashes` as a `u32`.
+#[doc(hidden)]
 pub const SIZE_AND_HASHES_LEN: usize = 12;
 
 /// A decoded frame of a variant whose parameters are a size and a probe count.
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct SizeAndHashes<'a> {
     /// The size: bits or counters, as the variant counts them.
     pub size: u64,
@@ -364,6 +371,7 @@ pub struct SizeAndHashes<'a> {
 
 /// Serialises a filter whose parameters are `size` and `num_hashes`
 /// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with XXH3-128; see [`encode`].
+#[doc(hidden)]
 pub fn encode_size_and_hashes(
     variant: Variant,
     seed: u64,
@@ -392,6 +400,7 @@ pub fn encode_size_and_hashes(
 ///
 /// Those of [`decode`]; the error of `check_size`; [`Error::Corrupt`] for a probe count out
 /// of range.
+#[doc(hidden)]
 pub fn decode_size_and_hashes(
     bytes: &[u8],
     variant: Variant,

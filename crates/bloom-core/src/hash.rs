@@ -3,8 +3,9 @@
 //! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
 //! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes
 //! with a single seeded XXH3-128 call. The two 64-bit halves of that digest are all a filter
-//! needs: [`Probes`] derives the k bit positions from them by enhanced double hashing, after
-//! reducing each half to the filter's range with Lemire's multiply-shift ([`reduce`]).
+//! needs: the k bit positions derive from them by enhanced double hashing, each reduced to the
+//! filter's range with Lemire's multiply-shift (no `%`, no modulo bias, no 32-bit ceiling).
+//! `docs/design.md` describes the probe sequence; it is part of the binary format.
 //!
 //! # Integer keys: one canonical width
 //!
@@ -52,6 +53,7 @@ const INLINE_CAPACITY: usize = 128;
 
 /// A hash function that [`BufferedHasher`] finishes with: a one-shot form for the buffered
 /// bytes and an incremental form for longer input, which give the same digest.
+#[doc(hidden)]
 pub trait Digest {
     /// The digest.
     type Output: Copy;
@@ -75,6 +77,7 @@ pub trait Digest {
 
 /// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct Xxh3_128;
 
 impl Digest for Xxh3_128 {
@@ -107,6 +110,7 @@ impl Digest for Xxh3_128 {
 
 /// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct Xxh64;
 
 impl Digest for Xxh64 {
@@ -147,28 +151,13 @@ impl Digest for Xxh64 {
 /// one-shot forms agree. With [`Xxh3_128`], integers that fit in 64 bits are written in the
 /// canonical width (see the [module docs](self)); with [`Xxh64`], each at its own width,
 /// little-endian, `usize` and `isize` as 64 bits.
+#[doc(hidden)]
 pub struct BufferedHasher<D: Digest> {
     seed: u64,
     len: usize,
     buf: [u8; INLINE_CAPACITY],
     stream: Option<Box<D::Stream>>,
 }
-
-/// The project's key hasher: [`BufferedHasher`] over seeded XXH3-128.
-///
-/// Most callers want [`hash_key`], which wraps this type.
-///
-/// # Examples
-///
-/// ```
-/// use std::hash::Hash;
-/// use bloom_core::hash::{KeyHasher, hash_key, DEFAULT_SEED};
-///
-/// let mut hasher = KeyHasher::new(DEFAULT_SEED);
-/// "hello".hash(&mut hasher);
-/// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
-/// ```
-pub type KeyHasher = BufferedHasher<Xxh3_128>;
 
 impl<D: Digest> Clone for BufferedHasher<D> {
     fn clone(&self) -> Self {
@@ -239,23 +228,6 @@ impl<D: Digest> BufferedHasher<D> {
     #[inline(always)]
     fn write_canonical(&mut self, value: u64) {
         self.write(&value.to_le_bytes());
-    }
-}
-
-impl KeyHasher {
-    /// The full 128-bit digest of everything written so far.
-    #[inline(always)]
-    pub fn finish128(&self) -> u128 {
-        self.digest()
-    }
-}
-
-/// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
-/// [`BuildKeyHasher::default`] does through `BuildHasher`).
-impl Default for KeyHasher {
-    #[inline]
-    fn default() -> Self {
-        KeyHasher::new(DEFAULT_SEED)
     }
 }
 
@@ -361,11 +333,130 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
         self.write(&(i as i64).to_le_bytes());
     }
 
-    /// The low 64 bits of the digest (for [`KeyHasher`], of
-    /// [`finish128`](KeyHasher::finish128)).
+    /// The low 64 bits of the digest.
     #[inline]
     fn finish(&self) -> u64 {
         D::low64(self.digest())
+    }
+}
+
+/// The project's key hasher: it buffers the bytes a key's [`Hash`] writes and digests them
+/// with one call of seeded XXH3-128, the digest [`hash_key`] returns.
+///
+/// Integers that fit in 64 bits are written in one canonical width, so `5u8`, `5i32` and
+/// `5u64` are one key (see the [module docs](self)). Keys longer than an internal buffer of
+/// 128 bytes are streamed; the digest is the same either way. Most callers want
+/// [`hash_key`]; this type is for APIs that take a [`Hasher`] (`Default` gives
+/// [`DEFAULT_SEED`]) and, through [`BuildKeyHasher`], a [`BuildHasher`].
+///
+/// # Examples
+///
+/// ```
+/// use std::hash::{Hash, Hasher};
+/// use bloom_core::hash::{KeyHasher, hash_key, DEFAULT_SEED};
+///
+/// let mut hasher = KeyHasher::new(DEFAULT_SEED);
+/// "hello".hash(&mut hasher);
+/// assert_eq!(hasher.finish128(), hash_key("hello", DEFAULT_SEED));
+/// assert_eq!(hasher.finish(), hash_key("hello", DEFAULT_SEED) as u64);
+/// ```
+#[derive(Clone, Debug)]
+pub struct KeyHasher(BufferedHasher<Xxh3_128>);
+
+impl KeyHasher {
+    /// An empty hasher with the given seed.
+    #[inline]
+    pub fn new(seed: u64) -> Self {
+        KeyHasher(BufferedHasher::new(seed))
+    }
+
+    /// The full 128-bit digest of everything written so far.
+    #[inline(always)]
+    pub fn finish128(&self) -> u128 {
+        self.0.digest()
+    }
+}
+
+/// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
+/// [`BuildKeyHasher::default`] does through `BuildHasher`).
+impl Default for KeyHasher {
+    #[inline]
+    fn default() -> Self {
+        KeyHasher::new(DEFAULT_SEED)
+    }
+}
+
+/// Every method forwards, so the integer writes keep their canonical width.
+impl Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.0.write_u8(i);
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.0.write_u16(i);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.0.write_u32(i);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i);
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.0.write_u128(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.0.write_usize(i);
+    }
+
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.0.write_i8(i);
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.0.write_i16(i);
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.0.write_i32(i);
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.0.write_i64(i);
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        self.0.write_i128(i);
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.0.write_isize(i);
+    }
+
+    /// The low 64 bits of [`finish128`](KeyHasher::finish128).
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.finish()
     }
 }
 
@@ -408,9 +499,9 @@ impl BuildHasher for BuildKeyHasher {
 /// ```
 #[inline]
 pub fn hash_key<T: Hash + ?Sized>(key: &T, seed: u64) -> u128 {
-    let mut hasher = KeyHasher::new(seed);
+    let mut hasher = BufferedHasher::<Xxh3_128>::new(seed);
     key.hash(&mut hasher);
-    hasher.finish128()
+    hasher.digest()
 }
 
 /// Hashes raw bytes with seeded XXH3-128 (no `Hash` framing: `hash_bytes(b"ab", s)` differs
@@ -448,25 +539,28 @@ pub fn random_seed() -> u64 {
 /// # Examples
 ///
 /// ```
-/// use bloom_core::hash::reduce;
+/// use bloom_core::internal::reduce;
 ///
 /// assert_eq!(reduce(0, 1000), 0);
 /// assert_eq!(reduce(u64::MAX, 1000), 999);
 /// assert_eq!(reduce(1 << 63, 1 << 40), 1 << 39);
 /// ```
 #[inline(always)]
+#[doc(hidden)]
 pub const fn reduce(x: u64, n: u64) -> u64 {
     ((x as u128 * n as u128) >> 64) as u64
 }
 
 /// The low half of a digest: the first of the two hash values positions derive from.
 #[inline(always)]
+#[doc(hidden)]
 pub const fn low_half(hash: u128) -> u64 {
     hash as u64
 }
 
 /// The high half of a digest: the second of the two hash values positions derive from.
 #[inline(always)]
+#[doc(hidden)]
 pub const fn high_half(hash: u128) -> u64 {
     (hash >> 64) as u64
 }
@@ -477,7 +571,7 @@ const PROBE_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Positions per group that the two probes of a pair share: 512 bits, one 64-byte cache line
 /// of a classic filter's bit array.
-pub const PAIR_GROUP: u64 = 512;
+pub(crate) const PAIR_GROUP: u64 = 512;
 
 /// The k probe positions of one key in `[0, m)`: pairs of probes that share a 512-position
 /// group, the pairs spread by enhanced double hashing in the 64-bit domain.
@@ -519,7 +613,8 @@ pub const PAIR_GROUP: u64 = 512;
 /// # Examples
 ///
 /// ```
-/// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+/// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+/// use bloom_core::internal::Probes;
 ///
 /// let positions: Vec<u64> = Probes::new(hash_key("key", DEFAULT_SEED), 7, 100_000).collect();
 /// assert_eq!(positions.len(), 7);
@@ -528,6 +623,7 @@ pub const PAIR_GROUP: u64 = 512;
 /// assert_eq!(positions[0] / 512, positions[1] / 512);
 /// ```
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct Probes {
     steps: Steps,
     remaining: u32,
@@ -587,7 +683,8 @@ impl Probes {
     /// # Examples
     ///
     /// ```
-    /// use bloom_core::hash::{hash_key, Probes, DEFAULT_SEED};
+    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+    /// use bloom_core::internal::Probes;
     ///
     /// let probes = Probes::new(hash_key("key", DEFAULT_SEED), 7, 100_000);
     /// let mut seen = Vec::new();
@@ -636,19 +733,9 @@ impl Probes {
 /// share one `Steps` between them: step j is computed once and each array reduces it to its
 /// own range, and the arrays can be tested pair by pair in lockstep. For every `m` and `k`,
 /// `Probes::new(hash, k, m).pairs()` yields `pair_at(x_j, m)` for j below `ceil(k / 2)`
-/// (the last one `(p, p)` when k is odd).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::hash::{hash_key, pair_at, Probes, Steps, DEFAULT_SEED};
-///
-/// let h = hash_key("key", DEFAULT_SEED);
-/// let from_steps: Vec<(u64, u64)> = Steps::new(h).take(3).map(|x| pair_at(x, 1000)).collect();
-/// let from_probes: Vec<(u64, u64)> = Probes::new(h, 6, 1000).pairs().collect();
-/// assert_eq!(from_steps, from_probes);
-/// ```
+/// (the last one `(p, p)` when k is odd); the tests check it for random hashes, m and k.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Steps {
     x: u64,
     y: u64,
@@ -703,20 +790,10 @@ impl Iterator for Steps {
 ///
 /// Both positions are below `m` for every `x` and every `m >= 1`: `p` by [`reduce`], and
 /// `q` because its offset in the group is below `min(512, m - group start)`. Bit arrays rely
-/// on this to test a pair without bounds checks (`BitStore::pair_set`).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::hash::pair_at;
-///
-/// let (p, q) = pair_at(u64::MAX, 1000);
-/// assert_eq!(p, 999);
-/// assert_eq!(p / 512, q / 512);
-/// assert!(q < 1000);
-/// ```
+/// on this to test a pair without bounds checks (`BitStore::pair_set`); a property test
+/// checks it over the whole range of `x` and `m`.
 #[inline(always)]
-pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
+pub(crate) const fn pair_at(x: u64, m: u64) -> (u64, u64) {
     let p = reduce(x, m);
     let group = p - p % PAIR_GROUP;
     let span = if m - group < PAIR_GROUP {
@@ -730,6 +807,7 @@ pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
 
 /// The positions of a [`Probes`] two at a time; see [`Probes::pairs`].
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct Pairs {
     probes: Probes,
 }
@@ -1141,6 +1219,30 @@ mod tests {
     fn build_key_hasher_matches_hash_key() {
         let b = BuildKeyHasher::default();
         assert_eq!(b.hash_one("abc"), hash_key("abc", DEFAULT_SEED) as u64);
+    }
+
+    #[test]
+    fn key_hasher_writes_every_integer_as_hash_key_does() {
+        fn check<T: Hash>(key: T) {
+            let mut h = KeyHasher::new(3);
+            key.hash(&mut h);
+            assert_eq!(h.finish128(), hash_key(&key, 3));
+            assert_eq!(h.finish(), hash_key(&key, 3) as u64);
+        }
+        check(5u8);
+        check(5u16);
+        check(5u32);
+        check(5u64);
+        check(5u128);
+        check(5usize);
+        check(-5i8);
+        check(-5i16);
+        check(-5i32);
+        check(-5i64);
+        check(-5i128);
+        check(-5isize);
+        check((u128::MAX, "a long enough key to spill the buffer".repeat(8)));
+        assert_eq!(hash_key(&5u8, 3), hash_key(&5u64, 3));
     }
 
     #[test]

@@ -77,8 +77,9 @@ impl SplitMix64 {
         mix(self.0)
     }
 
-    /// A value in `[0, bound)`, by multiply-shift of the next value
-    /// ([`reduce`](crate::hash::reduce)); the bias is below `bound / 2^64`. 0 for a bound of 0.
+    /// A value in `[0, bound)`, by multiply-shift of the next value (the high 64 bits of
+    /// `value * bound`, as the filters reduce a hash); the bias is below `bound / 2^64`. 0 for
+    /// a bound of 0.
     #[inline]
     pub fn below(&mut self, bound: u64) -> u64 {
         crate::hash::reduce(self.next_u64(), bound)

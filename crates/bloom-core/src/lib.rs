@@ -5,34 +5,70 @@
 //! `bloom-blocked`) is built on this one. Most users depend on a filter crate and never name
 //! this one, except for [`Error`] and, in generic code, [`Filter`].
 //!
-//! * [`hash`]: one seeded XXH3-128 call per key, probe positions by enhanced double hashing
-//!   and multiply-shift range reduction, identical on every platform.
-//! * [`bits`]: the one word storage, a bit array over it and its lock-free atomic twin.
-//! * [`batch`]: the one batch-query engine every filter's `contains_batch` runs through.
-//! * [`math`]: optimal sizes, false-positive rates (classic and blocked), cardinality.
-//! * [`format`](mod@format): the framing of every filter's bytes.
-//! * `par` (feature `rayon`): parallel scatter of positions into a word array.
+//! * [`hash`]: the key hash every filter uses ([`hash_key`](hash::hash_key), seeded XXH3-128,
+//!   identical on every platform), the [default seed](hash::DEFAULT_SEED),
+//!   [`random_seed`](hash::random_seed) for keys an adversary may choose, and the same hashing
+//!   as a `Hasher`/`BuildHasher` ([`KeyHasher`](hash::KeyHasher),
+//!   [`BuildKeyHasher`](hash::BuildKeyHasher)).
+//! * [`math`]: optimal sizes, false-positive rates (classic and blocked), cardinality from
+//!   fill, and the largest sizes any constructor accepts.
+//! * [`format`](mod@format): the framing of every filter's bytes, for a caller who inspects
+//!   them ([`decode`](format::decode), [`Variant`](format::Variant),
+//!   [`checksum`](format::checksum)); `docs/format.md` documents every field.
+//! * [`bits`]: the one word storage ([`Words`](bits::Words)) and the bit array over it
+//!   ([`BitStore`](bits::BitStore)), which `BloomFilter::from_bits` and `BloomFilter::bits`
+//!   take and give.
 //! * [`keys`]: seeded keys (SplitMix64) for tests, benchmarks and examples; no filter uses
 //!   it.
 //!
+//! Everything else the filter crates share (the probe sequence, the batch-query engine, the
+//! format's building blocks, the macros that implement the shared traits) is in a hidden
+//! module for the workspace's own crates: it is not part of this crate's API, and not covered
+//! by semantic versioning.
+//!
 //! # Example
 //!
-//! ```
-//! use bloom_core::{bits::BitStore, hash::{hash_key, Probes, DEFAULT_SEED}, math};
+//! Sizing a filter and reading its accuracy off the fill, with a bit array and the key hash
+//! standing in for a filter crate:
 //!
-//! // A minimal Bloom filter from the core's parts.
+//! ```
+//! use bloom_core::bits::BitStore;
+//! use bloom_core::hash::{DEFAULT_SEED, hash_key};
+//! use bloom_core::math;
+//!
+//! // The size and number of probes for 1,000 keys at a 1% false-positive rate.
 //! let n = 1_000;
 //! let m = math::optimal_num_bits(n, 0.01)?;
 //! let k = math::optimal_num_hashes(m, n)?;
+//! assert_eq!((m, k), (9_586, 7));
+//!
+//! // k positions per key from the two halves of its digest: plain double hashing, each
+//! // reduced to [0, m) by multiply-shift. (BloomFilter's sequence adds a cubic term and puts
+//! // its probes in pairs that share a cache line; docs/design.md has it.)
+//! let positions = |key: u64| {
+//!     let h = hash_key(&key, DEFAULT_SEED);
+//!     let (a, b) = (h as u64, (h >> 64) as u64);
+//!     (0..u64::from(k)).map(move |i| {
+//!         let x = a.wrapping_add(i.wrapping_mul(b));
+//!         ((u128::from(x) * u128::from(m)) >> 64) as u64
+//!     })
+//! };
 //! let mut bits = BitStore::new(m)?;
 //! for key in 0..n {
-//!     for pos in Probes::new(hash_key(&key, DEFAULT_SEED), k, m) {
-//!         bits.set(pos);
-//!     }
+//!     positions(key).for_each(|p| {
+//!         bits.set(p);
+//!     });
 //! }
-//! let present = |key: u64| Probes::new(hash_key(&key, DEFAULT_SEED), k, m).all(|p| bits.get(p));
+//! let present = |key: u64| positions(key).all(|p| bits.get(p));
+//!
+//! // No false negatives, and about 1% false positives.
 //! assert!((0..n).all(present));
-//! assert!((n..n + 10_000).filter(|&key| present(key)).count() < 200);
+//! let false_positives = (n..n + 10_000).filter(|&key| present(key)).count();
+//! assert!(false_positives < 200, "{false_positives}");
+//! // The fill tells the expected rate and the number of keys.
+//! assert!(math::fpr_from_fill(bits.fill_ratio(), k) < 0.02);
+//! let estimate = math::estimate_cardinality(m, k, bits.count_ones());
+//! assert!((estimate - n as f64).abs() < 50.0, "{estimate}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -56,23 +92,23 @@
 //!
 //! # Crate features
 //!
-//! * `rayon` (off by default): the `par` module, parallel bulk insertion used by the filter
-//!   crates' own `rayon` features.
-//! * `serde` (off by default): the `serde_bytes` module, the (de)serialisation every filter's
-//!   `serde` feature shares: a filter is the bytes of its `to_bytes`.
+//! Both only serve the filter crates' features of the same names; neither adds a documented
+//! item here.
+//!
+//! * `rayon` (off by default): the parallel bulk insertion behind the filter crates'
+//!   `par_insert_all`, `ParallelExtend` and `FromParallelIterator`.
+//! * `serde` (off by default): the (de)serialisation every filter's `serde` feature shares: a
+//!   filter is the bytes of its `to_bytes`, base64 in human-readable formats.
 
-pub mod batch;
 pub mod bits;
 mod error;
 mod filter;
 pub mod format;
 pub mod hash;
+#[doc(hidden)]
+pub mod internal;
 pub mod keys;
 pub mod math;
-#[cfg(feature = "rayon")]
-pub mod par;
-#[cfg(feature = "serde")]
-pub mod serde_bytes;
 
 pub use error::Error;
 pub use filter::Filter;

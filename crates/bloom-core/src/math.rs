@@ -34,6 +34,7 @@ pub const MAX_NUM_HASHES: u32 = 64;
 /// # Errors
 ///
 /// [`Error::InvalidParameter`] naming `fpr` otherwise.
+#[doc(hidden)]
 pub fn check_fpr(fpr: f64) -> Result<(), Error> {
     check_rate("fpr", fpr)
 }
@@ -48,12 +49,13 @@ pub fn check_fpr(fpr: f64) -> Result<(), Error> {
 /// # Examples
 ///
 /// ```
-/// use bloom_core::math::check_rate;
+/// use bloom_core::internal::check_rate;
 ///
 /// assert!(check_rate("fpp", 0.01).is_ok());
 /// let err = check_rate("fpp", 1.5).unwrap_err();
 /// assert_eq!(err.to_string(), "invalid fpp: must be a number in (0, 1) (got 1.5)");
 /// ```
+#[doc(hidden)]
 pub fn check_rate(name: &'static str, rate: f64) -> Result<(), Error> {
     if rate.is_finite() && rate > 0.0 && rate < 1.0 {
         Ok(())
@@ -70,7 +72,7 @@ pub fn check_rate(name: &'static str, rate: f64) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::InvalidParameter`] naming `expected_items` when it is 0.
-pub fn check_items(expected_items: u64) -> Result<(), Error> {
+pub(crate) fn check_items(expected_items: u64) -> Result<(), Error> {
     check_count("expected_items", expected_items)
 }
 
@@ -84,12 +86,13 @@ pub fn check_items(expected_items: u64) -> Result<(), Error> {
 /// # Examples
 ///
 /// ```
-/// use bloom_core::math::check_count;
+/// use bloom_core::internal::check_count;
 ///
 /// assert!(check_count("ndv", 1).is_ok());
 /// let err = check_count("ndv", 0).unwrap_err();
 /// assert_eq!(err.to_string(), "invalid ndv: must be at least 1 (got 0)");
 /// ```
+#[doc(hidden)]
 pub fn check_count(name: &'static str, count: u64) -> Result<(), Error> {
     if count == 0 {
         Err(Error::invalid(name, "must be at least 1 (got 0)"))
@@ -103,6 +106,7 @@ pub fn check_count(name: &'static str, count: u64) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::InvalidParameter`] naming `num_hashes` otherwise.
+#[doc(hidden)]
 pub fn check_num_hashes(num_hashes: u32) -> Result<(), Error> {
     if (1..=MAX_NUM_HASHES).contains(&num_hashes) {
         Ok(())
@@ -119,6 +123,7 @@ pub fn check_num_hashes(num_hashes: u32) -> Result<(), Error> {
 /// # Errors
 ///
 /// [`Error::InvalidParameter`] for 0, [`Error::TooLarge`] above the maximum.
+#[doc(hidden)]
 pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
     if num_bits == 0 {
         Err(Error::invalid("num_bits", "must be at least 1 (got 0)"))
@@ -211,7 +216,7 @@ pub fn classic_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
 }
 
 /// The expected false-positive rate of a filter whose probes come in pairs sharing a 512-bit
-/// group ([`Probes`](crate::hash::Probes), the layout of `BloomFilter`), holding `num_items`
+/// group (the layout of `BloomFilter`, described in `docs/design.md`), holding `num_items`
 /// keys.
 ///
 /// Each key visits `ceil(k/2)` uniformly chosen groups, setting two uniform bits of each
@@ -292,12 +297,14 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
 /// # Examples
 ///
 /// ```
-/// use bloom_core::math::{estimate_cardinality, round_count};
+/// use bloom_core::internal::round_count;
+/// use bloom_core::math::estimate_cardinality;
 ///
 /// assert_eq!(round_count(estimate_cardinality(1000, 3, 0)), 0);
 /// assert_eq!(round_count(estimate_cardinality(1000, 3, 1000)), u64::MAX);
 /// assert_eq!(round_count(41.6), 42);
 /// ```
+#[doc(hidden)]
 pub fn round_count(estimate: f64) -> u64 {
     // `as` saturates: +inf and anything past u64::MAX become u64::MAX, NaN becomes 0.
     estimate.round() as u64

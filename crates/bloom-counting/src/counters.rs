@@ -9,9 +9,9 @@
 //! ("SIMD within a register"); each is checked against a counter-by-counter loop in the tests.
 
 use bloom_core::Error;
-use bloom_core::batch::ProbeSet;
 use bloom_core::bits::{BitStore, Words};
-use bloom_core::hash::Probes;
+use bloom_core::internal::Probes;
+use bloom_core::internal::batch::ProbeSet;
 use bloom_core::math::MAX_NUM_BITS;
 
 /// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
@@ -284,7 +284,7 @@ impl ProbeSet for Counters {
     fn prefetch(&self, probes: Probes) {
         let words = self.words();
         for pos in probes {
-            bloom_core::bits::prefetch(&words[word_index(pos)]);
+            bloom_core::internal::prefetch(&words[word_index(pos)]);
         }
     }
 

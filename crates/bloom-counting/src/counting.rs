@@ -3,9 +3,9 @@
 use std::hash::Hash;
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
-use bloom_core::batch::{LEADING_PROBES, ProbeSet, Probed};
-use bloom_core::bits::BRANCH_FREE_MAX_BYTES;
-use bloom_core::hash::{Probes, hash_key, random_seed};
+use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
+use bloom_core::internal::{self, BRANCH_FREE_MAX_BYTES, Probes};
 use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
@@ -399,7 +399,7 @@ impl CountingBloomFilter {
     }
 
     /// Answers [`contains`](Self::contains) for every key, in order, faster than a loop on
-    /// large filters, through the workspace's batch engine ([`bloom_core::batch`]) with the
+    /// large filters, through the workspace's batch engine (in `bloom-core`) with the
     /// classic filter's staging: keys are hashed in bursts and the cache lines of their
     /// leading counters prefetched before any is tested, so the cache misses overlap.
     ///
@@ -426,7 +426,7 @@ impl CountingBloomFilter {
             self.params.num_hashes,
             self.params.num_counters,
         );
-        bloom_core::batch::contains_batch_into(&query, keys, out);
+        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 
     /// The value of counter `index` (0 to 15), or `None` when `index >= num_counters()`.
@@ -471,8 +471,8 @@ impl CountingBloomFilter {
     }
 
     /// The number of distinct keys in the filter, estimated from the non-zero counters:
-    /// `-(m/k) ln(1 - X/m)` with X non-zero counters, rounded
-    /// ([`round_count`](bloom_core::math::round_count)). Removed keys no longer count.
+    /// `-(m/k) ln(1 - X/m)` with X non-zero counters, rounded to the nearest integer.
+    /// Removed keys no longer count.
     /// `u64::MAX` when every counter is non-zero (the count can then not be known).
     ///
     /// # Examples
@@ -489,7 +489,7 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn estimated_len(&self) -> u64 {
-        math::round_count(math::estimate_cardinality(
+        internal::round_count(math::estimate_cardinality(
             self.num_counters(),
             self.num_hashes(),
             self.nonzero_counters(),
@@ -560,10 +560,9 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bloom_filter(&self) -> BloomFilter {
-        let bits = self
-            .counters
-            .to_bit_store()
-            .unwrap_or_else(|_| bloom_core::bits::out_of_memory(self.counters.heap_bytes() / 4));
+        let bits = self.counters.to_bit_store().unwrap_or_else(|_| {
+            bloom_core::internal::out_of_memory(self.counters.heap_bytes() / 4)
+        });
         BloomFilter::from_bits(bits, self.params.num_hashes, self.params.seed)
             .expect("a counting filter's probe count is valid for a classic filter")
     }
@@ -605,12 +604,12 @@ impl CountingBloomFilter {
     }
 }
 
-bloom_core::collect_via_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
+bloom_core::internal::collect_via_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 
-bloom_core::filter_via_inherent!(CountingBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(CountingBloomFilter, hash: u128);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(CountingBloomFilter);
+bloom_core::internal::serde_via_bytes!(CountingBloomFilter);
 
 #[cfg(feature = "rayon")]
 mod parallel {
@@ -622,7 +621,7 @@ mod parallel {
         ///
         /// Keys are hashed in parallel and their counter positions sorted into regions of the
         /// array, each region then updated by one thread
-        /// ([`par_scatter`](bloom_core::par::par_scatter)): no atomics, no per-thread copy.
+        /// (the parallel scatter of `bloom-core`): no atomics, no per-thread copy.
         ///
         /// # Examples
         ///
@@ -637,7 +636,7 @@ mod parallel {
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            bloom_core::par::par_scatter(
+            bloom_core::internal::par::par_scatter(
                 self.counters.words_mut(),
                 4,
                 keys,
@@ -656,7 +655,7 @@ mod parallel {
         }
     }
 
-    bloom_core::par_collect_via_par_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
+    bloom_core::internal::par_collect_via_par_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 }
 
 #[cfg(test)]

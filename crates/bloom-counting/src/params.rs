@@ -1,7 +1,7 @@
 //! Number of counters, probe count and seed, and their place in the binary format.
 
 use bloom_core::format::Variant;
-use bloom_core::{Error, format, math};
+use bloom_core::{Error, internal, math};
 
 use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
 
@@ -24,7 +24,7 @@ impl Params {
 
     pub(crate) fn with_counters(num_counters: u64, num_hashes: u32) -> Result<Params, Error> {
         check_num_counters(num_counters)?;
-        math::check_num_hashes(num_hashes)?;
+        internal::check_num_hashes(num_hashes)?;
         Ok(Params {
             num_counters,
             num_hashes,
@@ -43,7 +43,7 @@ impl Params {
     }
 
     pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-        format::encode_size_and_hashes(
+        internal::encode_size_and_hashes(
             Variant::Counting,
             self.seed,
             self.num_counters,
@@ -55,7 +55,7 @@ impl Params {
 
     /// Decodes and validates the frame; returns the parameters and the payload (the words).
     pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = format::decode_size_and_hashes(bytes, Variant::Counting, |num_counters| {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Counting, |num_counters| {
             if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
                 Ok(())
             } else {

@@ -19,9 +19,10 @@
 //!
 //! `docs/format.md` describes the checks `from_bytes` makes.
 
+use bloom_core::Error;
 use bloom_core::bits::BitStore;
-use bloom_core::format::{self, ByteReader, HashScheme, Variant};
-use bloom_core::{Error, math};
+use bloom_core::format::{self, HashScheme, Variant};
+use bloom_core::internal::{self, ByteReader};
 
 use crate::ScalableBloomFilter;
 use crate::config::{Config, MAX_LAYERS};
@@ -79,7 +80,7 @@ impl ScalableBloomFilter {
             .iter()
             .map(|l| LAYER_HEADER_LEN + l.filter.bits().le_bytes_len() as u64)
             .sum();
-        format::encode(
+        internal::encode(
             Variant::Scalable,
             HashScheme::Xxh3_128,
             c.seed,
@@ -185,7 +186,9 @@ fn read_layer(config: &Config, index: usize, payload: &mut ByteReader<'_>) -> Re
             expected.num_bits
         )));
     }
-    if math::check_num_hashes(num_hashes).is_err() || num_hashes.abs_diff(expected.num_hashes) > 1 {
+    if internal::check_num_hashes(num_hashes).is_err()
+        || num_hashes.abs_diff(expected.num_hashes) > 1
+    {
         return Err(Error::corrupt(format!(
             "layer {index} has {num_hashes} probes per key, its parameters give {}",
             expected.num_hashes
@@ -231,7 +234,7 @@ mod tests {
     }
 
     fn params_at(field: usize) -> usize {
-        format::HEADER_LEN + field
+        internal::HEADER_LEN + field
     }
 
     #[test]
@@ -240,7 +243,7 @@ mod tests {
         let bytes = f.to_bytes();
         assert_eq!(
             bytes.len(),
-            format::FRAMING_LEN
+            internal::FRAMING_LEN
                 + PARAMS_LEN
                 + f.layers
                     .iter()
@@ -277,7 +280,7 @@ mod tests {
     fn layer_sizes_must_match_the_schedule() {
         let f = grown();
         let bytes = f.to_bytes();
-        let first = format::HEADER_LEN + PARAMS_LEN + 8;
+        let first = internal::HEADER_LEN + PARAMS_LEN + 8;
         let bits = f.layers[0].filter.num_bits();
         // Another size, even one whose words have the same length, is corrupt.
         for bad in [bits - 5, bits + 5, 1, 0, u64::MAX] {

@@ -1,6 +1,6 @@
 //! The validated parameters of a scalable filter and the layer schedule they imply.
 
-use bloom_core::{Error, math};
+use bloom_core::{Error, internal, math};
 
 /// The most layers a filter may have, whatever its `max_layers`: enough for a growth factor
 /// of 2 to go from one key to `2^64`, and a bound on the bookkeeping `from_bytes` allocates.
@@ -47,8 +47,8 @@ pub(crate) struct LayerSize {
 impl Config {
     /// Checks every parameter; the errors name the builder method at fault.
     pub(crate) fn validate(&self) -> Result<(), Error> {
-        math::check_count("initial_capacity", self.initial_capacity)?;
-        math::check_fpr(self.fpr)?;
+        internal::check_count("initial_capacity", self.initial_capacity)?;
+        internal::check_fpr(self.fpr)?;
         if self.growth_factor < 2 {
             return Err(Error::invalid(
                 "growth_factor",

@@ -33,7 +33,7 @@ impl Layer {
 
     /// The heap and inline bytes a layer of `num_bits` bits holds, known before allocating.
     pub(crate) fn bytes_for(num_bits: u64) -> Result<u64, Error> {
-        let words = bloom_core::bits::words_for(num_bits)? as u64;
+        let words = bloom_core::internal::words_for(num_bits)? as u64;
         Ok(words * 8 + std::mem::size_of::<Layer>() as u64)
     }
 

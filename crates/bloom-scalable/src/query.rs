@@ -9,9 +9,10 @@
 
 use std::hash::Hash;
 
-use bloom_core::batch::{BatchQuery, Loop};
 use bloom_core::bits::BitStore;
-use bloom_core::hash::{Steps, hash_key};
+use bloom_core::hash::hash_key;
+use bloom_core::internal::Steps;
+use bloom_core::internal::batch::{BatchQuery, Loop};
 
 use crate::layer::Layer;
 
@@ -84,7 +85,7 @@ pub(crate) fn contains_hash(layers: &[Layer], hash: u128) -> bool {
     })
 }
 
-/// The scalable filter's query for the workspace's batch engine (`bloom_core::batch`), a
+/// The scalable filter's query for the workspace's batch engine (`bloom_core::internal::batch`), a
 /// pipeline of a staging and three tests (the engine runs them `D` keys apart, D about four
 /// keys for seven layers):
 ///
@@ -256,7 +257,7 @@ mod tests {
             for len in [0, 1, 4, 13, 100, queries.len()] {
                 let part = &queries[..len.min(queries.len())];
                 let mut out = vec![true; 3];
-                bloom_core::batch::contains_batch_uncached(&query, part, &mut out);
+                bloom_core::internal::batch::contains_batch_uncached(&query, part, &mut out);
                 prop_assert_eq!(&out[..], &expected[..part.len()]);
             }
         }
@@ -270,7 +271,7 @@ mod tests {
         let queries: Vec<u64> = (0..3000).collect();
         let mut out = Vec::new();
         let query = LayeredBatch::new(&f.layers, f.seed());
-        bloom_core::batch::contains_batch_uncached(&query, &queries, &mut out);
+        bloom_core::internal::batch::contains_batch_uncached(&query, &queries, &mut out);
         for (k, got) in queries.iter().zip(out) {
             assert_eq!(got, naive(&f, f.hash(k)), "{k}");
             assert_eq!(contains_hash(&f.layers, f.hash(k)), got);

@@ -3,8 +3,9 @@
 use std::hash::Hash;
 
 use bloom_core::Error;
-use bloom_core::bits::{BRANCH_FREE_MAX_BYTES, BitStore};
+use bloom_core::bits::BitStore;
 use bloom_core::hash::hash_key;
+use bloom_core::internal::BRANCH_FREE_MAX_BYTES;
 
 use crate::Builder;
 use crate::config::Config;
@@ -287,7 +288,7 @@ impl ScalableBloomFilter {
     /// allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         let query = query::LayeredBatch::new(&self.layers, self.config.seed);
-        bloom_core::batch::contains_batch_into(&query, keys, out);
+        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 
     /// Adds every key of `keys`, stopping at the first error.
@@ -567,10 +568,10 @@ impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     }
 }
 
-bloom_core::filter_via_inherent!(ScalableBloomFilter, hash: u128, insert: fallible);
+bloom_core::internal::filter_via_inherent!(ScalableBloomFilter, hash: u128, insert: fallible);
 
 #[cfg(feature = "serde")]
-bloom_core::serde_via_bytes!(ScalableBloomFilter);
+bloom_core::internal::serde_via_bytes!(ScalableBloomFilter);
 
 #[cfg(test)]
 mod tests {

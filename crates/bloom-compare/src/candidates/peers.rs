@@ -12,7 +12,8 @@
 //! * `bloomfilter` (SipHash-1-3) and `growable-bloom-filter` (XXH3-64) hash internally and
 //!   take no hasher; they are measured with their own.
 
-use bloom_core::hash::{BuildKeyHasher, DEFAULT_SEED, KeyHasher, hash_key, low_half};
+use bloom_core::hash::{BuildKeyHasher, DEFAULT_SEED, KeyHasher, hash_key};
+use bloom_core::internal::low_half;
 use bloom_core::math;
 
 use crate::candidate::{BuildError, Built, Candidate, Info, Origin, insert_until_full};

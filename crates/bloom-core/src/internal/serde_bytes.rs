@@ -48,7 +48,7 @@ pub use serde as __serde;
 ///     }
 /// }
 ///
-/// bloom_core::serde_via_bytes!(Tiny);
+/// bloom_core::internal::serde_via_bytes!(Tiny);
 ///
 /// // JSON is human-readable: the byte is written in base64.
 /// let json = serde_json::to_string(&Tiny(7)).unwrap();
@@ -59,22 +59,23 @@ pub use serde as __serde;
 /// assert!(err.to_string().starts_with("corrupt filter: one byte expected"), "{err}");
 /// ```
 #[macro_export]
+#[doc(hidden)]
 macro_rules! serde_via_bytes {
     ($filter:ty) => {
-        impl $crate::serde_bytes::__serde::Serialize for $filter {
-            fn serialize<S: $crate::serde_bytes::__serde::Serializer>(
+        impl $crate::internal::serde_bytes::__serde::Serialize for $filter {
+            fn serialize<S: $crate::internal::serde_bytes::__serde::Serializer>(
                 &self,
                 serializer: S,
             ) -> Result<S::Ok, S::Error> {
-                $crate::serde_bytes::serialize(&self.to_bytes(), serializer)
+                $crate::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
             }
         }
 
-        impl<'de> $crate::serde_bytes::__serde::Deserialize<'de> for $filter {
-            fn deserialize<D: $crate::serde_bytes::__serde::Deserializer<'de>>(
+        impl<'de> $crate::internal::serde_bytes::__serde::Deserialize<'de> for $filter {
+            fn deserialize<D: $crate::internal::serde_bytes::__serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> Result<Self, D::Error> {
-                $crate::serde_bytes::deserialize(deserializer, <$filter>::from_bytes)
+                $crate::internal::serde_bytes::deserialize(deserializer, <$filter>::from_bytes)
             }
         }
     };

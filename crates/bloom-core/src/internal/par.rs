@@ -54,7 +54,7 @@ const PREFETCH_AHEAD: usize = 16;
 /// // Each key sets one bit in each of two 64-bit words.
 /// let mut words = vec![0u64; 1024];
 /// let keys: Vec<u64> = (0..100_000).collect();
-/// bloom_core::par::par_scatter_into(
+/// bloom_core::internal::par::par_scatter_into(
 ///     &mut words,
 ///     &keys,
 ///     |&k| [(k * 7) % 65_536, (k * 13 + 5) % 65_536],
@@ -147,12 +147,13 @@ pub fn par_scatter_into<S, T, E, I, P, X, U>(
 /// # Examples
 ///
 /// ```
-/// use bloom_core::hash::{Probes, hash_key};
+/// use bloom_core::hash::hash_key;
+/// use bloom_core::internal::Probes;
 ///
 /// // A 1,000,000-bit filter's bulk build with 7 probes per key.
 /// let mut words = vec![0u64; 1_000_000 / 64 + 1];
 /// let keys: Vec<u64> = (0..50_000).collect();
-/// bloom_core::par::par_scatter(
+/// bloom_core::internal::par::par_scatter(
 ///     &mut words,
 ///     6,
 ///     &keys,
@@ -210,23 +211,26 @@ pub use rayon as __rayon;
 ///     }
 /// }
 ///
-/// bloom_core::par_collect_via_par_insert_all!(Count, fpr: 0.01);
+/// bloom_core::internal::par_collect_via_par_insert_all!(Count, fpr: 0.01);
 ///
 /// let mut count: Count = (0..1000u32).into_par_iter().collect();
 /// count.par_extend(vec![1u8, 2, 3]);
 /// assert_eq!(count.0, 1003);
 /// ```
 #[macro_export]
+#[doc(hidden)]
 macro_rules! par_collect_via_par_insert_all {
     ($filter:ident, fpr: $fpr:expr) => {
-        impl<T: ::std::hash::Hash + Send + Sync> $crate::par::__rayon::iter::ParallelExtend<T>
-            for $filter
+        impl<T: ::std::hash::Hash + Send + Sync>
+            $crate::internal::par::__rayon::iter::ParallelExtend<T> for $filter
         {
-            fn par_extend<I: $crate::par::__rayon::iter::IntoParallelIterator<Item = T>>(
+            fn par_extend<
+                I: $crate::internal::par::__rayon::iter::IntoParallelIterator<Item = T>,
+            >(
                 &mut self,
                 par_iter: I,
             ) {
-                use $crate::par::__rayon::iter::ParallelIterator as _;
+                use $crate::internal::par::__rayon::iter::ParallelIterator as _;
                 let keys: ::std::vec::Vec<T> = par_iter.into_par_iter().collect();
                 self.par_insert_all(&keys);
             }
@@ -238,13 +242,15 @@ macro_rules! par_collect_via_par_insert_all {
         /// # Panics
         ///
         /// As the sequential `FromIterator`.
-        impl<T: ::std::hash::Hash + Send + Sync> $crate::par::__rayon::iter::FromParallelIterator<T>
-            for $filter
+        impl<T: ::std::hash::Hash + Send + Sync>
+            $crate::internal::par::__rayon::iter::FromParallelIterator<T> for $filter
         {
-            fn from_par_iter<I: $crate::par::__rayon::iter::IntoParallelIterator<Item = T>>(
+            fn from_par_iter<
+                I: $crate::internal::par::__rayon::iter::IntoParallelIterator<Item = T>,
+            >(
                 par_iter: I,
             ) -> Self {
-                use $crate::par::__rayon::iter::ParallelIterator as _;
+                use $crate::internal::par::__rayon::iter::ParallelIterator as _;
                 let keys: ::std::vec::Vec<T> = par_iter.into_par_iter().collect();
                 // A slice's length always fits a `u64` (no target has a wider `usize`).
                 let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)

@@ -74,8 +74,9 @@ pub enum Loop {
 /// A filter of one bit array whose keys read one line each: no intermediate round.
 ///
 /// ```
-/// use bloom_core::batch::{self, BatchQuery, Loop};
-/// use bloom_core::hash::{hash_key, reduce};
+/// use bloom_core::internal::batch::{self, BatchQuery, Loop};
+/// use bloom_core::hash::hash_key;
+/// use bloom_core::internal::reduce;
 ///
 /// struct OneBit<'a>(&'a [u64]);
 ///
@@ -91,7 +92,7 @@ pub enum Loop {
 ///     }
 ///     fn stage<T: std::hash::Hash>(&self, key: &T, _eager: bool) -> u64 {
 ///         let pos = reduce(hash_key(key, 0) as u64, self.0.len() as u64 * 64);
-///         bloom_core::bits::prefetch(&self.0[(pos / 64) as usize]);
+///         bloom_core::internal::prefetch(&self.0[(pos / 64) as usize]);
 ///         pos
 ///     }
 ///     fn round(&self, _: &mut u64, _: usize) -> Option<bool> {

@@ -1,0 +1,46 @@
+//! What the workspace's own crates share and a user of the filters does not need: the probe
+//! sequence, the raw bit loops, the batch engine, the format's building blocks, the checks
+//! behind every constructor and the macros that implement the shared traits.
+//!
+//! This module is for the crates of the bloom-family workspace (the filter crates, the
+//! comparison, the shared tests and the benchmarks). It is not covered by semantic
+//! versioning and may change without notice in any release; nothing in it is documented
+//! for use outside the workspace. A user of the filters needs only what the crate root
+//! documents.
+
+// The batch engine, parallel bulk insertion and serde support: whole modules of internals.
+pub mod batch;
+#[cfg(feature = "rayon")]
+pub mod par;
+#[cfg(feature = "serde")]
+pub mod serde_bytes;
+
+// Hashing: the probe sequence and the hash functions behind it.
+pub use crate::hash::{
+    BufferedHasher, Digest, Pairs, Probes, Steps, Xxh3_128, Xxh64, high_half, low_half, reduce,
+};
+
+// Bit storage: raw word loops, allocation and the atomic store.
+pub use crate::bits::{
+    AtomicBitStore, BRANCH_FREE_MAX_BYTES, advise_huge_pages, out_of_memory, prefetch, test_bit,
+    words_for,
+};
+
+// The binary format's building blocks (a user reads bytes through `format::decode`).
+pub use crate::format::{
+    ByteReader, FRAMING_LEN, HEADER_LEN, SIZE_AND_HASHES_LEN, SizeAndHashes,
+    decode_size_and_hashes, encode, encode_size_and_hashes,
+};
+
+// The checks every constructor runs, and the rounding of estimates.
+pub use crate::math::{
+    check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
+};
+
+// The macros that implement the shared traits (exported at the crate root, as every
+// `#[macro_export]` macro is; named here so the crates have one path for everything internal).
+#[cfg(feature = "rayon")]
+pub use crate::par_collect_via_par_insert_all;
+#[cfg(feature = "serde")]
+pub use crate::serde_via_bytes;
+pub use crate::{collect_via_insert_all, filter_via_inherent};
