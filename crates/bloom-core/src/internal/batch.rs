@@ -155,6 +155,45 @@ pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &
     contains_batch_uncached(query, keys, out);
 }
 
+/// The last-level cache's size in bytes as Linux reports it for CPU 0
+/// (`/sys/devices/system/cpu/cpu0/cache/index*/size` of the highest level), read once; 8 MiB
+/// where it is not reported (another OS, a container without sysfs).
+pub fn last_level_cache_bytes() -> usize {
+    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BYTES.get_or_init(|| read_last_level_cache().unwrap_or(DEFAULT_LAST_LEVEL_CACHE))
+}
+
+/// The size assumed when the OS does not report one.
+const DEFAULT_LAST_LEVEL_CACHE: usize = 8 << 20;
+
+fn read_last_level_cache() -> Option<usize> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|entry| {
+        let path = entry.ok()?.path();
+        let level: u32 = std::fs::read_to_string(path.join("level"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let size = parse_cache_size(&std::fs::read_to_string(path.join("size")).ok()?)?;
+        Some((level, size))
+    })
+    .max()
+    .map(|(_, size)| size)
+}
+
+/// `"32768K"`, `"8M"` or `"1024"` (bytes) as sysfs writes cache sizes.
+fn parse_cache_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().last()? {
+        (i, 'K') => (&text[..i], 1 << 10),
+        (i, 'M') => (&text[..i], 1 << 20),
+        (i, 'G') => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
+}
+
 /// [`contains_batch_into`] as for a filter larger than the cache, whatever its size: the
 /// query's [`LOOP`](BatchQuery::LOOP) with its prefetches. For tests (a small filter then
 /// exercises the loop large ones run) and for benchmarks of the loop itself.
@@ -184,7 +223,11 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     let mut states = [Q::State::default(); MAX_BURST];
     // The burst's undecided keys, compacted after each round.
     let mut live = [0u8; MAX_BURST];
-    let mut eager = false;
+    // A filter that fits the last-level cache is bound by the latency of its lines, not by
+    // the traffic: every key is staged eagerly, one round of misses. A larger one is bound by
+    // the memory's throughput, and only bursts after mostly present ones are.
+    let fits_last_level = query.footprint() <= last_level_cache_bytes();
+    let mut eager = fits_last_level;
     for (group, answers) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
         let states = &mut states[..group.len()];
         for (state, key) in states.iter_mut().zip(group) {
@@ -218,7 +261,7 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
                 answers[i] = query.finish(&states[i]);
             }
         }
-        if Q::ROUNDS > 0 {
+        if Q::ROUNDS > 0 && !fits_last_level {
             eager = answers.iter().filter(|&&a| a).count() * 2 > group.len();
         }
     }
@@ -548,6 +591,16 @@ mod tests {
         let staged_before = |i: usize| log[..i].iter().filter(|e| e.1 == "stage").count();
         let first_round = log.iter().position(|e| e.1 == "round").unwrap();
         assert_eq!(staged_before(first_round), d);
+    }
+
+    #[test]
+    fn cache_sizes_parse_as_sysfs_writes_them() {
+        assert_eq!(parse_cache_size("32768K\n"), Some(32 << 20));
+        assert_eq!(parse_cache_size("8M"), Some(8 << 20));
+        assert_eq!(parse_cache_size("1024"), Some(1024));
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(parse_cache_size(""), None);
+        assert!(last_level_cache_bytes() >= 1 << 20);
     }
 
     #[test]
