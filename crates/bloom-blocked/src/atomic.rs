@@ -393,7 +393,8 @@ impl AtomicBlockedBloomFilter {
 
 /// The atomic blocked filter in the batch engine: one block per key.
 impl OneLine for AtomicBlockedBloomFilter {
-    type Hash = u128;
+    /// The key's hash.
+    type Staged = u128;
 
     #[inline(always)]
     fn footprint(&self) -> usize {
@@ -401,18 +402,23 @@ impl OneLine for AtomicBlockedBloomFilter {
     }
 
     #[inline(always)]
-    fn hash_of<T: Hash>(&self, key: &T) -> u128 {
+    fn locate<T: Hash>(&self, key: &T) -> u128 {
         self.hash(key)
     }
 
     #[inline(always)]
-    fn prefetch_line(&self, hash: u128) {
+    fn prefetch(&self, hash: u128) {
         prefetch(self.block(hash));
     }
 
     #[inline(always)]
     fn test(&self, hash: u128) -> bool {
         self.contains_hash(hash)
+    }
+
+    #[inline(always)]
+    fn empty(&self) -> u128 {
+        0
     }
 }
 

@@ -577,8 +577,9 @@ struct BatchOf<'a, Q> {
     quick: Q,
 }
 
-impl<Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'_, Q> {
-    type Hash = u128;
+impl<'a, Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'a, Q> {
+    /// The key's block and the high half of its hash, which places its bits there.
+    type Staged = (&'a Block, u64);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
@@ -586,23 +587,28 @@ impl<Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'_, Q> {
     }
 
     #[inline(always)]
-    fn hash_of<T: Hash>(&self, key: &T) -> u128 {
-        self.filter.hash(key)
+    fn locate<T: Hash>(&self, key: &T) -> (&'a Block, u64) {
+        let hash = self.filter.hash(key);
+        (self.filter.block(hash), high_half(hash))
     }
 
     #[inline(always)]
-    fn prefetch_line(&self, hash: u128) {
-        prefetch(self.filter.block(hash));
+    fn prefetch(&self, (block, _): (&'a Block, u64)) {
+        prefetch(block);
     }
 
     /// The few keys whose first fields repeat call the exact test out of line.
     #[inline(always)]
-    fn test(&self, hash: u128) -> bool {
-        let (block, high) = (self.filter.block(hash), high_half(hash));
+    fn test(&self, (block, high): (&'a Block, u64)) -> bool {
         match (self.quick)(block, high) {
             Answer::Repeat => probe::contains_outlined(block, high, self.filter.params.num_hashes),
             answer => answer == Answer::Present,
         }
+    }
+
+    #[inline(always)]
+    fn empty(&self) -> (&'a Block, u64) {
+        (self.filter.blocks.at(0), 0)
     }
 }
 

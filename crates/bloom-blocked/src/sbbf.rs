@@ -540,7 +540,8 @@ bloom_core::internal::serde_via_bytes!(SplitBlockBloomFilter);
 
 /// The split-block filter in the batch engine: one block per key.
 impl OneLine for SplitBlockBloomFilter {
-    type Hash = u64;
+    /// The key's hash.
+    type Staged = u64;
 
     #[inline(always)]
     fn footprint(&self) -> usize {
@@ -548,18 +549,23 @@ impl OneLine for SplitBlockBloomFilter {
     }
 
     #[inline(always)]
-    fn hash_of<T: Hash>(&self, key: &T) -> u64 {
+    fn locate<T: Hash>(&self, key: &T) -> u64 {
         self.hash(key)
     }
 
     #[inline(always)]
-    fn prefetch_line(&self, hash: u64) {
+    fn prefetch(&self, hash: u64) {
         bloom_core::internal::prefetch(self.blocks.at(Self::block_key(hash)));
     }
 
     #[inline(always)]
     fn test(&self, hash: u64) -> bool {
         self.contains_hash(hash)
+    }
+
+    #[inline(always)]
+    fn empty(&self) -> u64 {
+        0
     }
 }
 

@@ -134,6 +134,11 @@ impl BatchQuery for LayeredBatch<'_> {
     }
 
     #[inline(always)]
+    fn empty(&self) -> (u128, u64) {
+        (0, 0)
+    }
+
+    #[inline(always)]
     fn stage<T: Hash>(&self, key: &T, _eager: bool) -> (u128, u64) {
         let hash = hash_key(key, self.seed);
         let x0 = Steps::new(hash).value();

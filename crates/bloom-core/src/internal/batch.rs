@@ -90,6 +90,9 @@ pub enum Loop {
 ///     fn lines_per_key(&self) -> usize {
 ///         1
 ///     }
+///     fn empty(&self) -> u64 {
+///         0
+///     }
 ///     fn stage<T: std::hash::Hash>(&self, key: &T, _eager: bool) -> u64 {
 ///         let pos = reduce(hash_key(key, 0) as u64, self.0.len() as u64 * 64);
 ///         bloom_core::internal::prefetch(&self.0[(pos / 64) as usize]);
@@ -114,7 +117,7 @@ pub enum Loop {
 /// ```
 pub trait BatchQuery {
     /// What a key carries from its staging to its final test (its hash, what survived).
-    type State: Copy + Default;
+    type State: Copy;
     /// Intermediate rounds between staging and the final test (at most 4).
     const ROUNDS: usize;
     /// The loop for filters larger than [`CACHED_MAX_BYTES`].
@@ -125,6 +128,9 @@ pub trait BatchQuery {
 
     /// Cache lines a key's staging prefetches, about: sizes bursts and the pipeline distance.
     fn lines_per_key(&self) -> usize;
+
+    /// A state to fill the engine's arrays before any key is staged (never tested).
+    fn empty(&self) -> Self::State;
 
     /// Hashes `key` and prefetches the lines of its first test. `eager` says that most keys
     /// of the previous burst were present: a query whose rounds each fetch more lines may
@@ -220,7 +226,7 @@ pub fn pipeline_distance(lines: usize) -> usize {
 fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     assert!(Q::ROUNDS <= MAX_ROUNDS, "at most {MAX_ROUNDS} rounds");
     let burst = burst_len(query.lines_per_key());
-    let mut states = [Q::State::default(); MAX_BURST];
+    let mut states = [query.empty(); MAX_BURST];
     // The burst's undecided keys, compacted after each round.
     let mut live = [0u8; MAX_BURST];
     // A filter that fits the last-level cache is bound by the latency of its lines, not by
@@ -274,7 +280,7 @@ fn pipelined<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     let distance = pipeline_distance(query.lines_per_key());
     // Stages of a key: staging, the rounds, the final test; `span` keys from first to last.
     let span = (Q::ROUNDS + 1) * distance;
-    let mut ring = [(Q::State::default(), false); RING];
+    let mut ring = [(query.empty(), false); RING];
     let len = keys.len();
     for t in 0..len + span {
         // Oldest first, so that the slot the newest key takes has been answered.
@@ -307,16 +313,18 @@ fn pipelined<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
 /// A filter whose key reads one cache line (a block): what [`Lines`] needs to run its batch
 /// query in one step.
 pub trait OneLine {
-    /// The key's hash, from which the line and the test derive.
-    type Hash: Copy + Default;
+    /// What staging leaves for the test: the key's line and what to test in it (or its hash).
+    type Staged: Copy;
     /// Bytes of the filter's lines.
     fn footprint(&self) -> usize;
-    /// The hash of `key`.
-    fn hash_of<T: Hash>(&self, key: &T) -> Self::Hash;
-    /// Prefetches the line `hash` reads.
-    fn prefetch_line(&self, hash: Self::Hash);
-    /// Whether the key of `hash` may be present.
-    fn test(&self, hash: Self::Hash) -> bool;
+    /// Hashes `key` and finds its line.
+    fn locate<T: Hash>(&self, key: &T) -> Self::Staged;
+    /// Prefetches the line of a located key.
+    fn prefetch(&self, staged: Self::Staged);
+    /// Whether the staged key may be present.
+    fn test(&self, staged: Self::Staged) -> bool;
+    /// A placeholder for the engine's arrays (never tested).
+    fn empty(&self) -> Self::Staged;
 }
 
 /// The batch query of a [`OneLine`] filter: stage a key by hashing it and prefetching its
@@ -325,7 +333,7 @@ pub trait OneLine {
 pub struct Lines<'a, F>(pub &'a F);
 
 impl<F: OneLine> BatchQuery for Lines<'_, F> {
-    type State = F::Hash;
+    type State = F::Staged;
     const ROUNDS: usize = 0;
     const LOOP: Loop = Loop::Bursts;
 
@@ -340,26 +348,31 @@ impl<F: OneLine> BatchQuery for Lines<'_, F> {
     }
 
     #[inline(always)]
-    fn stage<T: Hash>(&self, key: &T, _eager: bool) -> F::Hash {
-        let hash = self.0.hash_of(key);
-        self.0.prefetch_line(hash);
-        hash
+    fn empty(&self) -> F::Staged {
+        self.0.empty()
+    }
+
+    #[inline(always)]
+    fn stage<T: Hash>(&self, key: &T, _eager: bool) -> F::Staged {
+        let staged = self.0.locate(key);
+        self.0.prefetch(staged);
+        staged
     }
 
     /// Never called (no intermediate round); answers all the same.
     #[inline(always)]
-    fn round(&self, state: &mut F::Hash, _round: usize) -> Option<bool> {
+    fn round(&self, state: &mut F::Staged, _round: usize) -> Option<bool> {
         Some(self.0.test(*state))
     }
 
     #[inline(always)]
-    fn finish(&self, state: &F::Hash) -> bool {
+    fn finish(&self, state: &F::Staged) -> bool {
         self.0.test(*state)
     }
 
     #[inline(always)]
     fn contains_now<T: Hash>(&self, key: &T) -> bool {
-        self.0.test(self.0.hash_of(key))
+        self.0.test(self.0.locate(key))
     }
 }
 
@@ -441,6 +454,11 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
     }
 
     #[inline(always)]
+    fn empty(&self) -> (u128, bool) {
+        (0, false)
+    }
+
+    #[inline(always)]
     fn stage<T: Hash>(&self, key: &T, eager: bool) -> (u128, bool) {
         let hash = hash_key(key, self.seed);
         let probes = self.probes(hash);
@@ -509,6 +527,9 @@ mod tests {
                 }
                 fn lines_per_key(&self) -> usize {
                     self.0.lines
+                }
+                fn empty(&self) -> Staged {
+                    Staged::default()
                 }
                 fn stage<T: Hash>(&self, key: &T, _eager: bool) -> Staged {
                     let key = crate::hash::hash_key(key, 0) as u64 % 1000;
