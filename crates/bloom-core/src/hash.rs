@@ -223,11 +223,16 @@ impl<D: Digest> BufferedHasher<D> {
 }
 
 impl<D: Digest> BufferedHasher<D> {
-    /// Writes an integer in the canonical width: its value as 8 little-endian bytes
-    /// (unsigned types zero-extended, signed ones sign-extended to 64 bits).
+    /// Writes an integer narrower than 64 bits: in the canonical width (`value`, the integer
+    /// zero- or sign-extended to 64 bits, as 8 little-endian bytes) when the digest asks for
+    /// it, else its own little-endian bytes `native`.
     #[inline(always)]
-    fn write_canonical(&mut self, value: u64) {
-        self.write(&value.to_le_bytes());
+    fn write_narrow(&mut self, value: u64, native: &[u8]) {
+        if D::CANONICAL_INTEGERS {
+            self.write(&value.to_le_bytes());
+        } else {
+            self.write(native);
+        }
     }
 }
 
@@ -245,29 +250,17 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
 
     #[inline]
     fn write_u8(&mut self, i: u8) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(u64::from(i));
-        } else {
-            self.write(&[i]);
-        }
+        self.write_narrow(u64::from(i), &[i]);
     }
 
     #[inline]
     fn write_u16(&mut self, i: u16) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(u64::from(i));
-        } else {
-            self.write(&i.to_le_bytes());
-        }
+        self.write_narrow(u64::from(i), &i.to_le_bytes());
     }
 
     #[inline]
     fn write_u32(&mut self, i: u32) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(u64::from(i));
-        } else {
-            self.write(&i.to_le_bytes());
-        }
+        self.write_narrow(u64::from(i), &i.to_le_bytes());
     }
 
     #[inline]
@@ -278,7 +271,7 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
     #[inline]
     fn write_u128(&mut self, i: u128) {
         match u64::try_from(i) {
-            Ok(small) if D::CANONICAL_INTEGERS => self.write_canonical(small),
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_u64(small),
             _ => self.write(&i.to_le_bytes()),
         }
     }
@@ -290,29 +283,17 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
 
     #[inline]
     fn write_i8(&mut self, i: i8) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(i64::from(i) as u64);
-        } else {
-            self.write(&i.to_le_bytes());
-        }
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
     }
 
     #[inline]
     fn write_i16(&mut self, i: i16) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(i64::from(i) as u64);
-        } else {
-            self.write(&i.to_le_bytes());
-        }
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
     }
 
     #[inline]
     fn write_i32(&mut self, i: i32) {
-        if D::CANONICAL_INTEGERS {
-            self.write_canonical(i64::from(i) as u64);
-        } else {
-            self.write(&i.to_le_bytes());
-        }
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
     }
 
     #[inline]
@@ -323,7 +304,7 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
     #[inline]
     fn write_i128(&mut self, i: i128) {
         match i64::try_from(i) {
-            Ok(small) if D::CANONICAL_INTEGERS => self.write_canonical(small as u64),
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_i64(small),
             _ => self.write(&i.to_le_bytes()),
         }
     }
