@@ -301,7 +301,7 @@ fn remove_then_reinsert_matches_a_fresh_filter() {
 fn large_filter_removes_exactly() {
     let keys: Vec<u64> = SplitMix64(6).take(40_000).collect();
     let mut f = CountingBloomFilter::with_params(10_000_000, 7).unwrap();
-    assert!(f.memory_usage() > bloom_core::internal::BRANCH_FREE_MAX_BYTES);
+    assert!(f.memory_usage() > bloom_core::internal::batch::CACHED_MAX_BYTES);
     for k in &keys {
         f.insert(k);
     }

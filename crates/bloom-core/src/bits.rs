@@ -34,16 +34,6 @@ use crate::Error;
 use crate::hash::{Probes, pair_at};
 use crate::math::{MAX_NUM_BITS, check_num_bits};
 
-/// Filters up to this many bytes are treated as cached: the counting filter and the
-/// scalable filter's layers test their probes without branches there, because a mispredicted
-/// early exit costs more than the loads it skips while they hit the cache, and the batch
-/// engine queries them key by key. One boundary for both:
-/// [`CACHED_MAX_BYTES`](crate::internal::batch::CACHED_MAX_BYTES), a typical per-core share of the
-/// last-level cache (`docs/design.md` has the measurements). ([`BitStore::all_set`] tests
-/// pairs of probes and exits early at every size: see its documentation.)
-#[doc(hidden)]
-pub const BRANCH_FREE_MAX_BYTES: usize = crate::internal::batch::CACHED_MAX_BYTES;
-
 /// Words needed for `num_bits` bits, checked against the address space.
 ///
 /// # Errors
@@ -549,17 +539,9 @@ impl BitStore {
     /// [`Error::Corrupt`] when `words` has the wrong length for `num_bits` or has bits set
     /// past `num_bits`; the errors of [`BitStore::new`].
     pub fn from_words(words: &[u64], num_bits: u64) -> Result<Self, Error> {
-        let mut store = BitStore::new(num_bits)?;
-        if words.len() != store.words.len() {
-            return Err(Error::corrupt(format!(
-                "{} words given for {num_bits} bits, {} expected",
-                words.len(),
-                store.words.len()
-            )));
-        }
-        store.words.as_mut_slice().copy_from_slice(words);
-        store.check_tail()?;
-        Ok(store)
+        let mut copy = Words::zeroed(words.len())?;
+        copy.as_mut_slice().copy_from_slice(words);
+        BitStore::from_parts(copy, num_bits)
     }
 
     /// A store of `num_bits` bits over `words`, taken as they are (no copy).

@@ -22,8 +22,7 @@ pub use crate::hash::{
 
 // Bit storage: raw word loops, allocation and the atomic store.
 pub use crate::bits::{
-    AtomicBitStore, BRANCH_FREE_MAX_BYTES, advise_huge_pages, out_of_memory, prefetch, test_bit,
-    words_for,
+    AtomicBitStore, advise_huge_pages, out_of_memory, prefetch, test_bit, words_for,
 };
 
 // The binary format's building blocks (a user reads bytes through `format::decode`).

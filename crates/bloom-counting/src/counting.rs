@@ -4,8 +4,9 @@ use std::hash::Hash;
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
 use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
-use bloom_core::internal::{self, BRANCH_FREE_MAX_BYTES, Probes};
+use bloom_core::internal::{self, Probes};
 use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
@@ -219,17 +220,16 @@ impl CountingBloomFilter {
     /// Whether a pre-computed hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
-        let words = self.counters.words();
         let probes = self.probes(hash);
         if self.fits_cache() {
             // Cached counters: testing all of them costs less than mispredicted early exits.
-            probes.fold(true, |all, pos| all & (counter(words, pos) != 0))
+            self.counters.contains_now(probes)
         } else {
             // Not prefetched first, unlike `insert` and `remove`: the processor already
             // fetches the lines ahead through the predicted branches, and interleaved
             // measurements showed no gain (present keys cost about the floor of loading
             // every counter; docs/counting.md).
-            probes.into_iter().all(|pos| counter(words, pos) != 0)
+            self.counters.all_set(probes)
         }
     }
 
@@ -237,7 +237,7 @@ impl CountingBloomFilter {
     /// would only add instructions and early exits would only add mispredictions.
     #[inline(always)]
     fn fits_cache(&self) -> bool {
-        self.counters.words().len() * 8 <= BRANCH_FREE_MAX_BYTES
+        self.counters.words().len() * 8 <= CACHED_MAX_BYTES
     }
 
     /// Prefetches the cache line of every counter of `hash`, when the counters do not fit

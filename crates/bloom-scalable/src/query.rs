@@ -62,6 +62,16 @@ impl<'a> LayerProbes<'a> {
     }
 }
 
+/// Whether some layer holds every probe of `hash`, for layers in the cache: each layer's own
+/// query, newest first (its branch-free fold suits cached bits).
+#[inline]
+pub(crate) fn contains_hash_cached(layers: &[Layer], hash: u128) -> bool {
+    layers
+        .iter()
+        .rev()
+        .any(|layer| layer.filter.contains_hash(hash))
+}
+
 /// Whether some layer holds every probe of `hash`: newest (largest) layer first, each
 /// layer stopping at its first pair with a zero bit.
 ///
@@ -195,14 +205,10 @@ impl BatchQuery for LayeredBatch<'_> {
         false
     }
 
-    /// The direct loop runs on cached layers: each layer's own query.
+    /// The direct loop runs on cached layers.
     #[inline(always)]
     fn contains_now<T: Hash>(&self, key: &T) -> bool {
-        let hash = hash_key(key, self.seed);
-        self.layers
-            .iter()
-            .rev()
-            .any(|layer| layer.filter.contains_hash(hash))
+        contains_hash_cached(self.layers, hash_key(key, self.seed))
     }
 }
 

@@ -5,7 +5,7 @@ use std::hash::Hash;
 use bloom_core::Error;
 use bloom_core::bits::BitStore;
 use bloom_core::hash::hash_key;
-use bloom_core::internal::BRANCH_FREE_MAX_BYTES;
+use bloom_core::internal::batch::CACHED_MAX_BYTES;
 
 use crate::Builder;
 use crate::config::Config;
@@ -124,7 +124,7 @@ impl ScalableBloomFilter {
             .iter()
             .map(|l| l.filter.bits().heap_bytes())
             .sum();
-        self.cached = bytes <= BRANCH_FREE_MAX_BYTES;
+        self.cached = bytes <= CACHED_MAX_BYTES;
     }
 
     /// Bytes of the filter without its layers' bit arrays.
@@ -246,11 +246,7 @@ impl ScalableBloomFilter {
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
         if self.cached {
-            return self
-                .layers
-                .iter()
-                .rev()
-                .any(|layer| layer.filter.contains_hash(hash));
+            return query::contains_hash_cached(&self.layers, hash);
         }
         query::contains_hash(&self.layers, hash)
     }
