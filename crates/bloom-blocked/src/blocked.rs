@@ -600,10 +600,7 @@ impl<'a, Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'a, Q> {
     /// The few keys whose first fields repeat call the exact test out of line.
     #[inline(always)]
     fn test(&self, (block, high): (&'a Block, u64)) -> bool {
-        match (self.quick)(block, high) {
-            Answer::Repeat => probe::contains_outlined(block, high, self.filter.params.num_hashes),
-            answer => answer == Answer::Present,
-        }
+        (self.quick)(block, high).resolve(block, high, self.filter.params.num_hashes)
     }
 
     #[inline(always)]

@@ -184,6 +184,16 @@ pub(crate) enum Answer {
 }
 
 impl Answer {
+    /// Whether the key keyed by `high` is in `block`, given this answer of the fast test:
+    /// [`Answer::Repeat`] calls the exact test out of line.
+    #[inline(always)]
+    pub(crate) fn resolve(self, block: &Block, high: u64, num_hashes: u32) -> bool {
+        match self {
+            Answer::Repeat => contains_outlined(block, high, num_hashes),
+            answer => answer == Answer::Present,
+        }
+    }
+
     /// The answer of a complete test.
     #[inline(always)]
     pub(crate) fn exact(present: bool) -> Answer {
@@ -240,10 +250,8 @@ impl Kernel {
     /// Whether the key keyed by `high` is in `block`.
     #[inline(always)]
     pub(crate) fn contains(&self, block: &Block, high: u64, num_hashes: u32) -> bool {
-        match self.quick(block, high, num_hashes) {
-            Answer::Repeat => contains_outlined(block, high, num_hashes),
-            answer => answer == Answer::Present,
-        }
+        self.quick(block, high, num_hashes)
+            .resolve(block, high, num_hashes)
     }
 
     /// The fast part of [`contains`](Kernel::contains). The batch query collects the rare
