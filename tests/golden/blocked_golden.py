@@ -7,11 +7,7 @@ the framing written out as docs/format.md (blocked section) describes them.
 tests/tests/blocked.rs pins its output; run this script to regenerate it after a deliberate
 change of format.
 """
-import struct
-import xxhash
-
-M64 = (1 << 64) - 1
-DEFAULT_SEED = 0x9E3779B97F4A7C15
+from golden_model import DEFAULT_SEED, M64, digest, frame, s, u64, words_le
 
 
 def splitmix(w):
@@ -40,26 +36,12 @@ def build(num_bits, k, seed, keys):
     num_blocks = num_bits // 512
     words = [0] * (num_bits // 64)
     for key in keys:
-        h = xxhash.xxh3_128_intdigest(key, seed)
+        h = digest(key, seed)
         low, high = h & M64, h >> 64
         b = (low * num_blocks) >> 64
         for p in positions(high, k):
             words[8 * b + p // 64] |= 1 << (p % 64)
-    payload = b"".join(struct.pack("<Q", w) for w in words)
-    out = bytearray(b"BLMF") + struct.pack("<HBBQ", 1, 4, 1, seed)
-    out += struct.pack("<QI", num_bits, k) + struct.pack("<Q", len(payload)) + payload
-    out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
-    return bytes(out)
-
-
-def u64(v):
-    return struct.pack("<Q", v)
-
-
-def s(v):
-    # str's Hash writes its bytes, then a 0xff terminator as a u8, which the key hasher
-    # writes in the canonical integer width: 8 little-endian bytes.
-    return v.encode() + struct.pack("<Q", 0xFF)
+    return frame(4, seed, num_bits, k, words_le(words))
 
 
 # A: two blocks, k = 6, the u64 keys 0..10.

@@ -1,0 +1,58 @@
+"""The parts of the golden models every filter shares, written without the Rust code.
+
+The framing of docs/format.md (magic, version, variant, hash scheme, seed, the size and
+probe-count parameters, payload length, payload, XXH3-64 checksum), the classic probe
+sequence (pairs sharing a 512-position group, docs/format.md, classic section), and the key
+encodings of the key hasher. The reference XXH3 comes from the C library through the
+`xxhash` package (`pip install xxhash`).
+"""
+import struct
+
+import xxhash
+
+M64 = (1 << 64) - 1
+DEFAULT_SEED = 0x9E3779B97F4A7C15
+SPREAD = 0x9E3779B97F4A7C15
+
+
+def digest(key, seed):
+    """Seeded XXH3-128 of a key's bytes."""
+    return xxhash.xxh3_128_intdigest(key, seed)
+
+
+def classic_probes(h, k, m):
+    """x_j = a + j b + C (j^3 - j) / 6 mod 2^64; p_j = (x_j m) >> 64; q_j in p_j's group."""
+    a, b = h & M64, h >> 64
+    out, j = [], 0
+    while len(out) < k:
+        x = (a + j * b + SPREAD * ((j ** 3 - j) // 6)) & M64
+        p = (x * m) >> 64
+        start = p - p % 512
+        q = start + (((x & 0xFFFFFFFF) * min(m - start, 512)) >> 32)
+        out += [p, q]
+        j += 1
+    return out[:k]
+
+
+def frame(variant, seed, size, k, payload):
+    """A filter's bytes: version 1, hash scheme XXH3-128, the size (u64) and k (u32)."""
+    out = bytearray(b"BLMF") + struct.pack("<HBBQ", 1, variant, 1, seed)
+    out += struct.pack("<QI", size, k) + struct.pack("<Q", len(payload)) + payload
+    out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
+    return bytes(out)
+
+
+def words_le(words):
+    """64-bit words, little-endian."""
+    return b"".join(struct.pack("<Q", w) for w in words)
+
+
+def u64(v):
+    """A u64 key: its 8 little-endian bytes."""
+    return struct.pack("<Q", v)
+
+
+def s(v):
+    """A str key: its bytes, then the 0xff terminator `str`'s Hash writes as a u8, which the
+    key hasher writes in the canonical integer width, 8 little-endian bytes."""
+    return v.encode() + struct.pack("<Q", 0xFF)
