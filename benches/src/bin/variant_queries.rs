@@ -34,34 +34,37 @@ fn best_ns(queries: usize, mut f: impl FnMut() -> usize) -> f64 {
         .fold(f64::MAX, f64::min)
 }
 
-/// Builds a filter of `n` keys with `make`, fills it with `insert`, and prints its line.
+/// When `wanted($name)`, builds a filter for `n` keys with `make` (a `Result`), fills it with
+/// `insert`, and prints its line.
 macro_rules! measure {
-    ($name:expr, $n:expr, $make:expr) => {{
-        let n: u64 = $n;
-        let keys: Vec<u64> = SplitMix64(1).take(n as usize).collect();
-        let queries = 1_000_000usize.min(n as usize * 4);
-        let mut pick = SplitMix64(2);
-        let present: Vec<u64> = (0..queries).map(|_| keys[pick.below(n) as usize]).collect();
-        // Another seed: a collision with the inserted keys has probability about 2^-64.
-        let absent: Vec<u64> = SplitMix64(3).take(queries).collect();
-        #[allow(unused_mut)]
-        let mut filter = $make;
-        for key in &keys {
-            let _ = filter.insert(key);
+    ($wanted:expr, $name:expr, $n:expr, $make:expr) => {
+        if $wanted($name) {
+            let n: u64 = $n;
+            let keys: Vec<u64> = SplitMix64(1).take(n as usize).collect();
+            let queries = 1_000_000usize.min(n as usize * 4);
+            let mut pick = SplitMix64(2);
+            let present: Vec<u64> = (0..queries).map(|_| keys[pick.below(n) as usize]).collect();
+            // Another seed: a collision with the inserted keys has probability about 2^-64.
+            let absent: Vec<u64> = SplitMix64(3).take(queries).collect();
+            #[allow(unused_mut)]
+            let mut filter = $make.expect("a valid size");
+            for key in &keys {
+                let _ = filter.insert(key);
+            }
+            let f = &filter;
+            let single = |keys: &[u64]| keys.iter().filter(|k| black_box(f).contains(*k)).count();
+            let batch = |keys: &[u64]| f.contains_batch(keys).iter().filter(|&&b| b).count();
+            println!(
+                "{},{},{:.2},{:.2},{:.2},{:.2}",
+                $name,
+                n,
+                best_ns(queries, || single(&present)),
+                best_ns(queries, || single(&absent)),
+                best_ns(queries, || batch(&present)),
+                best_ns(queries, || batch(&absent)),
+            );
         }
-        let f = &filter;
-        let single = |keys: &[u64]| keys.iter().filter(|k| black_box(f).contains(*k)).count();
-        let batch = |keys: &[u64]| f.contains_batch(keys).iter().filter(|&&b| b).count();
-        println!(
-            "{},{},{:.2},{:.2},{:.2},{:.2}",
-            $name,
-            n,
-            best_ns(queries, || single(&present)),
-            best_ns(queries, || single(&absent)),
-            best_ns(queries, || batch(&present)),
-            best_ns(queries, || batch(&absent)),
-        );
-    }};
+    };
 }
 
 fn main() {
@@ -79,54 +82,47 @@ fn main() {
     }
     let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
     for n in sizes {
-        if wanted("classic") {
-            measure!(
-                "classic",
-                n,
-                bloom_classic::BloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("atomic-classic") {
-            measure!(
-                "atomic-classic",
-                n,
-                bloom_classic::AtomicBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("counting") {
-            measure!(
-                "counting",
-                n,
-                bloom_counting::CountingBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("scalable") {
-            measure!(
-                "scalable",
-                n,
-                bloom_scalable::ScalableBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("blocked") {
-            measure!(
-                "blocked",
-                n,
-                bloom_blocked::BlockedBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("atomic-blocked") {
-            measure!(
-                "atomic-blocked",
-                n,
-                bloom_blocked::AtomicBlockedBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
-        if wanted("split-block") {
-            measure!(
-                "split-block",
-                n,
-                bloom_blocked::SplitBlockBloomFilter::new(n as _, 0.01).unwrap()
-            );
-        }
+        measure!(
+            wanted,
+            "classic",
+            n,
+            bloom_classic::BloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "atomic-classic",
+            n,
+            bloom_classic::AtomicBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "counting",
+            n,
+            bloom_counting::CountingBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "scalable",
+            n,
+            bloom_scalable::ScalableBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "blocked",
+            n,
+            bloom_blocked::BlockedBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "atomic-blocked",
+            n,
+            bloom_blocked::AtomicBlockedBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "split-block",
+            n,
+            bloom_blocked::SplitBlockBloomFilter::new(n, 0.01)
+        );
     }
 }
