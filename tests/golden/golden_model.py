@@ -34,9 +34,12 @@ def classic_probes(h, k, m):
     return out[:k]
 
 
+VERSION = 2
+
+
 def frame(variant, seed, size, k, payload):
-    """A filter's bytes: version 1, hash scheme XXH3-128, the size (u64) and k (u32)."""
-    out = bytearray(b"BLMF") + struct.pack("<HBBQ", 1, variant, 1, seed)
+    """A filter's bytes: format version 2, hash scheme XXH3-128, the size (u64) and k (u32)."""
+    out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, variant, 1, seed)
     out += struct.pack("<QI", size, k) + struct.pack("<Q", len(payload)) + payload
     out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
     return bytes(out)

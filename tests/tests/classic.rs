@@ -95,7 +95,7 @@ fn golden_bytes() {
 /// sequence's closed form.
 const GOLDEN_CLASSIC_HEX: &str = concat!(
     "424c4d46",                         // magic "BLMF"
-    "0100",                             // version 1
+    "0200",                             // version 2
     "01",                               // variant: classic
     "01",                               // hash scheme: XXH3-128
     "157c4a7fb979379e",                 // seed: DEFAULT_SEED
@@ -103,7 +103,7 @@ const GOLDEN_CLASSIC_HEX: &str = concat!(
     "03000000",                         // num_hashes = 3
     "1000000000000000",                 // payload length = 16
     "240680028a88360200003a1047002820", // the two words of bits
-    "cbfe834a75a9db84",                 // XXH3-64 checksum
+    "979fa0525fb7d14b",                 // XXH3-64 checksum
 );
 
 /// A filter of 2^33 bits (1 GiB): positions above 2^32 are used, nothing is lost, and the

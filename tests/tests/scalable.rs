@@ -454,7 +454,7 @@ fn golden_bytes() {
 /// group, and when integers began to hash in one canonical width: the `u32` keys are now
 /// hashed as 8 bytes. The classic golden vector pins both independently.)
 const GOLDEN: &str = concat!(
-    "424c4d4601000301efcdab8967452301",
+    "424c4d4602000301efcdab8967452301",
     "0400000000000000",
     "9a9999999999b93f",
     "02000000",
@@ -476,7 +476,7 @@ const GOLDEN: &str = concat!(
     "06000000",
     "0300000000000000",
     "104042208811100000000100527200000000000000000000",
-    "38e944e5cb685e18",
+    "1c9476d695278a7f",
 );
 
 #[test]

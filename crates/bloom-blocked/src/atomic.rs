@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use bloom_core::Error;
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
-use bloom_core::internal::{high_half, low_half, prefetch};
+use bloom_core::internal::prefetch;
 
 use crate::BlockedBloomFilter;
 use crate::blocked::{BATCH, estimated_fpr, estimated_len};
@@ -126,15 +126,16 @@ impl AtomicBlockedBloomFilter {
         self.params.seed
     }
 
-    /// The 128-bit hash this filter computes for `key`.
+    /// The 64-bit hash this filter computes for `key`, the same as
+    /// [`BlockedBloomFilter::hash`].
     #[inline]
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.params.seed)
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        hash_key(key, self.params.seed) as u64
     }
 
     #[inline(always)]
-    fn block(&self, hash: u128) -> &AtomicBlock {
-        self.blocks.at(low_half(hash))
+    fn block(&self, hash: u64) -> &AtomicBlock {
+        self.blocks.at(hash)
     }
 
     /// Adds a key from any thread. Returns `true` if it was possibly present already.
@@ -147,9 +148,9 @@ impl AtomicBlockedBloomFilter {
 
     /// Adds a pre-computed hash; see [`insert`](AtomicBlockedBloomFilter::insert).
     #[inline]
-    pub fn insert_hash(&self, hash: u128) -> bool {
-        let block = self.blocks.at_for_write(low_half(hash));
-        let mask = probe::mask(high_half(hash), self.params.num_hashes);
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let block = self.blocks.at_for_write(hash);
+        let mask = probe::mask(probe::spread(hash), self.params.num_hashes);
         let mut was_present = true;
         for (word, m) in block.0.iter().zip(mask) {
             // Skipping the locked write when the bits are set already keeps the line shared
@@ -169,18 +170,19 @@ impl AtomicBlockedBloomFilter {
 
     /// Whether a pre-computed hash may be present.
     #[inline]
-    pub fn contains_hash(&self, hash: u128) -> bool {
+    pub fn contains_hash(&self, hash: u64) -> bool {
         let block = self.block(hash);
-        let mask = probe::mask(high_half(hash), self.params.num_hashes);
-        block.0.iter().zip(mask).fold(true, |all, (word, m)| {
-            all & (word.load(Ordering::Relaxed) & m == m)
+        let g = probe::spread(hash);
+        (0..self.params.num_hashes).fold(true, |all, i| {
+            let p = probe::position(g, i);
+            all & (block.0[(p >> 6) as usize].load(Ordering::Relaxed) >> (p & 63) & 1 != 0)
         })
     }
 
     /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before
     /// writing any (see [`BlockedBloomFilter::insert_all`]).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        let mut hashes = [0u128; BATCH];
+        let mut hashes = [0u64; BATCH];
         let mut len = 0;
         for key in keys {
             let hash = self.hash(&key);
@@ -372,7 +374,7 @@ impl<T: Hash> FromIterator<T> for AtomicBlockedBloomFilter {
     }
 }
 
-bloom_core::internal::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u64);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AtomicBlockedBloomFilter);
@@ -394,7 +396,7 @@ impl AtomicBlockedBloomFilter {
 /// The atomic blocked filter in the batch engine: one block per key.
 impl OneLine for AtomicBlockedBloomFilter {
     /// The key's hash.
-    type Staged = u128;
+    type Staged = u64;
 
     #[inline(always)]
     fn footprint(&self) -> usize {
@@ -402,22 +404,22 @@ impl OneLine for AtomicBlockedBloomFilter {
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> u128 {
+    fn locate<T: Hash>(&self, key: &T) -> u64 {
         self.hash(key)
     }
 
     #[inline(always)]
-    fn prefetch(&self, hash: u128) {
+    fn prefetch(&self, hash: u64) {
         prefetch(self.block(hash));
     }
 
     #[inline(always)]
-    fn test(&self, hash: u128) -> bool {
+    fn test(&self, hash: u64) -> bool {
         self.contains_hash(hash)
     }
 
     #[inline(always)]
-    fn empty(&self) -> u128 {
+    fn empty(&self) -> u64 {
         0
     }
 }

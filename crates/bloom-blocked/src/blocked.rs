@@ -4,12 +4,12 @@ use std::hash::Hash;
 
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
-use bloom_core::internal::{self, high_half, low_half, prefetch};
+use bloom_core::internal::{self, prefetch};
 use bloom_core::{Error, math};
 
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
-use crate::probe::{self, Answer, BLOCK_BITS, Kernel, Probe};
+use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
 /// Keys per group of the batch operations that work in groups: `insert_all` here, and the
@@ -24,13 +24,14 @@ pub const DEFAULT_FPR: f64 = 0.01;
 /// A Bloom filter whose keys each touch one 512-bit block: one cache line per query, where
 /// a classic filter pays up to k cache misses.
 ///
-/// Each key's hash picks a block (any number of blocks, by multiply-shift) and sets
-/// `num_hashes` distinct bits in it. `num_hashes` is chosen for the bits per key as a blocked
-/// filter needs, from [`blocked_fpr_distinct`](bloom_core::math::blocked_fpr_distinct), and
+/// Each key's 64-bit hash picks a block (any number of blocks, by multiply-shift) and sets
+/// `num_hashes` bits in it, at positions drawn independently (they may repeat).
+/// `num_hashes` is chosen for the bits per key as a blocked filter needs, from
+/// [`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement), and
 /// [`new`](BlockedBloomFilter::new) sizes the filter with the same formula, so the rate
 /// reached is the one asked for. A blocked filter needs a little more memory than a classic
 /// one for the same rate (about 4% at 1%), and is several times faster on filters that do not
-/// fit in cache. Queries use AVX2 when the CPU has it ([`Probe`]).
+/// fit in cache. Queries use AVX2 or AVX-512 when the CPU has them ([`Probe`]).
 ///
 /// For a filter shared between threads, see [`AtomicBlockedBloomFilter`].
 ///
@@ -54,8 +55,7 @@ pub const DEFAULT_FPR: f64 = 0.01;
 pub struct BlockedBloomFilter {
     blocks: Blocks<Block>,
     params: Params,
-    probe: Probe,
-    /// The query code for `probe` and k, chosen once.
+    /// The query code for the probe asked for and k, chosen once.
     kernel: Kernel,
 }
 
@@ -73,7 +73,7 @@ impl std::fmt::Debug for BlockedBloomFilter {
             .field("num_blocks", &self.params.num_blocks)
             .field("num_hashes", &self.params.num_hashes)
             .field("seed", &self.params.seed)
-            .field("probe", &self.probe)
+            .field("probe", &self.kernel.probe())
             .finish()
     }
 }
@@ -81,7 +81,7 @@ impl std::fmt::Debug for BlockedBloomFilter {
 impl BlockedBloomFilter {
     /// A filter sized for `expected_items` keys at false-positive rate `fpr`: the fewest
     /// blocks, and the best `num_hashes` for them, whose expected rate
-    /// ([`blocked_fpr_distinct`](bloom_core::math::blocked_fpr_distinct)) is at most 98% of
+    /// ([`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement)) is at most 98% of
     /// `fpr` (the headroom keeps a filter's measured rate, which scatters around the
     /// expectation, at or below `fpr`).
     ///
@@ -111,7 +111,8 @@ impl BlockedBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] for 0 bits or `num_hashes` outside 1..=64;
+    /// [`Error::InvalidParameter`] for 0 bits or `num_hashes` outside 1..=16 (a key's bits
+    /// are one vector lane each; a 512-bit block never needs more);
     /// [`Error::TooLarge`] beyond [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
     ///
     /// # Examples
@@ -136,12 +137,10 @@ impl BlockedBloomFilter {
     }
 
     pub(crate) fn from_parts(blocks: Blocks<Block>, params: Params) -> Self {
-        let probe = Probe::best();
         BlockedBloomFilter {
             blocks,
             params,
-            probe,
-            kernel: Kernel::new(probe, params.num_hashes),
+            kernel: Kernel::new(Probe::best(), params.num_hashes),
         }
     }
 
@@ -187,14 +186,14 @@ impl BlockedBloomFilter {
     ///
     /// [`Error::InvalidParameter`] when `probe` is not available on this CPU.
     pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.probe = probe.check()?;
-        self.kernel = Kernel::new(self.probe, self.params.num_hashes);
+        self.kernel = Kernel::new(probe.check()?, self.params.num_hashes);
         Ok(self)
     }
 
-    /// The query implementation in use.
+    /// The query implementation this filter runs: the one asked for, or the next best where
+    /// it does not cover the filter's k (see [`Probe::best`]).
     pub fn probe(&self) -> Probe {
-        self.probe
+        self.kernel.probe()
     }
 
     /// The number of bits (a multiple of 512).
@@ -221,18 +220,20 @@ impl BlockedBloomFilter {
         self.params.seed
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by
+    /// The 64-bit hash this filter computes for `key`: the low half of the workspace's
+    /// seeded XXH3-128 ([`hash_key`]), as taken by
     /// [`insert_hash`](BlockedBloomFilter::insert_hash) and
-    /// [`contains_hash`](BlockedBloomFilter::contains_hash).
+    /// [`contains_hash`](BlockedBloomFilter::contains_hash). One word places the key: it
+    /// picks the block, and a multiple of it the bits (see [`Probe`] and docs/blocked.md).
     #[inline]
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.params.seed)
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        hash_key(key, self.params.seed) as u64
     }
 
-    /// The key's block: multiply-shift of the low half of its hash.
+    /// The key's block: multiply-shift of its hash.
     #[inline(always)]
-    fn block(&self, hash: u128) -> &Block {
-        self.blocks.at(low_half(hash))
+    fn block(&self, hash: u64) -> &Block {
+        self.blocks.at(hash)
     }
 
     /// Adds a key. Returns `true` if it was possibly present already (all its bits were set).
@@ -252,11 +253,12 @@ impl BlockedBloomFilter {
         self.insert_hash(self.hash(key))
     }
 
-    /// Adds a key by its pre-computed 128-bit hash; returns whether it was possibly present.
+    /// Adds a key by its pre-computed hash ([`hash`](BlockedBloomFilter::hash)); returns
+    /// whether it was possibly present.
     #[inline]
-    pub fn insert_hash(&mut self, hash: u128) -> bool {
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
         let k = self.params.num_hashes;
-        probe::insert_portable(self.blocks.at_mut(low_half(hash)), high_half(hash), k)
+        probe::insert_portable(self.blocks.at_mut(hash), probe::spread(hash), k)
     }
 
     /// Whether `key` may be present: `false` means it was certainly never inserted.
@@ -267,16 +269,15 @@ impl BlockedBloomFilter {
 
     /// Whether a pre-computed hash may be present.
     #[inline]
-    pub fn contains_hash(&self, hash: u128) -> bool {
-        let k = self.params.num_hashes;
-        self.kernel.contains(self.block(hash), high_half(hash), k)
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.kernel.contains(self.block(hash), probe::spread(hash))
     }
 
     /// Adds every key of `keys`. Keys are hashed in groups and their blocks prefetched before
     /// any is written: an insert's write to an uncached line otherwise holds up the stores
     /// behind it, and the cache misses of consecutive inserts cannot overlap.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        let mut hashes = [0u128; BATCH];
+        let mut hashes = [0u64; BATCH];
         let mut len = 0;
         for key in keys {
             let hash = self.hash(&key);
@@ -322,22 +323,7 @@ impl BlockedBloomFilter {
     /// prefetch their blocks, then test all), so the cache misses overlap with each other and
     /// with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let k = self.params.num_hashes;
-        // The kernel is chosen once, outside the loop, so the AVX2 loop holds no call and
-        // keeps the kernel's constants in registers.
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = self.kernel.avx2() {
-            let query = BatchOf {
-                filter: self,
-                quick: |block: &Block, high| self.kernel.quick_avx2(token, block, high),
-            };
-            return batch::contains_batch_into(&Lines(&query), keys, out);
-        }
-        let query = BatchOf {
-            filter: self,
-            quick: |block: &Block, high| Answer::exact(probe::contains_portable(block, high, k)),
-        };
-        batch::contains_batch_into(&Lines(&query), keys, out);
+        batch::contains_batch_into(&Lines(&BatchOf(self)), keys, out);
     }
 
     /// The number of bits set.
@@ -355,8 +341,8 @@ impl BlockedBloomFilter {
     }
 
     /// The number of distinct keys inserted, estimated from the fill of each block: a block
-    /// with X of its B bits set holds about `ln(1 - X/B) / ln(1 - k/B)` keys (each key sets k
-    /// distinct bits), summed and rounded to the nearest integer. `u64::MAX` when
+    /// with X of its B bits set holds about `ln(1 - X/B) / (k ln(1 - 1/B))` keys (each key
+    /// sets k bits at independent positions), summed and rounded to the nearest integer. `u64::MAX` when
     /// a block is full (the count can then not be known).
     ///
     /// # Examples
@@ -377,7 +363,7 @@ impl BlockedBloomFilter {
     }
 
     /// The false-positive rate at the current fill: the mean over blocks of the chance that k
-    /// distinct random bits of the block are all set.
+    /// independent random bits of the block are all set, `(X/B)^k`.
     pub fn estimated_fpr(&self) -> f64 {
         estimated_fpr(
             block_fills(self.blocks.words()),
@@ -488,10 +474,10 @@ pub(crate) fn block_fills(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
         .map(|b| b.iter().map(|w| w.count_ones()).sum())
 }
 
-/// Sum over blocks of `ln(1 - X/B) / ln(1 - k/B)`.
+/// Sum over blocks of `ln(1 - X/B) / (k ln(1 - 1/B))`.
 pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
     let b = BLOCK_BITS as f64;
-    let per_key = (-f64::from(k.min(511)) / b).ln_1p();
+    let per_key = f64::from(k) * (-1.0 / b).ln_1p();
     fills
         .map(|x| {
             if u64::from(x) >= BLOCK_BITS {
@@ -503,22 +489,18 @@ pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
         .sum()
 }
 
-/// Mean over blocks of `C(X, k) / C(B, k)`.
+/// Mean over blocks of `(X/B)^k`.
 pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks: u64) -> f64 {
     let b = BLOCK_BITS as f64;
     let table: Vec<f64> = (0..=BLOCK_BITS)
-        .map(|x| {
-            (0..k)
-                .map(|t| ((x as f64 - f64::from(t)) / (b - f64::from(t))).max(0.0))
-                .product()
-        })
+        .map(|x| (x as f64 / b).powi(k as i32))
         .collect();
     fills.map(|x| table[x as usize]).sum::<f64>() / num_blocks as f64
 }
 
 bloom_core::internal::collect_via_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 
-bloom_core::internal::filter_via_inherent!(BlockedBloomFilter, hash: u128);
+bloom_core::internal::filter_via_inherent!(BlockedBloomFilter, hash: u64);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(BlockedBloomFilter);
@@ -553,15 +535,15 @@ mod parallel {
                 self.blocks.as_mut_slice(),
                 keys,
                 |key| {
-                    let hash = hash_key(key, params.seed);
+                    let hash = hash_key(key, params.seed) as u64;
                     [(
-                        bloom_core::internal::reduce(low_half(hash), params.num_blocks) as usize,
-                        high_half(hash),
+                        bloom_core::internal::reduce(hash, params.num_blocks) as usize,
+                        probe::spread(hash),
                     )]
                 },
                 |(block, _)| block,
-                |block, (_, high)| {
-                    probe::insert_portable(block, high, params.num_hashes);
+                |block, (_, g)| {
+                    probe::insert_portable(block, g, params.num_hashes);
                 },
             );
         }
@@ -570,26 +552,22 @@ mod parallel {
     bloom_core::internal::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
-/// The blocked filter in the batch engine, around a block test `quick` chosen once per
-/// batch (the AVX2 kernel or the portable test): one block per key.
-struct BatchOf<'a, Q> {
-    filter: &'a BlockedBloomFilter,
-    quick: Q,
-}
+/// The blocked filter in the batch engine: one block per key.
+struct BatchOf<'a>(&'a BlockedBloomFilter);
 
-impl<'a, Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'a, Q> {
-    /// The key's block and the high half of its hash, which places its bits there.
+impl<'a> OneLine for BatchOf<'a> {
+    /// The key's block and the word that places its bits there ([`probe::spread`]).
     type Staged = (&'a Block, u64);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.filter.blocks.heap_bytes()
+        self.0.blocks.heap_bytes()
     }
 
     #[inline(always)]
     fn locate<T: Hash>(&self, key: &T) -> (&'a Block, u64) {
-        let hash = self.filter.hash(key);
-        (self.filter.block(hash), high_half(hash))
+        let hash = self.0.hash(key);
+        (self.0.block(hash), probe::spread(hash))
     }
 
     #[inline(always)]
@@ -597,15 +575,14 @@ impl<'a, Q: Fn(&Block, u64) -> Answer> OneLine for BatchOf<'a, Q> {
         prefetch(block);
     }
 
-    /// The few keys whose first fields repeat call the exact test out of line.
     #[inline(always)]
-    fn test(&self, (block, high): (&'a Block, u64)) -> bool {
-        (self.quick)(block, high).resolve(block, high, self.filter.params.num_hashes)
+    fn test(&self, (block, g): (&'a Block, u64)) -> bool {
+        self.0.kernel.contains(block, g)
     }
 
     #[inline(always)]
     fn empty(&self) -> (&'a Block, u64) {
-        (self.filter.blocks.at(0), 0)
+        (self.0.blocks.at(0), 0)
     }
 }
 
@@ -619,7 +596,8 @@ mod tests {
         assert!(!f.insert(&1u32));
         assert!(f.insert(&1u32));
         assert!(f.contains(&1u32));
-        assert_eq!(f.count_ones(), u64::from(f.num_hashes()));
+        // k positions, drawn with replacement: at most k bits.
+        assert!((1..=u64::from(f.num_hashes())).contains(&f.count_ones()));
     }
 
     #[test]
@@ -632,7 +610,8 @@ mod tests {
         }
         assert!(BlockedBloomFilter::with_params(0, 3).is_err());
         assert!(BlockedBloomFilter::with_params(512, 0).is_err());
-        assert!(BlockedBloomFilter::with_params(512, 65).is_err());
+        assert!(BlockedBloomFilter::with_params(512, 17).is_err());
+        assert!(BlockedBloomFilter::with_params(512, 16).is_ok());
         assert!(BlockedBloomFilter::with_params(u64::MAX, 3).is_err());
         // The largest filter allowed (128 GiB): an error where the machine cannot map it,
         // never an abort; where it can, lazily zeroed memory that is never touched.

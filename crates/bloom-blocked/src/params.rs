@@ -4,7 +4,7 @@
 use bloom_core::format::Variant;
 use bloom_core::{Error, internal, math};
 
-use crate::probe::BLOCK_BITS;
+use crate::probe::{BLOCK_BITS, MAX_PROBES};
 
 /// The share of the target rate [`Params::for_items`] sizes for. A filter's measured rate
 /// scatters around its expectation (which keys share a block is chance); sizing for the
@@ -20,14 +20,14 @@ pub(crate) struct Params {
     pub(crate) seed: u64,
 }
 
-/// The false-positive rate of `num_blocks` blocks, `num_hashes` distinct bits per key,
-/// holding `num_items` keys.
+/// The false-positive rate of `num_blocks` blocks, `num_hashes` positions per key (drawn
+/// with replacement), holding `num_items` keys.
 pub(crate) fn theory_fpr(num_blocks: u64, num_hashes: u32, num_items: u64) -> f64 {
-    math::blocked_fpr_distinct(num_blocks * BLOCK_BITS, BLOCK_BITS, num_hashes, num_items)
+    math::blocked_fpr_replacement(num_blocks * BLOCK_BITS, BLOCK_BITS, num_hashes, num_items)
 }
 
-/// The number of distinct bits per key that minimises the false-positive rate of a 512-bit
-/// blocked filter with `bits_per_key` bits per key, by [`math::blocked_fpr_distinct`].
+/// The number of positions per key that minimises the false-positive rate of a 512-bit
+/// blocked filter with `bits_per_key` bits per key, by [`math::blocked_fpr_replacement`].
 pub(crate) fn optimal_num_hashes(bits_per_key: f64) -> u32 {
     if !(bits_per_key.is_finite() && bits_per_key > 0.0) {
         return 1;
@@ -35,10 +35,10 @@ pub(crate) fn optimal_num_hashes(bits_per_key: f64) -> u32 {
     // A large n makes the Poisson mixture exact; only the ratio matters.
     let n = 1u64 << 30;
     let bits = ((n as f64 * bits_per_key) as u64).max(1);
-    let fpr = |k: u32| math::blocked_fpr_distinct(bits, BLOCK_BITS, k, n);
+    let fpr = |k: u32| math::blocked_fpr_replacement(bits, BLOCK_BITS, k, n);
     let mut best = 1;
     let mut best_fpr = fpr(1);
-    for k in 2..=math::MAX_NUM_HASHES {
+    for k in 2..=MAX_PROBES {
         let p = fpr(k);
         if p < best_fpr {
             best = k;
@@ -49,6 +49,20 @@ pub(crate) fn optimal_num_hashes(bits_per_key: f64) -> u32 {
         }
     }
     best
+}
+
+/// Checks a blocked filter's probe count: 1..=[`MAX_PROBES`].
+fn check_probes(num_hashes: u32) -> Result<(), Error> {
+    if (1..=MAX_PROBES).contains(&num_hashes) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "num_hashes",
+            format!(
+                "must be in 1..={MAX_PROBES} for a 512-bit block, one vector lane per bit (got {num_hashes})"
+            ),
+        ))
+    }
 }
 
 impl Params {
@@ -62,7 +76,7 @@ impl Params {
         let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
         let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
         let mut best: Option<(u64, u32)> = None;
-        for k in 1..=(classic_k + 2).min(math::MAX_NUM_HASHES) {
+        for k in 1..=(classic_k + 2).min(MAX_PROBES) {
             let fits = |blocks: u64| theory_fpr(blocks, k, expected_items) <= fpr;
             // Gallop up from the classic size, then bisect: fits(hi), !fits(lo).
             let mut lo = start - 1;
@@ -106,7 +120,7 @@ impl Params {
 
     fn with_blocks(num_blocks: u64, num_hashes: u32) -> Result<Params, Error> {
         internal::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
-        internal::check_num_hashes(num_hashes)?;
+        check_probes(num_hashes)?;
         Ok(Params {
             num_blocks,
             num_hashes,
@@ -151,6 +165,12 @@ impl Params {
                 Ok(())
             }
         })?;
+        check_probes(frame.num_hashes).map_err(|_| {
+            Error::corrupt(format!(
+                "num_hashes {} is not in 1..={MAX_PROBES}",
+                frame.num_hashes
+            ))
+        })?;
         let num_bits = frame.size;
         if frame.payload.len() as u64 != num_bits / 8 {
             return Err(Error::corrupt(format!(
@@ -180,7 +200,7 @@ mod tests {
             .iter()
             .map(|&c| (c, optimal_num_hashes(c)))
             .collect();
-        let expected = [3, 4, 5, 6, 6, 7, 7, 9, 11, 12, 14];
+        let expected = [3, 4, 5, 6, 6, 7, 8, 9, 11, 12, 15];
         for ((c, k), e) in table.iter().zip(expected) {
             assert_eq!(*k, e, "{c} bits per key");
         }

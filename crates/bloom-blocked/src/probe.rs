@@ -1,30 +1,30 @@
 //! Where a key's bits go inside its block, and the implementations of the test: a portable
-//! one and an AVX2 one chosen at run time. They give identical answers (tested against each
-//! other on random blocks, and on random filters in the shared suite).
+//! one, an AVX2 one and an AVX-512 one, chosen at run time. They give identical answers
+//! (tested against each other on random blocks here, and on random filters in the shared
+//! suite, on every CPU the tests run on).
 //!
 //! # The 512-bit block
 //!
-//! A key's 128-bit hash has two 64-bit halves. The low half picks the block by
-//! multiply-shift ([`reduce`](bloom_core::internal::reduce)), so any block count works. The high
-//! half is read as seven 9-bit **fields**, bits `9j .. 9j + 9` for `j = 0..7` (bit 63 is not
-//! used), each a position in the block; after the seven fields of a word,
-//! [`next_word`] (SplitMix64's finaliser) gives seven more. The key's bits are the **first k
-//! distinct values** of that sequence of fields.
+//! A key's hash is one 64-bit word `h` (the low half of the workspace's seeded XXH3-128). It
+//! picks the block by multiply-shift ([`reduce`](bloom_core::internal::reduce)), so any block
+//! count works. The positions inside the block come from a second word, `g = h ×
+//! 0x9E3779B97F4A7C15 (mod 2^64)` ([`spread`]), whose two 32-bit halves `x_0` (low) and `x_1`
+//! (high) feed the probes in turn: probe `i` (`0 <= i < k <= 16`) is the position
 //!
-//! The fields are independent and uniform, so the first k distinct of them are a uniformly
-//! random k-subset of the 512 positions: exactly the model of
-//! [`blocked_fpr_distinct`](bloom_core::math::blocked_fpr_distinct). Letting a key keep a
-//! repeated field instead (k positions drawn with replacement, as a salted multiplication
-//! per bit does) costs about 1.2% of accuracy at 10 bits per key (0.967% instead of
-//! 0.955%), which the accuracy target does not allow.
+//! ```text
+//! p_i = (x_{i mod 2} × SALT[i] mod 2^32) >> 23        (0..512)
+//! ```
 //!
-//! A repeat among the first k fields is rare (about 3% of keys at k = 6), so the AVX2 test
-//! takes the first k fields as they are, and checks for a repeat only when all their bits
-//! are set; for the few keys that have one, the exact scalar test decides. The portable test
-//! always builds the exact mask.
+//! the top nine bits of a salted 32-bit product, as Parquet's split-block filter takes five.
+//! Position p is bit `p % 32` of the block's 32-bit word `p / 32` (on a little-endian machine
+//! also bit `p % 8` of byte `p / 8`, and bit `p % 64` of 64-bit word `p / 64`).
 //!
-//! Position p of a block is bit `p % 64` of its word `p / 64`, which on a little-endian
-//! machine is also bit `p % 8` of its byte `p / 8`: the layout the AVX2 code reads.
+//! The k positions are drawn independently and may repeat: the filter's rate is then
+//! [`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement), which needs at
+//! most 0.5% more bits per key than k distinct positions would at 10%, 1% and 0.1%
+//! (docs/blocked.md). In exchange the test needs no search for distinct values: a vector
+//! kernel computes all k positions with one multiplication, fetches each position's word with
+//! one permutation of the block, and tests all bits at once.
 //!
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
@@ -33,11 +33,33 @@ use crate::storage::{Block, SplitBlock};
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
 pub const BLOCK_BITS: u64 = 512;
 
-/// Bits per field: one position in a 512-bit block.
-const FIELD_BITS: u32 = 9;
+/// The most bits a key sets in a 512-bit block: one vector lane each. (The optimal k of a
+/// 512-bit block stays below this down to rates of 10^-7; see docs/blocked.md.)
+pub(crate) const MAX_PROBES: u32 = 16;
 
-/// Fields read from one 64-bit word.
-pub(crate) const FIELDS_PER_WORD: u32 = 7;
+/// The multiplier of the blocked filter's probes: Parquet's eight salts (parquet-format,
+/// BloomFilter.md), then eight more odd constants from published hash functions: the 32-bit
+/// golden ratio, the two multipliers of MurmurHash3's finaliser and xxHash32's five primes
+/// (any odd value keeps each product uniform; these also differ from each other in every
+/// bit range that matters).
+pub(crate) const PROBE_SALT: [u32; 16] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+    0x9e37_79b9,
+    0x85eb_ca6b,
+    0xc2b2_ae35,
+    0x27d4_eb2f,
+    0x1656_67b1,
+    0x85eb_ca77,
+    0xc2b2_ae3d,
+    0x9e37_79b1,
+];
 
 /// How a filter tests and sets the bits of a block.
 ///
@@ -58,12 +80,16 @@ pub(crate) const FIELDS_PER_WORD: u32 = 7;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Probe {
     /// Plain Rust, on every target.
     Portable,
-    /// AVX2-era vector instructions (x86_64 CPUs that have AVX2, detected at run time).
+    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
+    /// run time).
     Avx2,
+    /// AVX-512 (F) vector instructions: a 512-bit block is one register (x86_64 CPUs that
+    /// have AVX-512 F and AVX2, detected at run time). The split-block filter, whose blocks
+    /// are 256 bits, runs its AVX2 test under this probe.
+    Avx512,
 }
 
 impl Probe {
@@ -72,15 +98,23 @@ impl Probe {
         match self {
             Probe::Portable => true,
             #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+            Probe::Avx2 => avx2::Avx2::detect().is_some(),
+            #[cfg(target_arch = "x86_64")]
+            Probe::Avx512 => avx2::Avx512::detect().is_some(),
             #[cfg(not(target_arch = "x86_64"))]
-            Probe::Avx2 => false,
+            Probe::Avx2 | Probe::Avx512 => false,
         }
     }
 
-    /// The fastest implementation available on the current CPU.
+    /// The best implementation the current CPU has: AVX-512, else AVX2, else portable. A
+    /// blocked filter under [`Probe::Avx512`] runs the one-pass AVX2 test when it sets at
+    /// most 8 bits per key and the AVX-512 test above that (docs/blocked.md gives the
+    /// measurements); [`BlockedBloomFilter::probe`](crate::BlockedBloomFilter::probe) says
+    /// which one a filter runs.
     pub fn best() -> Probe {
-        if Probe::Avx2.is_available() {
+        if Probe::Avx512.is_available() {
+            Probe::Avx512
+        } else if Probe::Avx2.is_available() {
             Probe::Avx2
         } else {
             Probe::Portable
@@ -100,189 +134,147 @@ impl Probe {
     }
 }
 
-/// Field `j` (`0..7`) of a word: a position in the block.
+/// The word a key's positions come from (see the module docs): the hash times the 64-bit
+/// golden ratio, so that its high half, which a large filter's block choice depends on, is
+/// mixed with the low half.
 #[inline(always)]
-pub(crate) fn field(word: u64, j: u32) -> u32 {
-    ((word >> (FIELD_BITS * j)) & (BLOCK_BITS - 1)) as u32
+pub(crate) fn spread(hash: u64) -> u64 {
+    hash.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// The word the next seven fields come from: SplitMix64's output function (Steele, Lea and
-/// Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014; the constants are
-/// Vigna's) applied to `word` plus the golden-ratio increment. A bijection with full
-/// avalanche, so the new fields are independent of the old ones for every practical purpose.
-/// Only keys that need more than seven fields (k > 7, or a repeat) ever call it.
-#[inline]
-pub(crate) fn next_word(word: u64) -> u64 {
-    let mut z = word.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// Probe `i` of the key whose [`spread`] word is `g`: a position in the block.
+#[inline(always)]
+pub(crate) fn position(g: u64, i: u32) -> u32 {
+    let x = (g >> (32 * (i & 1))) as u32;
+    x.wrapping_mul(PROBE_SALT[i as usize]) >> 23
 }
 
-/// The key's k bits as the block's eight words: the first `num_hashes` distinct fields of the
-/// sequence keyed by `high` (see the module docs).
+/// The key's bits as the block's eight 64-bit words (`num_hashes <= 16`).
 #[inline]
-pub(crate) fn mask(high: u64, num_hashes: u32) -> [u64; 8] {
+pub(crate) fn mask(g: u64, num_hashes: u32) -> [u64; 8] {
     let mut mask = [0u64; 8];
-    let mut word = high;
-    let mut j = 0;
-    let mut distinct = 0;
-    while distinct < num_hashes {
-        if j == FIELDS_PER_WORD {
-            word = next_word(word);
-            j = 0;
-        }
-        let p = field(word, j);
-        j += 1;
-        let (w, bit) = ((p >> 6) as usize, 1u64 << (p & 63));
-        distinct += u32::from(mask[w] & bit == 0);
-        mask[w] |= bit;
+    for i in 0..num_hashes {
+        let p = position(g, i);
+        mask[(p >> 6) as usize] |= 1 << (p & 63);
     }
     mask
 }
 
-/// Whether every bit of `mask` is set in `block` (branch-free: for an absent key, an early
-/// exit would be a coin flip per word).
+/// Whether every bit of the key of `g` is set in `block` (portable, branch-free: for an
+/// absent key an early exit would be a coin flip per probe).
 #[inline(always)]
-fn covers(block: &Block, mask: &[u64; 8]) -> bool {
-    block
-        .0
-        .iter()
-        .zip(mask)
-        .fold(true, |all, (&w, &m)| all & (w & m == m))
-}
-
-/// Whether every bit of the key keyed by `high` is set in `block` (portable).
-#[inline]
-pub(crate) fn contains_portable(block: &Block, high: u64, num_hashes: u32) -> bool {
-    covers(block, &mask(high, num_hashes))
+pub(crate) fn contains_portable(block: &Block, g: u64, num_hashes: u32) -> bool {
+    let mut all = true;
+    for i in 0..num_hashes {
+        let p = position(g, i);
+        all &= block.0[(p >> 6) as usize] >> (p & 63) & 1 != 0;
+    }
+    all
 }
 
 /// Sets the key's bits in `block`; returns whether all were set before.
 #[inline]
-pub(crate) fn insert_portable(block: &mut Block, high: u64, num_hashes: u32) -> bool {
-    let mask = mask(high, num_hashes);
-    let was = covers(block, &mask);
-    for (word, m) in block.0.iter_mut().zip(mask) {
-        *word |= m;
+pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> bool {
+    let mut was = true;
+    for i in 0..num_hashes {
+        let p = position(g, i);
+        let (word, bit) = (&mut block.0[(p >> 6) as usize], 1u64 << (p & 63));
+        was &= *word & bit != 0;
+        *word |= bit;
     }
     was
 }
 
-/// The answer of the fast block test ([`Kernel::quick`]). The discriminants are the codes
-/// the AVX2 kernel computes, so turning its code into an `Answer` costs no instruction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
-pub(crate) enum Answer {
-    /// Some tested bit is clear: the key is absent.
-    Absent = 0,
-    /// The key's bits are all set.
-    Present = 1,
-    /// Every bit of the first k fields is set but two of them are equal, so the key owns
-    /// further bits: the exact test ([`contains_outlined`]) must decide.
-    Repeat = 2,
-}
-
-impl Answer {
-    /// Whether the key keyed by `high` is in `block`, given this answer of the fast test:
-    /// [`Answer::Repeat`] calls the exact test out of line.
-    #[inline(always)]
-    pub(crate) fn resolve(self, block: &Block, high: u64, num_hashes: u32) -> bool {
-        match self {
-            Answer::Repeat => contains_outlined(block, high, num_hashes),
-            answer => answer == Answer::Present,
-        }
-    }
-
-    /// The answer of a complete test.
-    #[inline(always)]
-    pub(crate) fn exact(present: bool) -> Answer {
-        if present {
-            Answer::Present
-        } else {
-            Answer::Absent
-        }
-    }
-}
-
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
 /// built, so a query pays one predictable branch to reach it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Kernel {
     kind: Kind,
-    #[cfg(target_arch = "x86_64")]
-    tables: avx2::Tables,
+    num_hashes: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// [`contains_portable`].
     Portable,
-    /// The AVX2 test of the first k fields (2 <= k <= 7), with the proof that the CPU has
-    /// AVX2.
+    /// The AVX2 test of up to 8 probes (one 256-bit pass), with the proof of AVX2.
     #[cfg(target_arch = "x86_64")]
     Avx2(avx2::Avx2),
+    /// The AVX2 test of 9 to 16 probes (two passes).
+    #[cfg(target_arch = "x86_64")]
+    Avx2Wide(avx2::Avx2),
+    /// The AVX-512 test of up to 16 probes, with the proof of AVX-512 F.
+    #[cfg(target_arch = "x86_64")]
+    Avx512(avx2::Avx512),
 }
 
 impl Kernel {
-    /// The kernel for `probe` and `num_hashes`. The AVX2 test covers 2 to 7 bits per key
-    /// (every k the k table picks up to about 13 bits per key); other k, and CPUs without
-    /// AVX2 whatever `probe` asks for, use the portable test: the AVX2 kind can only be
-    /// built from a detection result.
+    /// The kernel for `probe` and `num_hashes` (1..=16). [`Probe::Avx512`] runs the AVX-512
+    /// test for k > 8 and the one-pass AVX2 test for k <= 8, which measured faster (see
+    /// docs/blocked.md); CPUs without a feature get the next best kernel whatever `probe`
+    /// asks for: a vector kind can only be built from a detection result.
     pub(crate) fn new(probe: Probe, num_hashes: u32) -> Kernel {
         #[cfg(target_arch = "x86_64")]
-        let kind = match (probe, num_hashes, avx2::Avx2::detect()) {
-            (Probe::Avx2, 2..=7, Some(token)) => Kind::Avx2(token),
-            _ => Kind::Portable,
+        let kind = {
+            let avx2 = avx2::Avx2::detect();
+            let avx512 = avx2::Avx512::detect();
+            match (probe, avx2, avx512) {
+                _ if num_hashes > MAX_PROBES => Kind::Portable,
+                (Probe::Avx512, _, Some(token)) if num_hashes > 8 => Kind::Avx512(token),
+                (Probe::Avx512 | Probe::Avx2, Some(token), _) if num_hashes <= 8 => {
+                    Kind::Avx2(token)
+                }
+                (Probe::Avx512 | Probe::Avx2, Some(token), _) => Kind::Avx2Wide(token),
+                _ => Kind::Portable,
+            }
         };
         #[cfg(not(target_arch = "x86_64"))]
         let kind = {
             let _ = probe;
             Kind::Portable
         };
-        Kernel {
-            kind,
+        Kernel { kind, num_hashes }
+    }
+
+    /// The kernel that tests with exactly the given implementation, for the tests that
+    /// compare them: `None` when the CPU lacks it.
+    #[cfg(test)]
+    pub(crate) fn forced(probe: Probe, num_hashes: u32) -> Option<Kernel> {
+        #[cfg(target_arch = "x86_64")]
+        let kind = match probe {
+            Probe::Portable => Some(Kind::Portable),
+            Probe::Avx2 if num_hashes <= 8 => avx2::Avx2::detect().map(Kind::Avx2),
+            Probe::Avx2 => avx2::Avx2::detect().map(Kind::Avx2Wide),
+            Probe::Avx512 => avx2::Avx512::detect().map(Kind::Avx512),
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let kind = (probe == Probe::Portable).then_some(Kind::Portable);
+        kind.map(|kind| Kernel { kind, num_hashes })
+    }
+
+    /// The implementation this kernel runs.
+    pub(crate) fn probe(&self) -> Probe {
+        match self.kind {
+            Kind::Portable => Probe::Portable,
             #[cfg(target_arch = "x86_64")]
-            tables: avx2::Tables::new(num_hashes),
+            Kind::Avx2(_) | Kind::Avx2Wide(_) => Probe::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512(_) => Probe::Avx512,
         }
     }
 
-    /// Whether the key keyed by `high` is in `block`.
+    /// Whether the key whose [`spread`] word is `g` is in `block`.
     #[inline(always)]
-    pub(crate) fn contains(&self, block: &Block, high: u64, num_hashes: u32) -> bool {
-        self.quick(block, high, num_hashes)
-            .resolve(block, high, num_hashes)
-    }
-
-    /// The fast part of [`contains`](Kernel::contains). The batch query collects the rare
-    /// [`Answer::Repeat`]s and decides them after its loop, so the loop makes no call and
-    /// keeps the kernel's constants in registers.
-    #[inline(always)]
-    pub(crate) fn quick(&self, block: &Block, high: u64, num_hashes: u32) -> Answer {
+    pub(crate) fn contains(&self, block: &Block, g: u64) -> bool {
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(token) => avx2::contains(token, block, high, &self.tables),
-            Kind::Portable => Answer::exact(contains_outlined(block, high, num_hashes)),
+            Kind::Avx2(token) => avx2::contains8(token, block, g, self.num_hashes),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2Wide(token) => avx2::contains16(token, block, g, self.num_hashes),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512(token) => avx2::contains512(token, block, g, self.num_hashes),
+            Kind::Portable => contains_portable(block, g, self.num_hashes),
         }
-    }
-
-    /// The proof of AVX2 when this is the AVX2 kernel, for loops that dispatch once outside
-    /// and then call [`quick_avx2`](Kernel::quick_avx2).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    pub(crate) fn avx2(&self) -> Option<avx2::Avx2> {
-        match self.kind {
-            Kind::Avx2(token) => Some(token),
-            Kind::Portable => None,
-        }
-    }
-
-    /// [`quick`](Kernel::quick) of the AVX2 kernel without the dispatch. The tables are this
-    /// kernel's, built for the filter's k.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    pub(crate) fn quick_avx2(&self, token: avx2::Avx2, block: &Block, high: u64) -> Answer {
-        avx2::contains(token, block, high, &self.tables)
     }
 }
 
@@ -298,11 +290,14 @@ pub(crate) enum SplitKernel {
 }
 
 impl SplitKernel {
-    /// The kernel for `probe`: AVX2 only where detection finds it.
+    /// The kernel for `probe`: AVX2 only where detection finds it (also for
+    /// [`Probe::Avx512`]: a 256-bit block is one AVX2 register).
     pub(crate) fn new(probe: Probe) -> SplitKernel {
         match probe {
             #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => avx2::Avx2::detect().map_or(SplitKernel::Portable, SplitKernel::Avx2),
+            Probe::Avx2 | Probe::Avx512 => {
+                avx2::Avx2::detect().map_or(SplitKernel::Portable, SplitKernel::Avx2)
+            }
             _ => SplitKernel::Portable,
         }
     }
@@ -335,14 +330,6 @@ impl SplitKernel {
             SplitKernel::Portable => split_insert_portable(block, x),
         }
     }
-}
-
-/// [`contains_portable`] out of line: for single-key queries of a portable kernel (a call
-/// is little next to its work) and for the rare keys whose first fields repeat, so the AVX2
-/// query loop stays small and keeps its registers.
-#[inline(never)]
-pub(crate) fn contains_outlined(block: &Block, high: u64, num_hashes: u32) -> bool {
-    contains_portable(block, high, num_hashes)
 }
 
 /// Parquet's eight salts (parquet-format, BloomFilter.md, "Technical Approach").
@@ -393,17 +380,22 @@ pub(crate) fn split_insert_portable(block: &mut SplitBlock, x: u32) -> bool {
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
-    //! The vector kernels. Every function takes an [`Avx2`] token, the proof that the CPU
-    //! has AVX2, which only run-time detection makes: so they are safe to call.
+    //! The vector kernels. Every function takes a token, [`Avx2`] or [`Avx512`], the proof
+    //! that the CPU has the feature, which only run-time detection makes: so they are safe to
+    //! call.
     //!
     //! The query kernels are inline assembly rather than `#[target_feature]` functions: code
     //! built for the baseline x86-64 target (what `cargo build` produces) cannot inline a
     //! `#[target_feature(enable = "avx2")]` function, so each single-key query would pay a
     //! call, argument moves and reloaded constants (measured: about 1.2 ns of a 6 ns query on
-    //! a filter in L2). An `asm!` block inlines into any caller; the filter checks for AVX2
-    //! once, when it is built. The instructions are VEX-encoded 128-bit ones (AVX, AVX2's
-    //! `vpsllvd`), which leave the upper halves of the vector registers clean, so the
-    //! surrounding SSE code pays no transition penalty.
+    //! a filter in L2). An `asm!` block inlines into any caller; the filter checks for the
+    //! feature once, when it is built.
+    //!
+    //! The blocked kernels use 256- and 512-bit registers. To stay sound whatever code they
+    //! are inlined into (a caller may itself be compiled for AVX and hold 256-bit values), each
+    //! block declares all sixteen `xmm` registers clobbered (in LLVM's model that covers the
+    //! whole `ymm`/`zmm` register), ends with `vzeroupper` so the SSE code around it pays no
+    //! transition penalty, and touches neither `zmm16`-`zmm31` nor the mask registers.
     // The intrinsics below are safe to call inside `#[target_feature]` functions on recent
     // compilers and unsafe on older ones; one `unsafe` block per function serves both.
     #![allow(unused_unsafe)]
@@ -411,7 +403,7 @@ pub(crate) mod avx2 {
     use std::arch::asm;
     use std::arch::x86_64::*;
 
-    use super::{Answer, FIELD_BITS, FIELDS_PER_WORD, SALT};
+    use super::{PROBE_SALT, SALT};
     use crate::storage::{Block, SplitBlock};
 
     /// Proof that the running CPU has AVX2. The only way to get one is [`Avx2::detect`], so
@@ -431,225 +423,206 @@ pub(crate) mod avx2 {
         }
     }
 
-    /// The constants of the block test for one k, in vector registers.
-    ///
-    /// The fields of the high half land in the eight 16-bit lanes of a vector: `spread`
-    /// copies bytes `j, j + 1` of the word into lane j, and multiplying by `mull[j]` =
-    /// 2^(7 - j) moves field j (at bit j of the lane) to the top nine bits, so a shift right
-    /// by 7 leaves the field alone. Lanes `k..8` repeat lane 0 (testing a bit twice is
-    /// harmless). Each position p then splits into its byte `p >> 3` and its bit `p & 7`,
-    /// packed into the low and high eight bytes of one vector. Repeats are found by comparing
-    /// `pshufb(f, rho)` with `pshufb(f, tau[c])`: every pair of the first k lanes is one of
-    /// those compares (see [`cover`]).
-    #[derive(Debug, Clone, Copy)]
-    pub(crate) struct Tables {
-        spread: __m128i,
-        mull: __m128i,
-        seven: __m128i,
-        bits: __m128i,
-        rho: __m128i,
-        tau: [__m128i; 3],
+    /// Proof that the running CPU has AVX-512 F and AVX2 (every CPU with the first has the
+    /// second; the kernels use both). Made only by [`Avx512::detect`].
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Avx512 {
+        _detected: (),
     }
 
-    impl Tables {
-        /// The tables for `num_hashes` bits per key.
-        pub(crate) fn new(num_hashes: u32) -> Tables {
-            let k = (num_hashes as usize).clamp(1, FIELDS_PER_WORD as usize);
-            let mut spread = [0u8; 16];
-            let mut mull = [0u16; 8];
-            for lane in 0..8 {
-                let j = if lane < k { lane } else { 0 };
-                spread[2 * lane] = j as u8;
-                spread[2 * lane + 1] = j as u8 + 1;
-                mull[lane] = 1 << (16 - FIELD_BITS as usize - j);
-            }
-            let mut bits = [0u8; 16];
-            for (i, b) in bits.iter_mut().enumerate() {
-                *b = 1 << (i % 8);
-            }
-            let (rho, tau) = cover(k);
-            let words = |lanes: [u8; 8]| -> [u8; 16] {
-                let mut bytes = [0u8; 16];
-                for (i, &l) in lanes.iter().enumerate() {
-                    bytes[2 * i] = 2 * l;
-                    bytes[2 * i + 1] = 2 * l + 1;
-                }
-                bytes
-            };
-            let v = |bytes: [u8; 16]| -> __m128i {
-                // SAFETY: an unaligned load of a 16-byte local array (SSE2, always present
-                // on x86_64).
-                unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
-            };
-            let u16s = |w: [u16; 8]| -> [u8; 16] {
-                let mut bytes = [0u8; 16];
-                for (i, x) in w.iter().enumerate() {
-                    bytes[2 * i..2 * i + 2].copy_from_slice(&x.to_le_bytes());
-                }
-                bytes
-            };
-            Tables {
-                spread: v(spread),
-                mull: v(u16s(mull)),
-                seven: v(u16s([7; 8])),
-                bits: v(bits),
-                rho: v(words(rho)),
-                tau: tau.map(|t| v(words(t))),
-            }
+    impl Avx512 {
+        /// A token when the CPU has AVX-512 F and AVX2.
+        #[inline]
+        pub(crate) fn detect() -> Option<Avx512> {
+            (std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx2"))
+            .then_some(Avx512 { _detected: () })
         }
     }
 
-    /// Lanes to compare so that every pair of the first `k` lanes (`k <= 7`) is compared:
-    /// lane i of `pshufb(f, rho)` against lane i of `pshufb(f, tau[c])` for c = 0, 1, 2 (21
-    /// pairs at most, in 24 slots). Found by augmenting paths (Kuhn's matching of pairs to
-    /// slots); slots left over compare two different lanes again, which is harmless. For
-    /// k = 1 there is no pair and the tables are unused.
-    pub(crate) fn cover(k: usize) -> ([u8; 8], [[u8; 8]; 3]) {
-        let mut rho = [0u8; 8];
-        let mut tau = [[0u8; 8]; 3];
-        if k < 2 {
-            return (rho, tau);
-        }
-        for (i, r) in rho.iter_mut().enumerate() {
-            *r = (i % k) as u8;
-        }
-        let slots: Vec<(usize, usize)> = (0..3).flat_map(|c| (0..8).map(move |i| (c, i))).collect();
-        let pairs: Vec<(u8, u8)> = (0..k as u8)
-            .flat_map(|a| (a + 1..k as u8).map(move |b| (a, b)))
-            .collect();
-        let mut owner: Vec<Option<usize>> = vec![None; slots.len()];
-        fn augment(
-            p: usize,
-            pairs: &[(u8, u8)],
-            slots: &[(usize, usize)],
-            rho: &[u8; 8],
-            owner: &mut [Option<usize>],
-            seen: &mut [bool],
-        ) -> bool {
-            let (a, b) = pairs[p];
-            for s in 0..slots.len() {
-                let r = rho[slots[s].1];
-                if seen[s] || (r != a && r != b) {
-                    continue;
-                }
-                seen[s] = true;
-                let free = match owner[s] {
-                    None => true,
-                    Some(q) => augment(q, pairs, slots, rho, owner, seen),
-                };
-                if free {
-                    owner[s] = Some(p);
-                    return true;
-                }
-            }
-            false
-        }
-        for p in 0..pairs.len() {
-            let mut seen = vec![false; slots.len()];
-            let placed = augment(p, &pairs, &slots, &rho, &mut owner, &mut seen);
-            assert!(placed, "every pair of {k} lanes fits the compare slots");
-        }
-        for (s, &(c, i)) in slots.iter().enumerate() {
-            let r = rho[i];
-            tau[c][i] = match owner[s] {
-                Some(p) => {
-                    let (a, b) = pairs[p];
-                    if a == r { b } else { a }
-                }
-                None => (r + 1) % k as u8,
-            };
-        }
-        (rho, tau)
+    /// The constants of the blocked kernels, one 64-byte-aligned static.
+    #[repr(C, align(64))]
+    struct Consts {
+        /// [`PROBE_SALT`], lane i for probe i.
+        salt: [u32; 16],
+        /// Eight ones: the bit each lane must have after its word is shifted.
+        ones: [u32; 8],
+        /// Eight 31s: the shift count mask of the AVX2 kernel.
+        thirty_one: [u32; 8],
+        /// `unused[k]`: 1 in the lanes `k..16` a filter of k probes does not use, so that
+        /// they pass the test whatever their word holds.
+        unused: [[u32; 16]; 17],
     }
 
-    /// Tests the first k fields of `high` in `block` (2 <= k <= 7, `tables` built for that
-    /// k): [`Answer::Absent`], [`Answer::Present`], or [`Answer::Repeat`] when all their bits
-    /// are set but two fields are equal (the key then owns further bits, and the exact test
-    /// decides). Only keys whose bits are all set pay for the check for repeats. Tables of
-    /// another k give wrong answers, never undefined behaviour.
+    const fn unused_lanes() -> [[u32; 16]; 17] {
+        let mut table = [[0u32; 16]; 17];
+        let mut k = 0;
+        while k <= 16 {
+            let mut lane = k;
+            while lane < 16 {
+                table[k][lane] = 1;
+                lane += 1;
+            }
+            k += 1;
+        }
+        table
+    }
+
+    static CONSTS: Consts = Consts {
+        salt: PROBE_SALT,
+        ones: [1; 8],
+        thirty_one: [31; 8],
+        unused: unused_lanes(),
+    };
+
+    /// Byte offsets of the fields of [`Consts`], for the asm.
+    const ONES: usize = 64;
+    const THIRTY_ONE: usize = 96;
+
+    /// The row of [`Consts::unused`] for `num_hashes` probes (at most 16).
     #[inline(always)]
-    pub(crate) fn contains(_: Avx2, block: &Block, high: u64, tables: &Tables) -> Answer {
-        let code: u32;
-        // SAFETY: the instructions need AVX2, which the `Avx2` token proves. The only memory
-        // read is the 64 bytes of `block`, a live reference aligned to 64; the asm writes no
-        // memory, uses no stack, and declares every register it changes.
+    fn unused(num_hashes: u32) -> *const u32 {
+        CONSTS.unused[num_hashes.min(16) as usize].as_ptr()
+    }
+
+    /// The blocked test of up to 8 probes in one 256-bit pass: lane i computes probe i's
+    /// position, fetches its 32-bit word from either half of the block (two `vpermd`s and a
+    /// blend on the position's top bit, which is the product's sign), shifts the word by the
+    /// position's low five bits, and all used lanes must then hold a one.
+    #[inline(always)]
+    pub(crate) fn contains8(_: Avx2, block: &Block, g: u64, num_hashes: u32) -> bool {
+        let present: u8;
+        // SAFETY: the instructions need AVX2, which the token proves. The memory read is the
+        // 64 bytes of `block` (a live reference aligned to 64), bytes 0..32, 64..128 of
+        // `CONSTS` and 32 bytes of a row of its `unused` table (a static aligned to 64, rows
+        // of 64 bytes from offset 128). The asm writes no memory, uses no stack, declares
+        // every vector register clobbered and ends with `vzeroupper` (see the module docs).
         unsafe {
             asm!(
-                // f: the fields, one per 16-bit lane.
-                "vmovq {f}, {high}",
-                "vpshufb {f}, {f}, {spread}",
-                "vpmullw {f}, {f}, {mull}",
-                "vpsrlw {f}, {f}, 7",
-                // p: bytes 0..8 the byte index p >> 3, bytes 8..16 the bit index p & 7.
-                "vpsrlw {p}, {f}, 3",
-                "vpand {q0}, {f}, {seven}",
-                "vpackuswb {p}, {p}, {q0}",
-                // The 64 bytes of the block, looked up by byte index 16 at a time and merged
-                // on bits 4 and 5 of the index.
-                "vmovdqa {q0}, xmmword ptr [{block}]",
-                "vmovdqa {q1}, xmmword ptr [{block} + 16]",
-                "vmovdqa {q2}, xmmword ptr [{block} + 32]",
-                "vmovdqa {q3}, xmmword ptr [{block} + 48]",
-                "vpshufb {q0}, {q0}, {p}",
-                "vpshufb {q1}, {q1}, {p}",
-                "vpshufb {q2}, {q2}, {p}",
-                "vpshufb {q3}, {q3}, {p}",
-                "vpsllw {s}, {p}, 3",
-                "vpblendvb {q0}, {q0}, {q1}, {s}",
-                "vpblendvb {q2}, {q2}, {q3}, {s}",
-                "vpsllw {s}, {p}, 2",
-                "vpblendvb {q0}, {q0}, {q2}, {s}",
-                // The bit masks, moved under the bytes they test; CF: all bits set.
-                "vpshufb {q1}, {bits}, {p}",
-                "vpsrldq {q1}, {q1}, 8",
-                "xor {code:e}, {code:e}",
-                "vptest {q0}, {q1}",
-                "jnc 2f",
-                "inc {code:e}",
-                // Any two of the first k fields equal?
-                "vpshufb {q0}, {f}, {rho}",
-                "vpshufb {q1}, {f}, {tau0}",
-                "vpshufb {q2}, {f}, {tau1}",
-                "vpshufb {q3}, {f}, {tau2}",
-                "vpcmpeqw {q1}, {q1}, {q0}",
-                "vpcmpeqw {q2}, {q2}, {q0}",
-                "vpcmpeqw {q3}, {q3}, {q0}",
-                "vpor {q1}, {q1}, {q2}",
-                "vpor {q1}, {q1}, {q3}",
-                "vptest {q1}, {q1}",
-                "jz 2f",
-                "inc {code:e}",
-                "2:",
-                high = in(reg) high,
+                "vmovq xmm0, {g}",
+                "vpbroadcastq ymm0, xmm0",
+                "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
+                // Word index (bits 28..32 of the product: 0..16); vpermd reads its low 3 bits
+                // and the blend its top one, the product's sign.
+                "vpsrld ymm1, ymm0, 28",
+                "vpermd ymm2, ymm1, ymmword ptr [{block}]",
+                "vpermd ymm1, ymm1, ymmword ptr [{block} + 32]",
+                "vblendvps ymm2, ymm2, ymm1, ymm0",
+                // Bit index: bits 23..28 of the product.
+                "vpsrld ymm0, ymm0, 23",
+                "vpand ymm0, ymm0, ymmword ptr [{c} + {thirty_one}]",
+                "vpsrlvd ymm2, ymm2, ymm0",
+                "vpor ymm2, ymm2, ymmword ptr [{unused}]",
+                // CF: every lane's bit 0 is set.
+                "vptest ymm2, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &CONSTS,
                 block = in(reg) block.0.as_ptr(),
-                code = out(reg) code,
-                spread = in(xmm_reg) tables.spread,
-                mull = in(xmm_reg) tables.mull,
-                seven = in(xmm_reg) tables.seven,
-                bits = in(xmm_reg) tables.bits,
-                rho = in(xmm_reg) tables.rho,
-                tau0 = in(xmm_reg) tables.tau[0],
-                tau1 = in(xmm_reg) tables.tau[1],
-                tau2 = in(xmm_reg) tables.tau[2],
-                f = out(xmm_reg) _,
-                p = out(xmm_reg) _,
-                q0 = out(xmm_reg) _,
-                q1 = out(xmm_reg) _,
-                q2 = out(xmm_reg) _,
-                q3 = out(xmm_reg) _,
-                s = out(xmm_reg) _,
+                unused = in(reg) unused(num_hashes),
+                ones = const ONES,
+                thirty_one = const THIRTY_ONE,
+                present = out(reg_byte) present,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                 options(pure, readonly, nostack),
             );
         }
-        // SAFETY: the asm sets `code` to 0 and increments it at most twice (once when every
-        // bit is set, once more when a field repeats), so it is 0, 1 or 2. Telling the
-        // compiler lets the match below compile to nothing (the discriminants are the codes).
-        unsafe { std::hint::assert_unchecked(code <= 2) };
-        match code {
-            0 => Answer::Absent,
-            1 => Answer::Present,
-            _ => Answer::Repeat,
+        present != 0
+    }
+
+    /// [`contains8`] for 9 to 16 probes: two passes, lanes 0..8 and 8..16, whose results are
+    /// combined before the one test.
+    #[inline(always)]
+    pub(crate) fn contains16(_: Avx2, block: &Block, g: u64, num_hashes: u32) -> bool {
+        let present: u8;
+        // SAFETY: as in `contains8`; the memory read is the 64 bytes of `block`, bytes
+        // 0..128 of `CONSTS` and the 64 bytes of a row of its `unused` table.
+        unsafe {
+            asm!(
+                "vmovq xmm0, {g}",
+                "vpbroadcastq ymm0, xmm0",
+                "vpmulld ymm3, ymm0, ymmword ptr [{c} + 32]",
+                "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
+                "vpsrld ymm1, ymm0, 28",
+                "vpsrld ymm4, ymm3, 28",
+                "vpermd ymm2, ymm1, ymmword ptr [{block}]",
+                "vpermd ymm1, ymm1, ymmword ptr [{block} + 32]",
+                "vpermd ymm5, ymm4, ymmword ptr [{block}]",
+                "vpermd ymm4, ymm4, ymmword ptr [{block} + 32]",
+                "vblendvps ymm2, ymm2, ymm1, ymm0",
+                "vblendvps ymm5, ymm5, ymm4, ymm3",
+                "vmovdqa ymm6, ymmword ptr [{c} + {thirty_one}]",
+                "vpsrld ymm0, ymm0, 23",
+                "vpsrld ymm3, ymm3, 23",
+                "vpand ymm0, ymm0, ymm6",
+                "vpand ymm3, ymm3, ymm6",
+                "vpsrlvd ymm2, ymm2, ymm0",
+                "vpsrlvd ymm5, ymm5, ymm3",
+                "vpor ymm5, ymm5, ymmword ptr [{unused} + 32]",
+                "vpand ymm2, ymm2, ymm5",
+                "vptest ymm2, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &CONSTS,
+                block = in(reg) block.0.as_ptr(),
+                unused = in(reg) unused(num_hashes),
+                ones = const ONES,
+                thirty_one = const THIRTY_ONE,
+                present = out(reg_byte) present,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+                options(pure, readonly, nostack),
+            );
         }
+        present != 0
+    }
+
+    /// The blocked test of up to 16 probes with AVX-512: the block is one register; one
+    /// `vpermd` fetches every probe's word and one rotate moves its bit to bit 0. The 16
+    /// lanes are folded to 8 and tested with `vptest`, so no mask register is touched.
+    #[inline(always)]
+    pub(crate) fn contains512(_: Avx512, block: &Block, g: u64, num_hashes: u32) -> bool {
+        let present: u8;
+        // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
+        // memory read is the 64 bytes of `block` (aligned to 64), bytes 0..96 of `CONSTS` and
+        // the 64 bytes of a row of its `unused` table (aligned to 64). The asm writes no
+        // memory, uses no stack, uses only `zmm0`/`zmm1` of the vector registers, declares all
+        // sixteen clobbered and ends with `vzeroupper`.
+        unsafe {
+            asm!(
+                "vpbroadcastq zmm0, {g}",
+                "vpmulld zmm0, zmm0, zmmword ptr [{c}]",
+                "vpsrld zmm1, zmm0, 28",
+                "vpsrld zmm0, zmm0, 23",
+                "vpermd zmm1, zmm1, zmmword ptr [{block}]",
+                "vprorvd zmm1, zmm1, zmm0",
+                "vpord zmm1, zmm1, zmmword ptr [{unused}]",
+                "vextracti64x4 ymm0, zmm1, 1",
+                "vpand ymm1, ymm1, ymm0",
+                "vptest ymm1, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &CONSTS,
+                block = in(reg) block.0.as_ptr(),
+                unused = in(reg) unused(num_hashes),
+                ones = const ONES,
+                present = out(reg_byte) present,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+                options(pure, readonly, nostack),
+            );
+        }
+        present != 0
     }
 
     /// Parquet's salts, then four ones (the shifted value), 16-byte aligned for the asm.
@@ -765,43 +738,53 @@ mod tests {
     }
 
     #[test]
-    fn masks_hold_k_distinct_bits_from_the_fields() {
+    fn masks_hold_the_probes_positions() {
         let mut next = rng(7);
-        for k in 1..=64u32 {
+        for k in 1..=MAX_PROBES {
             for _ in 0..200 {
-                let high = next();
-                let m = mask(high, k);
-                assert_eq!(m.iter().map(|w| w.count_ones()).sum::<u32>(), k);
-                // The first field is always a bit of the key.
-                let p = field(high, 0);
-                assert_ne!(m[(p >> 6) as usize] & (1 << (p & 63)), 0);
+                let g = next();
+                let m = mask(g, k);
+                let ones: u32 = m.iter().map(|w| w.count_ones()).sum();
+                assert!((1..=k).contains(&ones), "k {k}: {ones} bits");
+                for i in 0..k {
+                    let p = position(g, i);
+                    assert!(p < 512);
+                    assert_ne!(m[(p >> 6) as usize] & (1 << (p & 63)), 0);
+                }
+                let mut block = Block([0; 8]);
+                assert!(!insert_portable(&mut block, g, k));
+                assert_eq!(block.0, m);
+                assert!(insert_portable(&mut block, g, k));
             }
         }
-        // Repeated fields are skipped: all seven fields equal (p = 5), then the next word.
-        let same = (0..7).fold(0u64, |w, j| w | 5 << (9 * j));
-        let m = mask(same, 2);
-        let q = field(next_word(same), 0);
-        let mut expected = [0u64; 8];
-        expected[0] |= 1 << 5;
-        expected[(q >> 6) as usize] |= 1 << (q & 63);
-        assert_ne!(q, 5);
-        assert_eq!(m, expected);
+        // Probe 0 reads the low half of g, probe 1 the high half.
+        let g = 0x0000_0001_0000_0000u64;
+        assert_eq!(position(g, 0), 0);
+        assert_eq!(position(g, 1), PROBE_SALT[1] >> 23);
+        assert!(PROBE_SALT.iter().all(|s| s % 2 == 1));
     }
 
     #[test]
-    fn fields_are_uniform() {
+    fn positions_are_uniform() {
         let mut next = rng(3);
-        let mut counts = [0u32; 8];
-        for _ in 0..40_000 {
-            let w = next();
-            for j in 0..FIELDS_PER_WORD {
-                counts[(field(w, j) >> 6) as usize] += 1;
+        let mut words = [0u32; 16];
+        let mut bits = [0u32; 32];
+        for _ in 0..20_000 {
+            let g = spread(next());
+            for i in 0..MAX_PROBES {
+                let p = position(g, i);
+                words[(p >> 5) as usize] += 1;
+                bits[(p & 31) as usize] += 1;
             }
         }
-        // 280,000 fields over 8 words: 35,000 each.
+        // 320,000 positions: 20,000 per word, 10,000 per bit index.
         assert!(
-            counts.iter().all(|&c| (34_000..36_000).contains(&c)),
-            "{counts:?}"
+            words.iter().all(|&c| (19_200..20_800).contains(&c)),
+            "{words:?}"
+        );
+        assert!(
+            bits.iter().all(|&c| (9_400..10_600).contains(&c)),
+            "{bits:?}"
         );
     }
 
@@ -812,95 +795,95 @@ mod tests {
         }
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn compare_tables_cover_every_pair() {
-        for k in 2..=7usize {
-            let (rho, tau) = avx2::cover(k);
-            let compares = if k <= 6 { 2 } else { 3 };
-            let mut seen = std::collections::HashSet::new();
-            for t in &tau[..compares] {
-                for i in 0..8 {
-                    let (a, b) = (rho[i], t[i]);
-                    assert!(a != b && (a as usize) < k && (b as usize) < k, "k {k}");
-                    seen.insert((a.min(b), a.max(b)));
-                }
-            }
-            assert_eq!(seen.len(), k * (k - 1) / 2, "k {k}");
-        }
-    }
-
-    /// A high half whose first fields repeat: fields `values[j]`, the rest random.
-    fn with_fields(values: &[u32], rest: u64) -> u64 {
-        let mut w = rest & !((1u64 << (9 * values.len())) - 1);
-        for (j, &v) in values.iter().enumerate() {
-            w |= u64::from(v) << (9 * j);
-        }
-        w
-    }
-
-    /// The AVX2 kernels exist only where detection found AVX2 and k is one they cover;
-    /// asking for them anywhere else gives the portable kernel, never an unsound one.
+    /// The vector kernels exist only where detection found their feature; asking for them
+    /// anywhere else gives the next best kernel, never an unsound one.
     #[test]
     fn kernels_come_only_from_detection() {
         #[cfg(target_arch = "x86_64")]
-        let detected = std::arch::is_x86_feature_detected!("avx2");
+        let (has_avx2, has_avx512) = (
+            std::arch::is_x86_feature_detected!("avx2"),
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx2"),
+        );
         #[cfg(not(target_arch = "x86_64"))]
-        let detected = false;
-        assert_eq!(Probe::Avx2.is_available(), detected);
-        for k in 1..=16u32 {
-            let kernel = Kernel::new(Probe::Avx2, k);
-            #[cfg(target_arch = "x86_64")]
-            assert_eq!(
-                kernel.avx2().is_some(),
-                detected && (2..=7).contains(&k),
-                "k {k}"
-            );
-            #[cfg(target_arch = "x86_64")]
-            assert!(Kernel::new(Probe::Portable, k).avx2().is_none());
-            let block = Block([u64::MAX; 8]);
-            assert!(kernel.contains(&block, 12345, k));
+        let (has_avx2, has_avx512) = (false, false);
+        assert_eq!(Probe::Avx2.is_available(), has_avx2);
+        assert_eq!(Probe::Avx512.is_available(), has_avx512);
+        for k in 1..=MAX_PROBES + 2 {
+            for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
+                let runs = Kernel::new(probe, k).probe();
+                let expected = match probe {
+                    _ if k > MAX_PROBES => Probe::Portable,
+                    Probe::Avx512 if has_avx512 && k > 8 => Probe::Avx512,
+                    Probe::Avx512 | Probe::Avx2 if has_avx2 => Probe::Avx2,
+                    _ => Probe::Portable,
+                };
+                assert_eq!(runs, expected, "{probe:?} k {k}");
+                if k <= MAX_PROBES {
+                    let block = Block([u64::MAX; 8]);
+                    assert!(Kernel::new(probe, k).contains(&block, 12345));
+                }
+            }
         }
         assert_eq!(SplitKernel::new(Probe::Portable).probe(), Probe::Portable);
-        let split = SplitKernel::new(Probe::Avx2).probe();
-        assert_eq!(split == Probe::Avx2, detected);
+        for probe in [Probe::Avx2, Probe::Avx512] {
+            let split = SplitKernel::new(probe).probe();
+            assert_eq!(split == Probe::Avx2, has_avx2);
+        }
+    }
+
+    /// Every kernel this CPU has, against the portable test, on random blocks of every
+    /// density and every k, plus the edge cases: a block holding exactly the key's bits, and
+    /// the same block with one of them cleared.
+    #[test]
+    fn vector_kernels_agree_with_portable_on_random_blocks() {
+        let mut next = rng(99);
+        let mut tested = 0;
+        for probe in [Probe::Avx2, Probe::Avx512] {
+            for k in 1..=MAX_PROBES {
+                let Some(kernel) = Kernel::forced(probe, k) else {
+                    continue;
+                };
+                tested += 1;
+                for density in [0u32, 1, 2, 3, 6] {
+                    for _ in 0..1_000 {
+                        let mut block = Block([0; 8]);
+                        for w in &mut block.0 {
+                            // Dense blocks (several random words ORed) make "present" common.
+                            *w = (0..density).fold(0, |acc, _| acc | next());
+                        }
+                        let g = next();
+                        let expected = contains_portable(&block, g, k);
+                        assert_eq!(kernel.contains(&block, g), expected, "{probe:?} k {k}");
+                        let exact = Block(mask(g, k));
+                        assert!(kernel.contains(&exact, g), "{probe:?} k {k}");
+                        let p = position(g, (next() % u64::from(k)) as u32);
+                        let mut less = exact;
+                        less.0[(p >> 6) as usize] &= !(1 << (p & 63));
+                        assert!(!kernel.contains(&less, g), "{probe:?} k {k}");
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let expected = usize::from(Probe::Avx2.is_available()) * 16
+                + usize::from(Probe::Avx512.is_available()) * 16;
+            assert_eq!(tested, expected);
+        }
+        let _ = tested;
     }
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx2_agrees_with_portable_on_random_blocks() {
+    fn split_avx2_agrees_with_portable() {
         let Some(token) = avx2::Avx2::detect() else {
             assert!(!Probe::Avx2.is_available());
             return;
         };
-        let mut next = rng(99);
+        let mut next = rng(5);
         for density in [0u32, 1, 2, 3, 6] {
-            for round in 0..3_000 {
-                let mut block = Block([0; 8]);
-                for w in &mut block.0 {
-                    // Dense blocks (several random words ORed) make positive answers common.
-                    *w = (0..density).fold(0, |acc, _| acc | next());
-                }
-                let mut high = next();
-                if round % 4 == 0 {
-                    // Force a repeat among the first fields.
-                    let a = (next() % 512) as u32;
-                    let b = (next() % 512) as u32;
-                    high = with_fields(&[a, b, a, b, a, (next() % 512) as u32], high);
-                }
-                for k in 1..=16u32 {
-                    let kernel = Kernel::new(Probe::Avx2, k);
-                    let expected = contains_portable(&block, high, k);
-                    assert_eq!(kernel.contains(&block, high, k), expected, "k {k}");
-                    // A block holding exactly the key's bits answers yes; one bit less, no.
-                    let m = mask(high, k);
-                    let exact = Block(m);
-                    assert!(kernel.contains(&exact, high, k), "k {k}");
-                    let w = m.iter().position(|&x| x != 0).unwrap();
-                    let mut less = exact;
-                    less.0[w] &= less.0[w] - 1;
-                    assert!(!kernel.contains(&less, high, k), "k {k}");
-                }
+            for _ in 0..3_000 {
                 let mut split = SplitBlock([0; 8]);
                 for w in &mut split.0 {
                     *w = (0..density).fold(0, |acc, _| acc | next() as u32);

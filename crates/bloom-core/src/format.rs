@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "BLMF"
-//! 4       2     format version (u16 LE), currently 1
+//! 4       2     format version (u16 LE), currently 2
 //! 6       1     variant tag (see Variant)
 //! 7       1     hash scheme tag (see HashScheme)
 //! 8       8     seed (u64 LE)
@@ -28,7 +28,7 @@ use crate::Error;
 pub const MAGIC: [u8; 4] = *b"BLMF";
 
 /// The format version this build writes and reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 
 /// Bytes before the variant parameters: magic, version, variant, scheme, seed.
 #[doc(hidden)]
@@ -443,7 +443,7 @@ mod tests {
     fn layout_is_as_documented() {
         let b = sample();
         assert_eq!(&b[0..4], b"BLMF");
-        assert_eq!(&b[4..6], &[1, 0]);
+        assert_eq!(&b[4..6], &[2, 0]);
         assert_eq!(b[6], 2);
         assert_eq!(b[7], 1);
         assert_eq!(&b[8..16], &0xABCDu64.to_le_bytes());
@@ -471,9 +471,15 @@ mod tests {
         let mut x = b.clone();
         x[0] = b'X';
         assert!(matches!(d(&x), Err(Error::BadMagic { .. })));
-        let mut x = b.clone();
-        x[4] = 2;
-        assert!(matches!(d(&x), Err(Error::UnsupportedVersion { found: 2 })));
+        // Version 1 (the blocked filter's earlier bit placement) and any later one.
+        for version in [1u8, 3] {
+            let mut x = b.clone();
+            x[4] = version;
+            assert!(matches!(
+                d(&x),
+                Err(Error::UnsupportedVersion { found }) if found == u16::from(version)
+            ));
+        }
         assert!(matches!(
             decode(&b, Variant::Classic, HashScheme::Xxh3_128, 12),
             Err(Error::WrongVariant {

@@ -108,6 +108,7 @@ const SURFACE: &[&str] = &[
     "math::estimate_cardinality",
     "math::blocked_fpr",
     "math::blocked_fpr_distinct",
+    "math::blocked_fpr_replacement",
     "math::blocked_num_bits",
     "math::bits_per_key_lower_bound",
 ];
