@@ -323,7 +323,28 @@ impl BlockedBloomFilter {
     /// prefetch their blocks, then test all), so the cache misses overlap with each other and
     /// with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        batch::contains_batch_into(&Lines(&BatchOf(self)), keys, out);
+        // The kernel is chosen once, outside the loop: each implementation gets a loop of
+        // its own with no dispatch per key.
+        struct Run<'a, 'k, T> {
+            filter: &'a BlockedBloomFilter,
+            keys: &'k [T],
+            out: &'k mut Vec<bool>,
+        }
+        impl<T: Hash> probe::TestUser<()> for Run<'_, '_, T> {
+            #[inline(always)]
+            fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) {
+                let query = BatchOf {
+                    filter: self.filter,
+                    test,
+                };
+                batch::contains_batch_into(&Lines(&query), self.keys, self.out);
+            }
+        }
+        self.kernel.with_test(Run {
+            filter: self,
+            keys,
+            out,
+        });
     }
 
     /// The number of bits set.
@@ -552,22 +573,26 @@ mod parallel {
     bloom_core::internal::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
-/// The blocked filter in the batch engine: one block per key.
-struct BatchOf<'a>(&'a BlockedBloomFilter);
+/// The blocked filter in the batch engine, with the block test of its kernel: one block per
+/// key.
+struct BatchOf<'a, Q> {
+    filter: &'a BlockedBloomFilter,
+    test: Q,
+}
 
-impl<'a> OneLine for BatchOf<'a> {
+impl<'a, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<'a, Q> {
     /// The key's block and the word that places its bits there ([`probe::spread`]).
     type Staged = (&'a Block, u64);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.0.blocks.heap_bytes()
+        self.filter.blocks.heap_bytes()
     }
 
     #[inline(always)]
     fn locate<T: Hash>(&self, key: &T) -> (&'a Block, u64) {
-        let hash = self.0.hash(key);
-        (self.0.block(hash), probe::spread(hash))
+        let hash = self.filter.hash(key);
+        (self.filter.block(hash), probe::spread(hash))
     }
 
     #[inline(always)]
@@ -577,12 +602,12 @@ impl<'a> OneLine for BatchOf<'a> {
 
     #[inline(always)]
     fn test(&self, (block, g): (&'a Block, u64)) -> bool {
-        self.0.kernel.contains(block, g)
+        (self.test)(block, g)
     }
 
     #[inline(always)]
     fn empty(&self) -> (&'a Block, u64) {
-        (self.0.blocks.at(0), 0)
+        (self.filter.blocks.at(0), 0)
     }
 }
 

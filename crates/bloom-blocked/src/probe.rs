@@ -185,6 +185,13 @@ pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> boo
     was
 }
 
+/// Code that runs with a kernel's test ([`Kernel::with_test`]): generic over the test so each
+/// implementation gets its own copy.
+pub(crate) trait TestUser<R> {
+    /// Runs with `test`, the kernel's block test.
+    fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) -> R;
+}
+
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
 /// built, so a query pays one predictable branch to reach it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,6 +267,22 @@ impl Kernel {
             Kind::Avx2(_) | Kind::Avx2Wide(_) => Probe::Avx2,
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512(_) => Probe::Avx512,
+        }
+    }
+
+    /// Runs `run` with this kernel's test as a plain function of (block, g), chosen here
+    /// once: a loop inside `run` is compiled once per implementation and holds no dispatch.
+    #[inline(always)]
+    pub(crate) fn with_test<R>(&self, run: impl TestUser<R>) -> R {
+        let k = self.num_hashes;
+        match self.kind {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2(t) => run.run(move |b: &Block, g| avx2::contains8(t, b, g, k)),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2Wide(t) => run.run(move |b: &Block, g| avx2::contains16(t, b, g, k)),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512(t) => run.run(move |b: &Block, g| avx2::contains512(t, b, g, k)),
+            Kind::Portable => run.run(move |b: &Block, g| contains_portable(b, g, k)),
         }
     }
 
