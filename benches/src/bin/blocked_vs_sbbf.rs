@@ -35,7 +35,7 @@
 use bloom_benches::{
     BLOCKED_BURST, PROBE_SEED, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
 };
-use bloom_blocked::BlockedBloomFilter;
+use bloom_blocked::{BlockedBloomFilter, Probe};
 use bloom_compare::probe::MemoryProbe;
 use bloom_core::hash::{DEFAULT_SEED, hash_key};
 use bloom_core::internal::reduce;
@@ -59,14 +59,18 @@ fn peer_hash(key: &u64) -> u64 {
 fn main() {
     let sizes = sizes_from_args(&[100_000, 10_000_000]);
     println!(
-        "| n | keys | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | floor / sbbf | batch / line read |"
+        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | floor / sbbf | batch / line read |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
         let mut ours = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
         ours.insert_all(&present);
+        let portable = ours
+            .clone()
+            .with_probe(Probe::Portable)
+            .expect("the portable probe runs everywhere");
         let bits_per_key = (ours.num_bits() as usize).div_ceil(n);
         let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);
         for k in &present {
@@ -102,9 +106,12 @@ fn main() {
                     buf.iter().filter(|&&x| x).count()
                 }),
                 3 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| floor(k)).count()),
+                5 => cpu_ns_per_key(chunk, |c| {
+                    c.iter().filter(|k| portable.contains(*k)).count()
+                }),
                 _ => cpu_ns_per_key(chunk, |c| probe.read_bursts::<BLOCKED_BURST>(c)),
             };
-            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4], 1, run);
+            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4, 5], 1, run);
             let to_line_read = median(
                 t.ratios[2]
                     .iter()
@@ -112,12 +119,15 @@ fn main() {
                     .map(|(batch, read)| batch / read)
                     .collect(),
             );
+            let portable_to_ours = t.median_ratio(5) / t.median_ratio(0);
             println!(
-                "| {n} | {which} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                ours.probe(),
                 t.median_time(0),
                 t.median_time(1),
                 t.median_ratio(0),
                 t.median_ratio(2),
+                portable_to_ours,
                 t.median_ratio(3),
                 to_line_read
             );

@@ -225,7 +225,7 @@ impl BlockedBloomFilter {
     /// [`insert_hash`](BlockedBloomFilter::insert_hash) and
     /// [`contains_hash`](BlockedBloomFilter::contains_hash). One word places the key: it
     /// picks the block, and a multiple of it the bits (see [`Probe`] and docs/blocked.md).
-    #[inline]
+    #[inline(always)]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
         hash_key(key, self.params.seed) as u64
     }
@@ -262,13 +262,13 @@ impl BlockedBloomFilter {
     }
 
     /// Whether `key` may be present: `false` means it was certainly never inserted.
-    #[inline]
+    #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
         self.contains_hash(self.hash(key))
     }
 
     /// Whether a pre-computed hash may be present.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         self.kernel.contains(self.block(hash), probe::spread(hash))
     }
