@@ -172,11 +172,11 @@ impl AtomicBlockedBloomFilter {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let block = self.block(hash);
-        let g = probe::spread(hash);
-        (0..self.params.num_hashes).fold(true, |all, i| {
-            let p = probe::position(g, i);
-            all & (block.0[(p >> 6) as usize].load(Ordering::Relaxed) >> (p & 63) & 1 != 0)
-        })
+        probe::contains_words(
+            |w| block.0[w].load(Ordering::Relaxed),
+            probe::spread(hash),
+            self.params.num_hashes,
+        )
     }
 
     /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before

@@ -164,12 +164,32 @@ pub(crate) fn mask(g: u64, num_hashes: u32) -> [u64; 8] {
 /// absent key an early exit would be a coin flip per probe).
 #[inline(always)]
 pub(crate) fn contains_portable(block: &Block, g: u64, num_hashes: u32) -> bool {
-    let mut all = true;
-    for i in 0..num_hashes {
-        let p = position(g, i);
-        all &= block.0[(p >> 6) as usize] >> (p & 63) & 1 != 0;
+    contains_words(|w| block.0[w], g, num_hashes)
+}
+
+/// [`contains_portable`] over any block whose 64-bit word `w` (0..8) `word` reads: the
+/// atomic filter passes a relaxed load.
+#[inline(always)]
+pub(crate) fn contains_words(word: impl Fn(usize) -> u64, g: u64, num_hashes: u32) -> bool {
+    // Probes in pairs, the even one from the low half of g and the odd one from the high
+    // half: half the loop's overhead and no shift chosen per probe (measured: the portable
+    // query at 100,000 keys went from 2.8 to 2.2 times the AVX2 kernel's time). Each word
+    // is shifted so that its probe's bit lands in bit 0; bit 0 of the words ANDed says
+    // whether all were set.
+    let (lo, hi) = (g as u32, (g >> 32) as u32);
+    let shifted = |x: u32, salt: u32| {
+        let p = x.wrapping_mul(salt) >> 23;
+        word((p >> 6) as usize) >> (p & 63)
+    };
+    let pairs = (num_hashes / 2) as usize;
+    let mut all = !0u64;
+    for salts in PROBE_SALT.chunks_exact(2).take(pairs) {
+        all &= shifted(lo, salts[0]) & shifted(hi, salts[1]);
     }
-    all
+    if num_hashes % 2 == 1 {
+        all &= shifted(lo, PROBE_SALT[2 * pairs]);
+    }
+    all & 1 != 0
 }
 
 /// Sets the key's bits in `block`; returns whether all were set before.
@@ -785,6 +805,32 @@ mod tests {
         assert_eq!(position(g, 0), 0);
         assert_eq!(position(g, 1), PROBE_SALT[1] >> 23);
         assert!(PROBE_SALT.iter().all(|s| s % 2 == 1));
+    }
+
+    /// The portable test (probes in pairs) against the definition, probe by probe.
+    #[test]
+    fn portable_test_follows_the_positions() {
+        let mut next = rng(11);
+        for k in 1..=MAX_PROBES {
+            for density in [1u32, 2, 3, 6] {
+                for _ in 0..500 {
+                    let mut block = Block([0; 8]);
+                    for w in &mut block.0 {
+                        *w = (0..density).fold(0, |acc, _| acc | next());
+                    }
+                    let g = next();
+                    let expected = (0..k).all(|i| {
+                        let p = position(g, i);
+                        block.0[(p >> 6) as usize] >> (p & 63) & 1 == 1
+                    });
+                    assert_eq!(contains_portable(&block, g, k), expected, "k {k}");
+                    let atomic =
+                        crate::storage::AtomicBlock(block.0.map(std::sync::atomic::AtomicU64::new));
+                    let relaxed = |w: usize| atomic.0[w].load(std::sync::atomic::Ordering::Relaxed);
+                    assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
+                }
+            }
+        }
     }
 
     #[test]
