@@ -539,6 +539,10 @@ mod parallel {
         /// (the parallel scatter of `bloom-core`): no atomics, and each
         /// thread's random writes stay inside a region a fraction of the filter's size.
         ///
+        /// A filter that fits the last-level cache, or a call with few keys or one thread, is
+        /// built by [`insert_all`](BlockedBloomFilter::insert_all) instead: there the scatter's extra pass
+        /// costs more than a second thread saves (docs/design.md, "Parallel build").
+        ///
         /// # Examples
         ///
         /// ```
@@ -551,6 +555,9 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
+            if !bloom_core::internal::par::scatter_pays(self.memory_usage(), keys.len()) {
+                return self.insert_all(keys);
+            }
             let params = self.params;
             bloom_core::internal::par::par_scatter_into(
                 self.blocks.as_mut_slice(),
@@ -722,6 +729,8 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_build_equals_sequential() {
+        // A filter this small builds sequentially unless told to scatter.
+        bloom_core::internal::par::scatter_always(true);
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
         let mut seq = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();

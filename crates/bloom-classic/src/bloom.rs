@@ -440,6 +440,10 @@ mod parallel {
         /// (the parallel scatter of `bloom-core`): no atomics, no per-thread copy of
         /// the filter.
         ///
+        /// A filter that fits the last-level cache, or a call with few keys or one thread, is
+        /// built by [`insert_all`](BloomFilter::insert_all) instead: there the scatter's extra pass
+        /// costs more than a second thread saves (docs/design.md, "Parallel build").
+        ///
         /// # Examples
         ///
         /// ```
@@ -452,6 +456,9 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
+            if !bloom_core::internal::par::scatter_pays(self.memory_usage(), keys.len()) {
+                return self.insert_all(keys);
+            }
             let params = self.params;
             bloom_core::internal::par::par_scatter(
                 self.bits.as_words_mut(),
@@ -594,6 +601,8 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_build_equals_sequential() {
+        // A filter this small builds sequentially unless told to scatter.
+        bloom_core::internal::par::scatter_always(true);
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
         let mut seq = BloomFilter::new(keys.len() as u64, 0.01).unwrap();

@@ -623,6 +623,10 @@ mod parallel {
         /// array, each region then updated by one thread
         /// (the parallel scatter of `bloom-core`): no atomics, no per-thread copy.
         ///
+        /// A filter that fits the last-level cache, or a call with few keys or one thread, is
+        /// built by [`insert_all`](Self::insert_all) instead: there the scatter's extra pass
+        /// costs more than a second thread saves (docs/design.md, "Parallel build").
+        ///
         /// # Examples
         ///
         /// ```
@@ -635,6 +639,9 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
+            if !bloom_core::internal::par::scatter_pays(self.memory_usage(), keys.len()) {
+                return self.insert_all(keys);
+            }
             let params = self.params;
             bloom_core::internal::par::par_scatter(
                 self.counters.words_mut(),
@@ -874,6 +881,8 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_build_equals_sequential() {
+        // A filter this small builds sequentially unless told to scatter.
+        bloom_core::internal::par::scatter_always(true);
         use rayon::prelude::*;
         // Keys repeat, so some counters saturate.
         let keys: Vec<u64> = (0..200_000).map(|i| i % 50_000).collect();
