@@ -93,6 +93,20 @@ fn tiny_run_writes_every_format_and_parses_back() {
         report.header.rustc
     );
     assert!(!report.header.cpu.is_empty());
+    // The CPU in full, in the JSON and in what is printed, as read on this machine.
+    let cpu = report
+        .header
+        .cpu_details
+        .clone()
+        .expect("CPU details recorded");
+    assert_eq!(cpu.arch.as_deref(), Some(std::env::consts::ARCH));
+    assert!(cpu.simd.is_some());
+    assert_eq!(report.header.cpu_info(), cpu);
+    assert!(
+        stdout.contains(&format!("**CPU:** {}", cpu.name())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("**Caches (CPU 0):** "), "{stdout}");
 
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("space and accuracy"));

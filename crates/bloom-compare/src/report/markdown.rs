@@ -435,7 +435,13 @@ pub fn header_table(report: &Report) -> Table {
     let mut t = Table::new(&["run", ""]);
     t.push(vec!["tool".into(), h.tool.clone()]);
     t.push(vec!["date".into(), h.date.clone()]);
-    t.push(vec!["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);
+    let cpu = h.cpu_info();
+    t.push(vec![
+        "CPU".into(),
+        format!("{}, {} cores", cpu.name(), h.cores),
+    ]);
+    t.push(vec!["SIMD".into(), cpu.simd_text()]);
+    t.push(vec!["caches (CPU 0)".into(), cpu.caches.describe()]);
     if let Some(load) = h.load_average {
         t.push(vec![
             "load average at start".into(),
