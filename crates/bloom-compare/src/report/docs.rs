@@ -59,7 +59,7 @@ pub fn render(report: &Report) -> String {
          depend on the machine and on what else it was doing; the ratios (to the memory \
          probe, between candidates) travel better.\n"
     );
-    let _ = writeln!(out, "{}", markdown::header_table(report).render());
+    let _ = writeln!(out, "{}", markdown::run_tables(report));
     let _ = writeln!(out, "## Choosing a variant\n\n{}", guide(report));
     let _ = writeln!(
         out,
@@ -76,8 +76,8 @@ pub fn render(report: &Report) -> String {
     );
     let _ = writeln!(out, "## Measurements\n");
     let body = markdown::render(report);
-    // The header table was shown above.
-    let skip = markdown::header_table(report).render();
+    // The header and kernel tables were shown above.
+    let skip = markdown::run_tables(report);
     out.push_str(body.strip_prefix(&skip).unwrap_or(&body).trim_start());
     out
 }

@@ -47,6 +47,11 @@ pub struct Row {
     pub origin: Origin,
     /// The hash function it used.
     pub hasher: String,
+    /// The kernel it ran its queries with (`avx512`, `avx2`, `portable`, ...): the
+    /// candidate's choice for this CPU and this setting. `None` where it cannot be known
+    /// (most peers), and in reports written before it was recorded.
+    #[serde(default)]
+    pub kernel: Option<String>,
     /// The rate it was built for: the target, or its fixed rate.
     pub nominal_fpr: f64,
     /// Keys offered.
@@ -185,6 +190,7 @@ impl Row {
             crate_name: info.crate_name.to_string(),
             origin: info.origin,
             hasher: info.hasher.to_string(),
+            kernel: m.kernel.clone(),
             nominal_fpr,
             keys_offered: m.keys_offered as u64,
             keys_accepted: accepted,

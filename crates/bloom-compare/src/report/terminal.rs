@@ -367,7 +367,7 @@ fn load_section(
 }
 
 /// The run in a few lines: tool, compiler, time; the CPU, its SIMD features and caches;
-/// the command.
+/// the kernel each candidate ran; the command.
 fn run_lines(report: &Report) -> String {
     let h = &report.header;
     let mut s = format!("**Run:** {}, {}", h.tool, h.date);
@@ -378,7 +378,8 @@ fn run_lines(report: &Report) -> String {
     let _ = write!(
         s,
         ", {}; seed {}, {}, {} for the parallel build; {:.1} s.\n\
-         **CPU:** {}, {} cores; SIMD: {}.\n**Caches (CPU 0):** {}.\nCommand: `{}`",
+         **CPU:** {}, {} cores; SIMD: {}.\n**Caches (CPU 0):** {}.\n**Kernels:** {}.\n\
+         Command: `{}`",
         h.rustc,
         h.seed,
         markdown::plural(h.rounds as u64, "round", "rounds"),
@@ -388,6 +389,7 @@ fn run_lines(report: &Report) -> String {
         h.cores,
         cpu.simd_text(),
         cpu.caches.describe(),
+        markdown::kernels_summary(report),
         h.command_line
     );
     s
