@@ -1,6 +1,7 @@
 //! The results of a sweep and their presentations: one [`Row`] per candidate and setting,
 //! a [`Header`] describing the machine and the run, and writers for markdown, CSV, JSON and
-//! SVG plots, and the narrower form the command prints ([`terminal`]).
+//! SVG plots, the narrower form the command prints ([`terminal`]), and docs/tradeoffs.md
+//! ([`docs`]) with its one section per CPU ([`sections`]).
 
 use std::f64::consts::LN_2;
 
@@ -17,6 +18,7 @@ pub mod files;
 pub mod header;
 pub mod markdown;
 pub mod plots;
+pub mod sections;
 pub mod terminal;
 
 pub use header::Header;
