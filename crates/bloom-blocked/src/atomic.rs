@@ -11,7 +11,7 @@ use bloom_core::internal::prefetch;
 use crate::BlockedBloomFilter;
 use crate::blocked::{BATCH, estimated_fpr, estimated_len};
 use crate::params::{self, Params};
-use crate::probe;
+use crate::probe::{self, Probe};
 use crate::storage::{AtomicBlock, Block, Blocks};
 
 /// A 512-bit blocked Bloom filter whose every method takes `&self`: it can be shared between
@@ -124,6 +124,23 @@ impl AtomicBlockedBloomFilter {
     #[inline]
     pub fn seed(&self) -> u64 {
         self.params.seed
+    }
+
+    /// The query implementation this filter runs: always [`Probe::Portable`], whatever the
+    /// CPU, because the vector probes read a block with plain loads, which concurrent atomic
+    /// writes forbid. [`BlockedBloomFilter::probe`] names the one a plain filter runs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::{AtomicBlockedBloomFilter, Probe};
+    ///
+    /// let filter = AtomicBlockedBloomFilter::new(1000, 0.01)?;
+    /// assert_eq!(filter.probe(), Probe::Portable);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn probe(&self) -> Probe {
+        Probe::Portable
     }
 
     /// The 64-bit hash this filter computes for `key`, the same as

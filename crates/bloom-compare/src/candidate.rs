@@ -66,6 +66,9 @@ pub struct Info {
     pub evicts_when_full: bool,
 }
 
+/// The kernel name of code that is the same on every CPU (no run-time choice).
+pub const PORTABLE: &str = "portable";
+
 /// The hasher description of this workspace's filters.
 pub const OUR_HASHER: &str = "XXH3-128 (bloom-core, seeded, one call per key)";
 
@@ -168,6 +171,19 @@ pub trait Candidate: 'static {
 
     /// Whether `key` may be present.
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool;
+
+    /// The kernel `filter` runs its queries with, where it chose one for the CPU (`avx512`,
+    /// `avx2`, `portable`, ...); `None` where it cannot be known. Called once per build,
+    /// outside the timed work, and reported beside the CPU: the same filter may run another
+    /// kernel on another machine.
+    ///
+    /// By default [`PORTABLE`] for ours (a filter without kernels runs the same code on every
+    /// CPU) and `None` for peers, whose choices are their own; adapters of filters that
+    /// choose override it.
+    fn kernel<K: Key>(filter: &Self::Filter<K>) -> Option<&'static str> {
+        let _ = filter;
+        (Self::INFO.origin == Origin::Ours).then_some(PORTABLE)
+    }
 
     /// Answers [`contains`](Candidate::contains) for every key into `out` (cleared first).
     fn contains_batch<K: Key>(filter: &Self::Filter<K>, keys: &[K], out: &mut Vec<bool>) {

@@ -20,6 +20,8 @@
 //!   and impl per filter in [`candidates`].
 //! * [`keys`]: seeded keys of three kinds, negatives disjoint from positives.
 //! * [`measure`] and [`sweep`]: measuring one candidate in one setting, and the whole grid.
+//! * [`cpu`]: the CPU a report names: model, family and model numbers, SIMD features,
+//!   cache sizes.
 //! * [`probe`]: the memory probe (the workspace's one: the benchmarks use it too).
 //!   [`stats`]: the rate estimate and its interval.
 //! * [`alloc`]: the counting allocator behind the memory figures.
@@ -70,6 +72,7 @@
 pub mod alloc;
 pub mod candidate;
 pub mod candidates;
+pub mod cpu;
 pub mod keys;
 pub mod measure;
 pub mod probe;

@@ -92,7 +92,8 @@ struct Cli {
     )]
     formats: Vec<Format>,
 
-    /// Also regenerate docs/tradeoffs.md and docs/plots/*.svg from this run.
+    /// Also write this run into docs/tradeoffs.md, as the section of this CPU (the sections of
+    /// other CPUs there are kept), with its plots in docs/plots/<cpu>/.
     #[arg(long)]
     write_docs: bool,
 
@@ -389,17 +390,29 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
             out.display()
         )
     })?;
-    let docs_dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
-    if cli.write_docs {
-        docs::prepare(&docs_dir).map_err(|e| format!("--docs-dir {}: {e}", docs_dir.display()))?;
-    }
-
-    let report = match &cli.rerender {
+    // A report to rerender is read now, and a run's header collected: the docs get the
+    // section of the CPU they name, whose page is checked before measuring too.
+    let rerendered = match &cli.rerender {
         Some(path) => {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            Some(files::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?)
         }
+        None => None,
+    };
+    let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
+    let docs_dir = cli.docs_dir.clone().unwrap_or_else(default_docs_dir);
+    if cli.write_docs {
+        let cpu = rerendered
+            .as_ref()
+            .map_or(&header, |r| &r.header)
+            .cpu_info();
+        docs::prepare(&docs_dir, &cpu.key())
+            .map_err(|e| format!("--docs-dir {}: {e}", docs_dir.display()))?;
+    }
+
+    let report = match rerendered {
+        Some(report) => report,
         None => {
             if !cli.quiet {
                 let plan = sweep.plan();
@@ -413,7 +426,6 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
                     markdown::plural((steps * cli.rounds) as u64, "step", "steps"),
                 );
             }
-            let mut header = Header::collect(&args, cli.seed, cli.rounds, threads);
             let bar = progress_bar(cli.quiet);
             let start = Instant::now();
             // The bar follows the steps' expected cost, not their count, so its estimate
@@ -455,15 +467,19 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
         );
     }
     if cli.write_docs {
-        let written = docs::write(&report, &docs_dir).map_err(|e| e.to_string())?;
+        let done = docs::write(&report, &docs_dir).map_err(|e| e.to_string())?;
         note!(
-            "regenerated {}",
-            written
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "regenerated the section of {} in {}: {}",
+            report.header.cpu_info().heading(),
+            docs_dir.display(),
+            relative_list(&done.files, &docs_dir)
         );
+        if !done.removed.is_empty() {
+            note!(
+                "removed the plots of the page without per-CPU sections it replaced: {}",
+                relative_list(&done.removed, &docs_dir)
+            );
+        }
     }
 
     if !report.is_correct() {

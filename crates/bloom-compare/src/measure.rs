@@ -112,6 +112,9 @@ pub struct Measurement {
     pub parallel: Option<(Duration, u64)>,
     /// The memory probe at the filter's size.
     pub probe: Option<ProbeResult>,
+    /// The kernel the filter ran its queries with ([`Candidate::kernel`]).
+    #[serde(default)]
+    pub kernel: Option<String>,
 }
 
 /// A registered candidate: its facts and its measuring function, compiled for each key type.
@@ -266,6 +269,7 @@ pub fn measure<C: Candidate, K: Key>(
         batch_false_negatives: 0,
         parallel: None,
         probe: None,
+        kernel: C::kernel(filter).map(String::from),
     };
     if C::BATCH {
         let mut out = Vec::with_capacity(accepted.len().max(negatives.len()));

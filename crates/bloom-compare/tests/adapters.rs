@@ -41,6 +41,68 @@ fn report(sweep: &Sweep) -> Report {
 }
 
 #[test]
+fn every_candidate_records_the_kernel_it_ran() {
+    use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+    use bloom_compare::candidates::probe_kernel;
+
+    let mut entries = candidate::ours();
+    entries.extend(candidate::peers());
+    let mut sweep = small_sweep(entries.clone(), vec![100]);
+    sweep.kinds = vec![KeyKind::U64];
+    // k = 6 and k = 10: a blocked filter may run another kernel at each.
+    sweep.fprs = vec![0.02, 0.001];
+    let report = report(&sweep);
+    for row in &report.rows {
+        let kernel = row.kernel.as_deref();
+        let n = row.n;
+        let p = row.target_fpr;
+        match row.candidate.as_str() {
+            // What the filter itself says it runs, built alike.
+            "blocked" => assert_eq!(
+                kernel,
+                Some(probe_kernel(BlockedBloomFilter::new(n, p).unwrap().probe())),
+                "at p = {p}"
+            ),
+            "split-block" => assert_eq!(
+                kernel,
+                Some(probe_kernel(
+                    SplitBlockBloomFilter::new(n, p).unwrap().probe()
+                ))
+            ),
+            // sbbf-rs names its choice, which is one of its kernels.
+            "sbbf-rs-safe" => assert!(
+                matches!(
+                    kernel,
+                    Some("avx2" | "sse4.1" | "neon" | "simd128" | "portable")
+                ),
+                "{kernel:?}"
+            ),
+            _ if row.origin == Origin::Ours => {
+                assert_eq!(kernel, Some(candidate::PORTABLE), "{}", row.name)
+            }
+            _ => assert_eq!(kernel, None, "{}", row.name),
+        }
+    }
+    // Every kernel is in the report's summary, under the kernel it ran.
+    let groups = bloom_compare::report::markdown::kernel_groups(&report);
+    let portable = groups
+        .iter()
+        .find(|(k, _)| k == candidate::PORTABLE)
+        .unwrap();
+    assert!(
+        portable.1.contains(&"BloomFilter".to_string()),
+        "{groups:?}"
+    );
+    assert!(
+        portable.1.contains(&"AtomicBlockedBloomFilter".to_string()),
+        "{groups:?}"
+    );
+    if cfg!(feature = "peers") {
+        assert_eq!(groups.last().unwrap().0, "not known", "{groups:?}");
+    }
+}
+
+#[test]
 fn every_adapter_finds_every_key_it_took() {
     let mut entries = candidate::ours();
     entries.extend(candidate::peers());

@@ -93,11 +93,27 @@ fn tiny_run_writes_every_format_and_parses_back() {
         report.header.rustc
     );
     assert!(!report.header.cpu.is_empty());
+    // The CPU in full, in the JSON and in what is printed, as read on this machine.
+    let cpu = report
+        .header
+        .cpu_details
+        .clone()
+        .expect("CPU details recorded");
+    assert_eq!(cpu.arch.as_deref(), Some(std::env::consts::ARCH));
+    assert!(cpu.simd.is_some());
+    assert_eq!(report.header.cpu_info(), cpu);
+    assert!(
+        stdout.contains(&format!("**CPU:** {}", cpu.name())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("**Caches (CPU 0):** "), "{stdout}");
 
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("space and accuracy"));
+    // The docs' plots are this CPU's, in a folder of their own.
+    let key = cpu.key();
     for plot in ["fpr_vs_bits.svg", "query_vs_n.svg", "memory_vs_n.svg"] {
-        for dir in [out.join("plots"), docs.join("plots")] {
+        for dir in [out.join("plots"), docs.join("plots").join(&key)] {
             let svg = std::fs::read_to_string(dir.join(plot)).unwrap();
             assert!(svg.starts_with("<svg"), "{plot}");
             assert!(svg.contains("<text"), "{plot} has no text");
@@ -105,8 +121,106 @@ fn tiny_run_writes_every_format_and_parses_back() {
         }
     }
     let tradeoffs = std::fs::read_to_string(docs.join("tradeoffs.md")).unwrap();
-    assert!(tradeoffs.contains("## Choosing a variant"));
-    assert!(tradeoffs.contains("plots/fpr_vs_bits.svg"));
+    assert!(tradeoffs.contains(&format!("<!-- cpu: {key} -->\n## {}\n", cpu.heading())));
+    assert!(tradeoffs.contains("### Choosing a variant"));
+    assert!(tradeoffs.contains(&format!("](plots/{key}/fpr_vs_bits.svg)")));
+    assert!(stderr.contains(&format!("regenerated the section of {}", cpu.heading())));
+}
+
+/// The tiny run with `--write-docs` into `docs`; its exit status, standard error and
+/// how long it took.
+fn write_docs(name: &str, docs: &std::path::Path) -> (bool, String, Duration) {
+    let start = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_bloom-compare"))
+        .args(TINY)
+        .args(["--format", "json", "--write-docs", "--docs-dir"])
+        .arg(docs)
+        .arg("--out")
+        .arg(out_dir(name))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.success(), stderr, start.elapsed())
+}
+
+#[test]
+fn docs_keep_the_sections_of_other_cpus() {
+    let docs = out_dir("bloom-compare-cli-sections");
+    std::fs::create_dir_all(docs.join("plots/other-cpu")).unwrap();
+    // Another machine's section, and its plot, as a run there left them.
+    let other = "<!-- cpu: other-cpu -->\n## Other CPU: AVX2, L3 8 MiB\n\n\
+                 ![plot](plots/other-cpu/fpr_vs_bits.svg)\n\n<!-- end cpu -->\n";
+    let page = format!("# Trade-offs\n\nAn older introduction.\n\n{other}");
+    std::fs::write(docs.join("tradeoffs.md"), &page).unwrap();
+    std::fs::write(docs.join("plots/other-cpu/fpr_vs_bits.svg"), "<svg/>").unwrap();
+    for round in 0..2 {
+        let (ok, stderr, _) = write_docs("bloom-compare-cli-sections-out", &docs);
+        assert!(ok, "{stderr}");
+        let text = std::fs::read_to_string(docs.join("tradeoffs.md")).unwrap();
+        assert!(text.contains(other), "round {round}: {text}");
+        assert_eq!(text.matches("<!-- end cpu -->").count(), 2, "round {round}");
+        assert!(text.contains("- Other CPU: AVX2, L3 8 MiB\n"), "{text}");
+        assert!(!text.contains("An older introduction."));
+        assert!(!stderr.contains("removed"), "{stderr}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(docs.join("plots/other-cpu/fpr_vs_bits.svg")).unwrap(),
+        "<svg/>"
+    );
+}
+
+#[test]
+fn docs_from_before_the_sections_are_replaced_with_their_plots() {
+    let docs = out_dir("bloom-compare-cli-old-docs");
+    std::fs::create_dir_all(docs.join("plots")).unwrap();
+    let old = "# Trade-offs\n\n| run | |\n|---|---|\n| CPU | AMD EPYC (2 cores) |\n\n\
+               ![a](plots/fpr_vs_bits.svg)\n![b](plots/query_vs_n.svg)\n";
+    std::fs::write(docs.join("tradeoffs.md"), old).unwrap();
+    for name in ["fpr_vs_bits.svg", "query_vs_n.svg", "memory_vs_n.svg"] {
+        std::fs::write(docs.join("plots").join(name), "<svg/>").unwrap();
+    }
+    let (ok, stderr, _) = write_docs("bloom-compare-cli-old-docs-out", &docs);
+    assert!(ok, "{stderr}");
+    let text = std::fs::read_to_string(docs.join("tradeoffs.md")).unwrap();
+    assert!(!text.contains("AMD EPYC (2 cores)"));
+    assert_eq!(text.matches("<!-- cpu: ").count(), 1);
+    // The plots the old page showed are gone; the one it did not show is not its to remove.
+    assert!(!docs.join("plots/fpr_vs_bits.svg").exists());
+    assert!(!docs.join("plots/query_vs_n.svg").exists());
+    assert!(docs.join("plots/memory_vs_n.svg").exists());
+    assert!(
+        stderr.contains(
+            "removed the plots of the page without per-CPU sections it replaced: \
+                         plots/fpr_vs_bits.svg, plots/query_vs_n.svg\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn docs_whose_sections_do_not_pair_up_are_refused_before_measuring() {
+    let docs = out_dir("bloom-compare-cli-bad-docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let bad = "# Trade-offs\n\n<!-- cpu: other-cpu -->\n## Other CPU\n";
+    std::fs::write(docs.join("tradeoffs.md"), bad).unwrap();
+    let (ok, stderr, elapsed) = write_docs("bloom-compare-cli-bad-docs-out", &docs);
+    assert!(!ok);
+    assert!(
+        stderr
+            .contains("tradeoffs.md, line 3: the section of \"other-cpu\" has no <!-- end cpu -->"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("mend them, or move the file away"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("measuring"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(docs.join("tradeoffs.md")).unwrap(),
+        bad
+    );
+    assert!(!docs.join("plots").exists());
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
 }
 
 #[test]

@@ -8,8 +8,10 @@
 //! for use outside the workspace. A user of the filters needs only what the crate root
 //! documents.
 
-// The batch engine, parallel bulk insertion and serde support: whole modules of internals.
+// The batch engine, the cache sizes it is tuned by, parallel bulk insertion and serde
+// support: whole modules of internals.
 pub mod batch;
+pub mod caches;
 #[cfg(feature = "rayon")]
 pub mod par;
 #[cfg(feature = "serde")]

@@ -4,7 +4,9 @@ mod ours;
 #[cfg(feature = "peers")]
 mod peers;
 
-pub use ours::{AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, Scalable, SplitBlock};
+pub use ours::{
+    AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, Scalable, SplitBlock, probe_kernel,
+};
 #[cfg(feature = "peers")]
 pub use peers::{
     Bloomfilter, Cuckoofilter, Fastbloom, GrowableBloom, Qfilter, SbbfRsSafe, XorfBinaryFuse8,

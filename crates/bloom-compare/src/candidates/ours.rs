@@ -1,17 +1,31 @@
 //! Adapters for this workspace's filters.
 
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Probe, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use rayon::ThreadPool;
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, insert_until_full};
+use crate::candidate::{
+    BuildError, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE, insert_until_full,
+};
 use crate::keys::Key;
+
+/// The kernel name of a blocked filter's [`Probe`], as reports show it: `portable`, `avx2`,
+/// `avx512`.
+pub fn probe_kernel(probe: Probe) -> &'static str {
+    match probe {
+        Probe::Portable => PORTABLE,
+        Probe::Avx2 => "avx2",
+        Probe::Avx512 => "avx512",
+    }
+}
 
 /// An adapter for a filter of this workspace with the common shape: `new(n, p)`,
 /// `insert_all`, `contains`, `contains_batch_into` and a rayon `par_insert_all` (through
 /// `&mut self`, or `&self` for the lock-free filters, written `mut` or not before the type).
+/// A filter with kernels names them with `kernel: probe_kernel`: its kernel is that function
+/// of its `probe()`.
 macro_rules! bulk_adapter {
     ($(#[$doc:meta])* $adapter:ident, mut $filter:ident, $info:tt) => {
         bulk_adapter!(@ [mut] $(#[$doc])* $adapter, $filter, $info);
@@ -24,7 +38,8 @@ macro_rules! bulk_adapter {
         name: $name:literal,
         crate_name: $crate_name:literal,
         structure: $structure:literal,
-        deletes: $deletes:literal $(,)?
+        deletes: $deletes:literal,
+        $(kernel: $kernel:path,)?
     }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
@@ -67,6 +82,12 @@ macro_rules! bulk_adapter {
             fn contains_batch<K: Key>(filter: &$filter, keys: &[K], out: &mut Vec<bool>) {
                 filter.contains_batch_into(keys, out);
             }
+
+            $(
+                fn kernel<K: Key>(filter: &$filter) -> Option<&'static str> {
+                    Some($kernel(filter.probe()))
+                }
+            )?
 
             fn par_build<K: Key>(
                 capacity: u64,
@@ -125,6 +146,7 @@ bulk_adapter!(
         crate_name: "bloom-blocked",
         structure: "k bits in one 512-bit block (one cache line) per key",
         deletes: false,
+        kernel: probe_kernel,
     }
 );
 
@@ -137,6 +159,7 @@ bulk_adapter!(
         crate_name: "bloom-blocked",
         structure: "as BlockedBloomFilter, AtomicU64 words",
         deletes: false,
+        kernel: probe_kernel,
     }
 );
 
@@ -232,5 +255,9 @@ impl Candidate for SplitBlock {
 
     fn contains_batch<K: Key>(filter: &SplitBlockBloomFilter, keys: &[K], out: &mut Vec<bool>) {
         filter.contains_batch_into(keys, out);
+    }
+
+    fn kernel<K: Key>(filter: &SplitBlockBloomFilter) -> Option<&'static str> {
+        Some(probe_kernel(filter.probe()))
     }
 }

@@ -186,6 +186,27 @@ impl Candidate for SbbfRsSafe {
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains_hash(our_hash64(key))
     }
+
+    /// The kernel `sbbf-rs` (the engine under `sbbf-rs-safe`) chose: every filter asks it
+    /// for one when built, and it gives the same one, from the CPU's features, to all of them
+    /// in a process, and names it.
+    fn kernel<K: Key>(filter: &Self::Filter<K>) -> Option<&'static str> {
+        let _ = filter;
+        sbbf_kernel(sbbf_rs::FilterFn::new().which())
+    }
+}
+
+/// The kernel name of an `sbbf-rs` implementation (`None` for one this version does not
+/// know).
+fn sbbf_kernel(which: &str) -> Option<&'static str> {
+    match which {
+        "Avx2Filter" => Some("avx2"),
+        "SseFilter" => Some("sse4.1"),
+        "NeonFilter" => Some("neon"),
+        "WasmFilter" => Some("simd128"),
+        "FallbackFilter" => Some(crate::candidate::PORTABLE),
+        _ => None,
+    }
 }
 
 /// `growable_bloom_filter::GrowableBloom`: a scalable Bloom filter that adds layers as it

@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use crate::report::sections::SectionError;
 use crate::report::{Report, Row, markdown, plots};
 
 /// An output format.
@@ -66,6 +67,9 @@ pub enum OutputError {
     NotAFolder(PathBuf),
     /// A folder is where an output file must be.
     NotAFile(PathBuf),
+    /// The page whose sections a run keeps (docs/tradeoffs.md) has markers that do not pair
+    /// up.
+    Sections(PathBuf, SectionError),
 }
 
 impl fmt::Display for OutputError {
@@ -81,6 +85,13 @@ impl fmt::Display for OutputError {
             OutputError::NotAFile(path) => write!(
                 f,
                 "{} is a folder, where the report writes a file",
+                path.display()
+            ),
+            OutputError::Sections(path, e) => write!(
+                f,
+                "{}, {e}; its sections run from a `<!-- cpu: KEY -->` line to a \
+                 `<!-- end cpu -->` line, one per CPU: mend them, or move the file away to start \
+                 a new page",
                 path.display()
             ),
         }

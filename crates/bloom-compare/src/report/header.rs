@@ -4,6 +4,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpu::CpuInfo;
+
 /// Where and how a report was made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Header {
@@ -11,8 +13,14 @@ pub struct Header {
     pub tool: String,
     /// When the run started (UTC).
     pub date: String,
-    /// CPU model, as the operating system names it.
+    /// CPU model, as the operating system names it (`/proc/cpuinfo`'s `model name`), or
+    /// `unknown (<arch>)`; [`cpu_details`](Header::cpu_details) has the rest.
     pub cpu: String,
+    /// The CPU in full: vendor, family and model numbers, SIMD features, cache sizes.
+    /// Absent from reports written before it was recorded ([`Header::cpu_info`] then
+    /// knows the model name only).
+    #[serde(default)]
+    pub cpu_details: Option<CpuInfo>,
     /// Logical cores available to the process.
     pub cores: usize,
     /// Version of the compiler that built the binary.
@@ -37,10 +45,15 @@ pub struct Header {
 impl Header {
     /// A header for a run of `args` (the process's arguments, program name first) now.
     pub fn collect(args: &[String], seed: u64, rounds: usize, threads: usize) -> Header {
+        let cpu = CpuInfo::read();
         Header {
             tool: format!("bloom-compare {}", env!("CARGO_PKG_VERSION")),
             date: utc_now(),
-            cpu: cpu_model(),
+            cpu: cpu
+                .model_name
+                .clone()
+                .unwrap_or_else(|| format!("unknown ({})", std::env::consts::ARCH)),
+            cpu_details: Some(cpu),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             rustc: env!("BLOOM_COMPARE_RUSTC_VERSION").to_string(),
             command_line: command_line(args),
@@ -52,19 +65,14 @@ impl Header {
             wall_seconds: 0.0,
         }
     }
-}
 
-/// The CPU model from `/proc/cpuinfo` (Linux), or what the target says elsewhere.
-pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| format!("unknown ({})", std::env::consts::ARCH))
+    /// The CPU the report was measured on: [`cpu_details`](Header::cpu_details), or for a
+    /// report written before they were recorded, a CPU known by its model name only.
+    pub fn cpu_info(&self) -> CpuInfo {
+        self.cpu_details
+            .clone()
+            .unwrap_or_else(|| CpuInfo::named(&self.cpu))
+    }
 }
 
 /// The one-minute load average from `/proc/loadavg` (Linux).

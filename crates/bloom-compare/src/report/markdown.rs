@@ -2,8 +2,9 @@
 
 use std::fmt::Write as _;
 
+use crate::candidate::Origin;
 use crate::keys::KeyKind;
-use crate::report::{FAR_ABOVE_FACTOR, Report, Row};
+use crate::report::{CandidateInfo, FAR_ABOVE_FACTOR, Report, Row};
 
 /// A markdown table whose columns are padded to equal width, so it reads as well in a
 /// terminal as rendered.
@@ -408,6 +409,7 @@ pub fn candidates_table(report: &Report) -> Table {
         "crate",
         "structure",
         "hasher used here",
+        "kernel here",
         "deletes",
         "grows",
         "batch query",
@@ -420,6 +422,7 @@ pub fn candidates_table(report: &Report) -> Table {
             format!("{} ({})", c.crate_name, c.origin),
             c.structure.clone(),
             c.hasher.clone(),
+            kernel_cell(report, &c.id),
             yes(c.deletes),
             yes(c.grows),
             yes(c.batch),
@@ -429,13 +432,134 @@ pub fn candidates_table(report: &Report) -> Table {
     t
 }
 
+/// The kernels candidate `id` ran in the report, in the order first met, each with the
+/// target rates it ran at (a blocked filter's kernel depends on its k, so on the rate).
+fn kernels_of<'a>(report: &'a Report, id: &str) -> Vec<(Option<&'a str>, Vec<f64>)> {
+    let mut kernels: Vec<(Option<&str>, Vec<f64>)> = Vec::new();
+    for row in report.rows.iter().filter(|r| r.candidate == id) {
+        let kernel = row.kernel.as_deref();
+        let at = match kernels.iter_mut().find(|(k, _)| *k == kernel) {
+            Some(entry) => &mut entry.1,
+            None => {
+                kernels.push((kernel, Vec::new()));
+                &mut kernels.last_mut().expect("just pushed").1
+            }
+        };
+        if !at.contains(&row.target_fpr) {
+            at.push(row.target_fpr);
+        }
+    }
+    kernels
+}
+
+/// A kernel as a report names it: `–` where not known.
+fn kernel_name(kernel: Option<&str>) -> &str {
+    kernel.unwrap_or("–")
+}
+
+/// ` at p = 1%, 0.1%`: where a candidate that ran several kernels ran this one.
+fn at_rates(rates: &[f64]) -> String {
+    let rates: Vec<String> = rates.iter().map(|&p| percent(p)).collect();
+    format!(" at p = {}", rates.join(", "))
+}
+
+/// The kernel candidate `id` ran: `avx2`, or where it ran several, each with its target
+/// rates (`avx2 at p = 1%, avx512 at p = 0.1%`); `–` where not known or not measured.
+pub fn kernel_cell(report: &Report, id: &str) -> String {
+    let kernels = kernels_of(report, id);
+    match kernels.as_slice() {
+        [] => "–".into(),
+        [(kernel, _)] => kernel_name(*kernel).into(),
+        several => several
+            .iter()
+            .map(|(kernel, rates)| format!("{}{}", kernel_name(*kernel), at_rates(rates)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// The measured candidates grouped by the kernel they ran, in the order first met, those
+/// not known last; a candidate that ran several kernels is named in each group with the
+/// target rates it ran it at. Ours are named by type, peers by crate.
+pub fn kernel_groups(report: &Report) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(Option<&str>, Vec<String>)> = Vec::new();
+    for c in &report.candidates {
+        let kernels = kernels_of(report, &c.id);
+        let several = kernels.len() > 1;
+        for (kernel, rates) in kernels {
+            let mut name = short_name(c);
+            if several {
+                name.push_str(&at_rates(&rates));
+            }
+            match groups.iter_mut().find(|(k, _)| *k == kernel) {
+                Some(group) => group.1.push(name),
+                None => groups.push((kernel, vec![name])),
+            }
+        }
+    }
+    // A stable sort: the known kernels keep their order.
+    groups.sort_by_key(|(kernel, _)| kernel.is_none());
+    groups
+        .into_iter()
+        .map(|(kernel, names)| (kernel.unwrap_or("not known").to_string(), names))
+        .collect()
+}
+
+/// [`kernel_groups`] in one line: `portable: BloomFilter, ...; avx2: BlockedBloomFilter at p
+/// = 1%, sbbf-rs-safe; avx512: BlockedBloomFilter at p = 0.1%; not known: fastbloom, ...`.
+pub fn kernels_summary(report: &Report) -> String {
+    let groups = kernel_groups(report);
+    if groups.is_empty() {
+        return "none measured".into();
+    }
+    groups
+        .iter()
+        .map(|(kernel, names)| format!("{kernel}: {}", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// [`kernel_groups`] as a table: one row per kernel.
+pub fn kernels_table(report: &Report) -> Table {
+    let mut t = Table::new(&["kernel", "candidates that ran it"]);
+    for (kernel, names) in kernel_groups(report) {
+        t.push(vec![kernel, names.join(", ")]);
+    }
+    t
+}
+
+/// What was run where: the [`header_table`], then the [`kernels_table`] (the part of the
+/// run that the CPU decides).
+pub fn run_tables(report: &Report) -> String {
+    format!(
+        "{}\n{}",
+        header_table(report).render(),
+        kernels_table(report).render()
+    )
+}
+
+/// A candidate by type for ours, by crate for peers (whose type names, such as
+/// `growable_bloom_filter::GrowableBloom`, are long).
+fn short_name(c: &CandidateInfo) -> String {
+    match c.origin {
+        Origin::Ours => c.name.clone(),
+        Origin::Peer => c.id.clone(),
+    }
+}
+
 /// The header as a two-column table.
 pub fn header_table(report: &Report) -> Table {
     let h = &report.header;
     let mut t = Table::new(&["run", ""]);
     t.push(vec!["tool".into(), h.tool.clone()]);
     t.push(vec!["date".into(), h.date.clone()]);
-    t.push(vec!["CPU".into(), format!("{} ({} cores)", h.cpu, h.cores)]);
+    let cpu = h.cpu_info();
+    t.push(vec![
+        "CPU".into(),
+        format!("{}, {} cores", cpu.name(), h.cores),
+    ]);
+    t.push(vec!["SIMD".into(), cpu.simd_text()]);
+    t.push(vec!["caches (CPU 0)".into(), cpu.caches.describe()]);
     if let Some(load) = h.load_average {
         t.push(vec![
             "load average at start".into(),
@@ -580,7 +704,7 @@ their reads, so a multiple below 1 is possible for it.
 /// group the accuracy and speed tables at the main load and the load table.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", header_table(report).render());
+    let _ = writeln!(out, "{}", run_tables(report));
     let _ = writeln!(out, "{}", verdict(report));
     let _ = writeln!(
         out,

@@ -1,6 +1,7 @@
 //! The results of a sweep and their presentations: one [`Row`] per candidate and setting,
 //! a [`Header`] describing the machine and the run, and writers for markdown, CSV, JSON and
-//! SVG plots, and the narrower form the command prints ([`terminal`]).
+//! SVG plots, the narrower form the command prints ([`terminal`]), and docs/tradeoffs.md
+//! ([`docs`]) with its one section per CPU ([`sections`]).
 
 use std::f64::consts::LN_2;
 
@@ -17,6 +18,7 @@ pub mod files;
 pub mod header;
 pub mod markdown;
 pub mod plots;
+pub mod sections;
 pub mod terminal;
 
 pub use header::Header;
@@ -47,6 +49,11 @@ pub struct Row {
     pub origin: Origin,
     /// The hash function it used.
     pub hasher: String,
+    /// The kernel it ran its queries with (`avx512`, `avx2`, `portable`, ...): the
+    /// candidate's choice for this CPU and this setting. `None` where it cannot be known
+    /// (most peers), and in reports written before it was recorded.
+    #[serde(default)]
+    pub kernel: Option<String>,
     /// The rate it was built for: the target, or its fixed rate.
     pub nominal_fpr: f64,
     /// Keys offered.
@@ -185,6 +192,7 @@ impl Row {
             crate_name: info.crate_name.to_string(),
             origin: info.origin,
             hasher: info.hasher.to_string(),
+            kernel: m.kernel.clone(),
             nominal_fpr,
             keys_offered: m.keys_offered as u64,
             keys_accepted: accepted,

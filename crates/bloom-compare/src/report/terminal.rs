@@ -366,24 +366,30 @@ fn load_section(
     out.push('\n');
 }
 
-/// The run in a few lines: tool, machine, compiler, command, time.
+/// The run in a few lines: tool, compiler, time; the CPU, its SIMD features and caches;
+/// the kernel each candidate ran; the command.
 fn run_lines(report: &Report) -> String {
     let h = &report.header;
-    let mut s = format!(
-        "**Run:** {}, {}, {} ({} cores)",
-        h.tool, h.date, h.cpu, h.cores
-    );
+    let mut s = format!("**Run:** {}, {}", h.tool, h.date);
     if let Some(load) = h.load_average {
         let _ = write!(s, ", load average {load:.2} at the start");
     }
+    let cpu = h.cpu_info();
     let _ = write!(
         s,
-        ", {}; seed {}, {}, {} for the parallel build; {:.1} s.\nCommand: `{}`",
+        ", {}; seed {}, {}, {} for the parallel build; {:.1} s.\n\
+         **CPU:** {}, {} cores; SIMD: {}.\n**Caches (CPU 0):** {}.\n**Kernels:** {}.\n\
+         Command: `{}`",
         h.rustc,
         h.seed,
         markdown::plural(h.rounds as u64, "round", "rounds"),
         markdown::plural(h.threads as u64, "thread", "threads"),
         h.wall_seconds,
+        cpu.name(),
+        h.cores,
+        cpu.simd_text(),
+        cpu.caches.describe(),
+        markdown::kernels_summary(report),
         h.command_line
     );
     s
