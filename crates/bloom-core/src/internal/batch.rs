@@ -202,23 +202,12 @@ fn read_last_level_cache() -> Option<usize> {
             .trim()
             .parse()
             .ok()?;
-        let size = parse_cache_size(&std::fs::read_to_string(path.join("size")).ok()?)?;
+        let size =
+            super::caches::parse_cache_size(&std::fs::read_to_string(path.join("size")).ok()?)?;
         Some((level, size))
     })
     .max()
     .map(|(_, size)| size)
-}
-
-/// `"32768K"`, `"8M"` or `"1024"` (bytes) as sysfs writes cache sizes.
-fn parse_cache_size(text: &str) -> Option<usize> {
-    let text = text.trim();
-    let (digits, unit) = match text.char_indices().last()? {
-        (i, 'K') => (&text[..i], 1 << 10),
-        (i, 'M') => (&text[..i], 1 << 20),
-        (i, 'G') => (&text[..i], 1 << 30),
-        _ => (text, 1),
-    };
-    digits.parse::<usize>().ok()?.checked_mul(unit)
 }
 
 /// [`contains_batch_into`] as for a filter larger than the cache, whatever its size: the
@@ -639,12 +628,7 @@ mod tests {
     }
 
     #[test]
-    fn cache_sizes_parse_as_sysfs_writes_them() {
-        assert_eq!(parse_cache_size("32768K\n"), Some(32 << 20));
-        assert_eq!(parse_cache_size("8M"), Some(8 << 20));
-        assert_eq!(parse_cache_size("1024"), Some(1024));
-        assert_eq!(parse_cache_size("K"), None);
-        assert_eq!(parse_cache_size(""), None);
+    fn last_level_cache_is_read_or_defaulted() {
         assert!(last_level_cache_bytes() >= 1 << 20);
     }
 

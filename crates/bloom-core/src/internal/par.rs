@@ -32,35 +32,136 @@ const REGIONS_PER_THREAD: usize = 16;
 /// How many entries ahead of the one being applied the region update prefetches its slot.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Whether [`par_scatter_into`] beats a sequential build of `keys` keys into an array of
-/// `bytes` bytes: only with more than one thread, at least [`MIN_PARALLEL_KEYS`] keys, and
-/// an array larger than the last-level cache
-/// ([`last_level_cache_bytes`](crate::internal::batch::last_level_cache_bytes)). Inside the
-/// cache a sequential build's random writes are hits, and the scatter's extra pass over
-/// every update (write it to a bucket, read it back) costs more than a second thread gives
-/// back: on 2 cores of the AMD EPYC (family 26 model 2, Zen 5, 32 MiB L3) the scatter took
-/// 1.2 to 2.7 times the sequential build of the classic, counting and blocked filters at
-/// every size whose array fit the L3, and 0.38 times it for the counting filter's 48 MB at
-/// 10 million keys (`par_build`, docs/design.md, "Parallel build"). A filter's
-/// `par_insert_all` asks this first and runs its own sequential `insert_all` when it says no;
-/// [`par_scatter_into`] itself scatters whenever it has threads and keys (so that its tests
-/// run the scatter on small arrays).
-pub fn scatter_pays(bytes: usize, keys: usize) -> bool {
-    rayon::current_num_threads() > 1
-        && keys >= MIN_PARALLEL_KEYS
-        && (bytes > crate::internal::batch::last_level_cache_bytes()
-            || SCATTER_ALWAYS.load(std::sync::atomic::Ordering::Relaxed))
+/// How a filter's `par_insert_all` spreads its keys over threads ([`build_plan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// The filter's own sequential `insert_all`: one thread, few keys, or a filter too
+    /// large to copy and small enough that the scatter does not pay.
+    Sequential,
+    /// This many filters (the filter and `n - 1` empty copies) each build a share of the
+    /// keys on their own thread, then merge ([`par_build_copies`]).
+    Copies(usize),
+    /// The two-phase scatter into the one array ([`par_scatter_into`]).
+    Scatter,
 }
 
-/// Set by [`scatter_always`].
-static SCATTER_ALWAYS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+std::thread_local! {
+    /// The plan [`with_plan`] imposes on this thread.
+    static FORCED: std::cell::Cell<Option<Plan>> = const { std::cell::Cell::new(None) };
+}
 
-/// Makes [`scatter_pays`] ignore the filter's size from now on, for the whole process: the
-/// tests' way to run every filter's scatter on filters small enough to build in a test. The
-/// answers are the same either way (a scatter gives the sequential build's bits), so tests
-/// running beside one that sets it are not affected.
-pub fn scatter_always(on: bool) {
-    SCATTER_ALWAYS.store(on, std::sync::atomic::Ordering::Relaxed);
+/// The plan for building `keys` keys into a filter of `bytes` bytes, from the thread count
+/// and the last-level cache the OS reports
+/// ([`last_level_cache_bytes`](crate::internal::batch::last_level_cache_bytes)):
+///
+/// * one thread, or fewer than [`MIN_PARALLEL_KEYS`] keys: [`Plan::Sequential`];
+/// * a filter larger than the cache: [`Plan::Scatter`]. The sequential build waits on a
+///   miss per write there, and the scatter keeps each thread's writes in a region;
+/// * a filter that fits the cache at least twice: [`Plan::Copies`], as many as fit it (at
+///   most one per thread). In the cache the sequential build's writes are hits, and the
+///   scatter's extra pass (every update written to a bucket and read back) cost more than a
+///   second thread saved; whole copies add no pass, only a merge, and their memory is bounded
+///   by the cache's size;
+/// * in between: [`Plan::Sequential`].
+///
+/// docs/design.md ("Parallel build") has the measurements behind each case.
+pub fn build_plan(bytes: usize, keys: usize) -> Plan {
+    if let Some(plan) = FORCED.with(std::cell::Cell::get) {
+        return plan;
+    }
+    let threads = rayon::current_num_threads();
+    if threads <= 1 || keys < MIN_PARALLEL_KEYS {
+        return Plan::Sequential;
+    }
+    let cache = crate::internal::batch::last_level_cache_bytes();
+    if bytes > cache {
+        return Plan::Scatter;
+    }
+    match (cache / bytes.max(1)).min(threads) {
+        0 | 1 => Plan::Sequential,
+        copies => Plan::Copies(copies),
+    }
+}
+
+/// Runs `f` with [`build_plan`] answering `plan` on this thread: the tests' way to run every
+/// plan on filters of a test's size (the answers are the same whatever the plan).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::internal::par::{Plan, build_plan, with_plan};
+///
+/// assert_eq!(with_plan(Plan::Scatter, || build_plan(64, 10)), Plan::Scatter);
+/// assert_eq!(build_plan(64, 10), Plan::Sequential);
+/// ```
+pub fn with_plan<R>(plan: Plan, f: impl FnOnce() -> R) -> R {
+    let before = FORCED.with(|forced| forced.replace(Some(plan)));
+    let result = f();
+    FORCED.with(|forced| forced.set(before));
+    result
+}
+
+/// Builds `keys` into `filter` on `copies` threads: the keys are cut into `copies`
+/// consecutive shares; `filter` takes the first and each other share goes into a fresh copy
+/// made by `fresh` (same parameters and seed, empty), all built with `insert_all` at once;
+/// the copies are then merged into `filter` by `merge` (a union: OR of bits, saturating
+/// sum of counters), which gives exactly the filter a sequential build gives. Where `fresh`
+/// cannot allocate a copy, or `merge` reports that it could not merge (it returns `false`),
+/// that share is inserted into `filter` itself, so no key is ever lost.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeSet;
+///
+/// // A stand-in for a filter: the set of keys it was given.
+/// let keys: Vec<u32> = (0..50_000).collect();
+/// let mut filter = BTreeSet::new();
+/// bloom_core::internal::par::par_build_copies(
+///     &mut filter,
+///     &keys,
+///     2,
+///     &|| Some(BTreeSet::new()),
+///     &|f: &mut BTreeSet<u32>, part: &[u32]| f.extend(part),
+///     &|f: &mut BTreeSet<u32>, other: &BTreeSet<u32>| {
+///         f.extend(other);
+///         true
+///     },
+/// );
+/// assert_eq!(filter.len(), 50_000);
+/// ```
+pub fn par_build_copies<F, T, N, I, M>(
+    filter: &mut F,
+    keys: &[T],
+    copies: usize,
+    fresh: &N,
+    insert_all: &I,
+    merge: &M,
+) where
+    F: Send,
+    T: Sync,
+    N: Fn() -> Option<F> + Sync,
+    I: Fn(&mut F, &[T]) + Sync,
+    M: Fn(&mut F, &F) -> bool + Sync,
+{
+    if copies <= 1 || keys.len() < 2 {
+        insert_all(filter, keys);
+        return;
+    }
+    let Some(mut other) = fresh() else {
+        insert_all(filter, keys);
+        return;
+    };
+    // `filter` builds `mine` of the copies' shares, `other` the rest, recursively.
+    let mine = copies / 2;
+    let (first, rest) = keys.split_at(keys.len() * mine / copies);
+    rayon::join(
+        || par_build_copies(filter, first, mine, fresh, insert_all, merge),
+        || par_build_copies(&mut other, rest, copies - mine, fresh, insert_all, merge),
+    );
+    if !merge(filter, &other) {
+        insert_all(filter, rest);
+    }
 }
 
 /// Applies `update(&mut slots[index(e)], e)` for every entry `e` that `entries(key)` yields,
@@ -300,27 +401,85 @@ mod tests {
     use crate::hash::{Probes, hash_key};
 
     #[test]
-    fn scatter_pays_only_past_the_last_level_cache() {
+    fn plans_follow_the_cache_and_the_threads() {
         let llc = crate::internal::batch::last_level_cache_bytes();
-        let pool = rayon::ThreadPoolBuilder::new()
+        let two = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
             .unwrap();
-        pool.install(|| {
-            // Another test of this process may have called `scatter_always`; the rule
-            // without it is what this test checks.
-            if SCATTER_ALWAYS.load(std::sync::atomic::Ordering::Relaxed) {
-                return;
-            }
-            assert!(!scatter_pays(llc, 1 << 30));
-            assert!(!scatter_pays(llc * 2, MIN_PARALLEL_KEYS - 1));
-            assert!(scatter_pays(llc + 1, MIN_PARALLEL_KEYS));
+        two.install(|| {
+            assert_eq!(build_plan(llc + 1, MIN_PARALLEL_KEYS), Plan::Scatter);
+            assert_eq!(build_plan(llc / 2, MIN_PARALLEL_KEYS), Plan::Copies(2));
+            assert_eq!(build_plan(llc / 2 + 1, 1 << 30), Plan::Sequential);
+            assert_eq!(build_plan(1 << 10, MIN_PARALLEL_KEYS - 1), Plan::Sequential);
+            assert_eq!(
+                with_plan(Plan::Copies(3), || build_plan(llc * 4, 10)),
+                Plan::Copies(3)
+            );
+            assert_eq!(build_plan(llc * 4, 10), Plan::Sequential);
+        });
+        let eight = rayon::ThreadPoolBuilder::new()
+            .num_threads(8)
+            .build()
+            .unwrap();
+        eight.install(|| {
+            assert_eq!(build_plan(llc / 3, 1 << 20), Plan::Copies(3));
+            assert_eq!(build_plan(1 << 10, 1 << 20), Plan::Copies(8));
         });
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
-        one.install(|| assert!(!scatter_pays(llc * 2, 1 << 30)));
+        one.install(|| assert_eq!(build_plan(llc * 2, 1 << 30), Plan::Sequential));
+    }
+
+    /// Copies take consecutive shares, so a merge that keeps order (here, concatenation)
+    /// sees the keys in order; a failed copy or merge loses no key.
+    #[test]
+    fn copies_cover_every_key_once() {
+        let keys: Vec<u32> = (0..10_007).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        for copies in 1..=5 {
+            let mut built = Vec::new();
+            pool.install(|| {
+                par_build_copies(
+                    &mut built,
+                    &keys,
+                    copies,
+                    &|| Some(Vec::new()),
+                    &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
+                    &|f: &mut Vec<u32>, other: &Vec<u32>| {
+                        f.extend_from_slice(other);
+                        true
+                    },
+                )
+            });
+            assert_eq!(built, keys, "{copies} copies");
+            let mut no_copy = Vec::new();
+            par_build_copies(
+                &mut no_copy,
+                &keys,
+                copies,
+                &|| None,
+                &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
+                &|_: &mut Vec<u32>, _: &Vec<u32>| true,
+            );
+            assert_eq!(no_copy, keys);
+            let mut refused = Vec::new();
+            par_build_copies(
+                &mut refused,
+                &keys,
+                copies,
+                &|| Some(Vec::new()),
+                &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
+                &|_: &mut Vec<u32>, _: &Vec<u32>| false,
+            );
+            refused.sort_unstable();
+            assert_eq!(refused, keys);
+        }
     }
 
     #[test]
