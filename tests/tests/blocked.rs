@@ -5,6 +5,7 @@ use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
 use bloom_core::hash::hash_key;
+use bloom_core::internal::par::{Plan, with_plan};
 use bloom_core::internal::{low_half, reduce};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;
@@ -167,11 +168,12 @@ proptest! {
     /// No false negatives after a parallel build, for any keys.
     #[test]
     fn no_false_negatives_after_parallel_build(keys in proptest::collection::vec(any::<u64>(), 0..40_000)) {
-        // Filters this small build sequentially unless told to scatter.
-        bloom_core::internal::par::scatter_always(true);
-        let mut f = BlockedBloomFilter::new(keys.len().max(1) as u64, 0.01).unwrap();
-        f.par_insert_all(&keys);
-        prop_assert!(keys.iter().all(|k| f.contains(k)));
+        // Every plan: filters this small would take copies or build sequentially here.
+        for plan in [Plan::Copies(2), Plan::Scatter] {
+            let mut f = BlockedBloomFilter::new(keys.len().max(1) as u64, 0.01).unwrap();
+            with_plan(plan, || f.par_insert_all(&keys));
+            prop_assert!(keys.iter().all(|k| f.contains(k)), "{:?}", plan);
+        }
         let atomic = AtomicBlockedBloomFilter::new(keys.len().max(1) as u64, 0.01).unwrap();
         atomic.par_insert_all(&keys);
         prop_assert!(keys.iter().all(|k| atomic.contains(k)));

@@ -3,6 +3,7 @@
 //! filter beyond 2^32 bits.
 
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
+use bloom_core::internal::par::{Plan, with_plan};
 use bloom_core::math;
 use bloom_tests::{distinct_keys, filter_suite};
 use proptest::prelude::*;
@@ -37,15 +38,16 @@ proptest! {
     /// The rayon build gives the sequential build's bits, whatever the thread count.
     #[test]
     fn parallel_build_equals_sequential(len in 0u64..60_000, threads in 1usize..5, seed in any::<u64>()) {
-        // Filters this small build sequentially unless told to scatter.
-        bloom_core::internal::par::scatter_always(true);
         let keys: Vec<u64> = distinct_keys(seed >> 20, len).collect();
         let mut sequential = BloomFilter::new(len.max(1), 0.02).unwrap();
         sequential.insert_all(&keys);
-        let mut parallel = BloomFilter::new(len.max(1), 0.02).unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| parallel.par_insert_all(&keys));
-        prop_assert_eq!(&parallel, &sequential);
+        // Every plan: filters this small would take copies or build sequentially here.
+        for plan in [Plan::Copies(threads), Plan::Scatter, Plan::Sequential] {
+            let mut parallel = BloomFilter::new(len.max(1), 0.02).unwrap();
+            pool.install(|| with_plan(plan, || parallel.par_insert_all(&keys)));
+            prop_assert_eq!(&parallel, &sequential, "{:?}", plan);
+        }
         let atomic = AtomicBloomFilter::new(len.max(1), 0.02).unwrap();
         pool.install(|| atomic.par_insert_all(&keys));
         prop_assert_eq!(atomic.to_bloom_filter(), sequential);

@@ -3,11 +3,14 @@
 //! the size below which `par_insert_all` runs sequentially.
 //!
 //! For each n, each variant builds a fresh filter from the same keys, sequentially and in
-//! parallel in alternation, five times each; printed are the best wall-clock time of each
-//! (ns per key) and the speed-up, sequential time over parallel time (above 1 means the
-//! parallel build is faster). Wall-clock time, because a parallel build's point is the time
-//! a caller waits; run it on idle cores, and name the CPU and the thread count (printed)
-//! with the figures.
+//! parallel, in [`RUNS`] pairs whose order alternates; printed are the median wall-clock
+//! time of each (ns per key), the median over the pairs of the speed-up (the pair's
+//! sequential time over its parallel time: above 1 means the parallel build is faster) and
+//! the lowest and highest pair's speed-up. On a shared VM a build of a filter that lives in
+//! the last-level cache moves by a factor of two from one second to the next, so only the
+//! pairs' ratios, taken moments apart, are worth comparing. Wall-clock time, because a
+//! parallel build's point is the time a caller waits; run it on idle cores, and name the CPU
+//! and the thread count (printed) with the figures.
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin par_build [n ...]
@@ -15,24 +18,31 @@
 
 use std::time::Instant;
 
-use bloom_benches::{sizes_from_args, u64_keys};
+use bloom_benches::{median, sizes_from_args, u64_keys};
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_counting::CountingBloomFilter;
 
-/// Builds timed per mode.
-const RUNS: usize = 5;
+/// Pairs of builds (one sequential, one parallel) per variant and size.
+const RUNS: usize = 9;
 /// The target false-positive rate.
 const FPR: f64 = 0.01;
 
-/// The best of [`RUNS`] wall-clock times of `sequential` and of `parallel`, run in
-/// alternation, in ns per key; each run builds a fresh filter with `make`.
-fn best_pair<F>(
+/// What [`pairs`] measured: median times in ns per key and the speed-ups of the pairs.
+struct Pairs {
+    sequential: f64,
+    parallel: f64,
+    speedups: Vec<f64>,
+}
+
+/// [`RUNS`] pairs of wall-clock builds, `sequential` and `parallel` in alternating order,
+/// each of a fresh filter made by `make`.
+fn pairs<F>(
     keys: &[u64],
     make: impl Fn() -> F,
     sequential: impl Fn(&mut F, &[u64]),
     parallel: impl Fn(&mut F, &[u64]),
-) -> (f64, f64) {
+) -> Pairs {
     let time = |build: &dyn Fn(&mut F, &[u64])| {
         let mut filter = make();
         let start = Instant::now();
@@ -41,34 +51,50 @@ fn best_pair<F>(
         std::hint::black_box(&filter);
         ns
     };
-    let (mut seq, mut par) = (f64::INFINITY, f64::INFINITY);
+    let (mut seq, mut par, mut speedups) = (Vec::new(), Vec::new(), Vec::new());
     for run in 0..RUNS {
-        if run % 2 == 0 {
-            seq = seq.min(time(&sequential));
-            par = par.min(time(&parallel));
+        let (s, p) = if run % 2 == 0 {
+            let s = time(&sequential);
+            (s, time(&parallel))
         } else {
-            par = par.min(time(&parallel));
-            seq = seq.min(time(&sequential));
-        }
+            let p = time(&parallel);
+            (time(&sequential), p)
+        };
+        seq.push(s);
+        par.push(p);
+        speedups.push(s / p);
     }
-    (seq, par)
+    Pairs {
+        sequential: median(seq),
+        parallel: median(par),
+        speedups,
+    }
 }
 
 fn main() {
     let sizes = sizes_from_args(&[10_000, 100_000, 1_000_000, 10_000_000]);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("threads: {threads}");
-    println!("| variant | n | sequential ns/key | parallel ns/key | speed-up |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| variant | n | sequential ns/key | parallel ns/key | speed-up (median) | lowest | highest |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for n in sizes {
         let keys = u64_keys(n, 1);
-        let row = |name: &str, (seq, par): (f64, f64)| {
-            println!("| {name} | {n} | {seq:.2} | {par:.2} | {:.2} |", seq / par);
+        let row = |name: &str, p: Pairs| {
+            let low = p.speedups.iter().copied().fold(f64::INFINITY, f64::min);
+            let high = p.speedups.iter().copied().fold(0.0, f64::max);
+            println!(
+                "| {name} | {n} | {:.2} | {:.2} | {:.2} | {low:.2} | {high:.2} |",
+                p.sequential,
+                p.parallel,
+                median(p.speedups)
+            );
         };
         let cap = n as u64;
         row(
             "BloomFilter",
-            best_pair(
+            pairs(
                 &keys,
                 || BloomFilter::new(cap, FPR).expect("valid parameters"),
                 |f, k| f.insert_all(k),
@@ -77,7 +103,7 @@ fn main() {
         );
         row(
             "AtomicBloomFilter",
-            best_pair(
+            pairs(
                 &keys,
                 || AtomicBloomFilter::new(cap, FPR).expect("valid parameters"),
                 |f, k| f.insert_all(k),
@@ -86,7 +112,7 @@ fn main() {
         );
         row(
             "CountingBloomFilter",
-            best_pair(
+            pairs(
                 &keys,
                 || CountingBloomFilter::new(cap, FPR).expect("valid parameters"),
                 |f, k| f.insert_all(k),
@@ -95,7 +121,7 @@ fn main() {
         );
         row(
             "BlockedBloomFilter",
-            best_pair(
+            pairs(
                 &keys,
                 || BlockedBloomFilter::new(cap, FPR).expect("valid parameters"),
                 |f, k| f.insert_all(k),
@@ -104,7 +130,7 @@ fn main() {
         );
         row(
             "AtomicBlockedBloomFilter",
-            best_pair(
+            pairs(
                 &keys,
                 || AtomicBlockedBloomFilter::new(cap, FPR).expect("valid parameters"),
                 |f, k| f.insert_all(k),

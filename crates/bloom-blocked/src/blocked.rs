@@ -539,11 +539,11 @@ mod parallel {
         /// (the parallel scatter of `bloom-core`): no atomics, and each
         /// thread's random writes stay inside a region a fraction of the filter's size.
         ///
-        /// A filter that fits the last-level cache at least twice is built instead as whole
-        /// copies, one per thread, each taking a share of the keys, then merged (the extra
-        /// memory is bounded by the cache's size); one a little smaller than the cache, or a
-        /// call with few keys or one thread, by [`insert_all`](BlockedBloomFilter::insert_all)
-        /// (docs/design.md, "Parallel build").
+        /// A filter of at most a quarter of the last-level cache, given at least 262,144 keys
+        /// per thread, is built instead as whole copies, one per thread, each taking a share
+        /// of the keys, then merged (the extra memory is bounded by half the cache); one
+        /// larger but still in the cache, or a call with fewer keys or one thread, by
+        /// [`insert_all`](BlockedBloomFilter::insert_all) (docs/design.md, "Parallel build").
         ///
         /// # Examples
         ///

@@ -440,9 +440,11 @@ mod parallel {
         /// (the parallel scatter of `bloom-core`): no atomics, no per-thread copy of
         /// the filter.
         ///
-        /// A filter that fits the last-level cache, or a call with few keys or one thread, is
-        /// built by [`insert_all`](BloomFilter::insert_all) instead: there the scatter's extra pass
-        /// costs more than a second thread saves (docs/design.md, "Parallel build").
+        /// A filter of at most a quarter of the last-level cache, given at least 262,144 keys
+        /// per thread, is built instead as whole copies, one per thread, each taking a share
+        /// of the keys, then merged (the extra memory is bounded by half the cache); one
+        /// larger but still in the cache, or a call with fewer keys or one thread, by
+        /// [`insert_all`](BloomFilter::insert_all) (docs/design.md, "Parallel build").
         ///
         /// # Examples
         ///
@@ -456,10 +458,22 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
-            if !bloom_core::internal::par::scatter_pays(self.memory_usage(), keys.len()) {
-                return self.insert_all(keys);
-            }
+            use bloom_core::internal::par::{self, Plan};
             let params = self.params;
+            match par::build_plan(self.memory_usage(), keys.len()) {
+                Plan::Sequential => return self.insert_all(keys),
+                Plan::Copies(copies) => {
+                    return par::par_build_copies(
+                        self,
+                        keys,
+                        copies,
+                        &|| Self::from_params(params).ok(),
+                        &|filter: &mut Self, part: &[T]| filter.insert_all(part),
+                        &|filter: &mut Self, other: &Self| filter.union(other).is_ok(),
+                    );
+                }
+                Plan::Scatter => {}
+            }
             bloom_core::internal::par::par_scatter(
                 self.bits.as_words_mut(),
                 6,
@@ -601,15 +615,22 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn parallel_build_equals_sequential() {
-        // A filter this small builds sequentially unless told to scatter.
-        bloom_core::internal::par::scatter_always(true);
         use rayon::prelude::*;
         let keys: Vec<u64> = (0..200_000).collect();
         let mut seq = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
         seq.insert_all(&keys);
-        let mut par = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
-        par.par_insert_all(&keys);
-        assert_eq!(seq, par);
+        // Every plan, whatever this machine's cache would choose for a filter this size.
+        use bloom_core::internal::par::{Plan, with_plan};
+        for plan in [
+            Plan::Sequential,
+            Plan::Copies(2),
+            Plan::Copies(3),
+            Plan::Scatter,
+        ] {
+            let mut par = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
+            with_plan(plan, || par.par_insert_all(&keys));
+            assert_eq!(seq, par, "{plan:?}");
+        }
         let collected: BloomFilter = keys.par_iter().collect();
         assert_eq!(collected, seq);
         let mut extended = BloomFilter::new(keys.len() as u64, 0.01).unwrap();

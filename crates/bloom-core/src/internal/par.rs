@@ -57,11 +57,12 @@ std::thread_local! {
 /// * one thread, or fewer than [`MIN_PARALLEL_KEYS`] keys: [`Plan::Sequential`];
 /// * a filter larger than the cache: [`Plan::Scatter`]. The sequential build waits on a
 ///   miss per write there, and the scatter keeps each thread's writes in a region;
-/// * a filter that fits the cache at least twice: [`Plan::Copies`], as many as fit it (at
-///   most one per thread). In the cache the sequential build's writes are hits, and the
-///   scatter's extra pass (every update written to a bucket and read back) cost more than a
-///   second thread saved; whole copies add no pass, only a merge, and their memory is bounded
-///   by the cache's size;
+/// * a filter at most a quarter of the cache: [`Plan::Copies`], as many as fit half of it
+///   (at most one per thread, and one per [`MIN_KEYS_PER_COPY`] keys). In the cache the
+///   sequential build's writes are hits, and the scatter's extra pass (every update written
+///   to a bucket and read back) cost more than a second thread saved; whole copies add no
+///   pass, only a merge, and their memory is bounded by half the cache's size. A filter may
+///   still build sequentially where its copies measured slower (the counting filter);
 /// * in between: [`Plan::Sequential`].
 ///
 /// docs/design.md ("Parallel build") has the measurements behind each case.
@@ -77,11 +78,23 @@ pub fn build_plan(bytes: usize, keys: usize) -> Plan {
     if bytes > cache {
         return Plan::Scatter;
     }
-    match (cache / bytes.max(1)).min(threads) {
+    // The copies together take at most half the cache: past that they evict each other
+    // (two 12 MB copies in a 32 MiB L3 measured 0.82 to 1.97, median 0.99).
+    match (cache / 2 / bytes.max(1))
+        .min(threads)
+        .min(keys / MIN_KEYS_PER_COPY)
+    {
         0 | 1 => Plan::Sequential,
         copies => Plan::Copies(copies),
     }
 }
+
+/// The fewest keys each copy of [`Plan::Copies`] must build: below it the fork-join (20 to
+/// 100 µs on a VM whose workers sleep), the copy's page faults (which contend with each
+/// other's when two threads fault at once) and the merge are not repaid. On the Zen 5
+/// machine, 2 threads, copies of 50,000 keys measured 0.55 to 1.76 times the sequential
+/// build across runs, copies of 500,000 keys 1.08 to 1.53 in the median (docs/design.md).
+const MIN_KEYS_PER_COPY: usize = 1 << 18;
 
 /// Runs `f` with [`build_plan`] answering `plan` on this thread: the tests' way to run every
 /// plan on filters of a test's size (the answers are the same whatever the plan).
@@ -409,8 +422,13 @@ mod tests {
             .unwrap();
         two.install(|| {
             assert_eq!(build_plan(llc + 1, MIN_PARALLEL_KEYS), Plan::Scatter);
-            assert_eq!(build_plan(llc / 2, MIN_PARALLEL_KEYS), Plan::Copies(2));
-            assert_eq!(build_plan(llc / 2 + 1, 1 << 30), Plan::Sequential);
+            assert_eq!(build_plan(llc / 4, 2 * MIN_KEYS_PER_COPY), Plan::Copies(2));
+            assert_eq!(
+                build_plan(llc / 4, 2 * MIN_KEYS_PER_COPY - 1),
+                Plan::Sequential
+            );
+            assert_eq!(build_plan(llc / 4 + 1, 1 << 30), Plan::Sequential);
+            assert_eq!(build_plan(llc, 1 << 30), Plan::Sequential);
             assert_eq!(build_plan(1 << 10, MIN_PARALLEL_KEYS - 1), Plan::Sequential);
             assert_eq!(
                 with_plan(Plan::Copies(3), || build_plan(llc * 4, 10)),
@@ -423,8 +441,9 @@ mod tests {
             .build()
             .unwrap();
         eight.install(|| {
-            assert_eq!(build_plan(llc / 3, 1 << 20), Plan::Copies(3));
-            assert_eq!(build_plan(1 << 10, 1 << 20), Plan::Copies(8));
+            assert_eq!(build_plan(llc / 6, 1 << 30), Plan::Copies(3));
+            assert_eq!(build_plan(1 << 10, 1 << 30), Plan::Copies(8));
+            assert_eq!(build_plan(1 << 10, 5 * MIN_KEYS_PER_COPY), Plan::Copies(5));
         });
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
