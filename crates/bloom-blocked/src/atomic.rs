@@ -19,7 +19,7 @@ use crate::storage::{AtomicBlock, Block, Blocks};
 ///
 /// An insert ORs the key's bits into the (at most eight) words of its block that need them,
 /// each with one `Relaxed` `fetch_or`, skipped when a `Relaxed` load shows the bits set
-/// already; a query is eight `Relaxed` loads at most. Relaxed is enough: bits only go from 0
+/// already; a query is one `Relaxed` load per probe (at most 16). Relaxed is enough: bits only go from 0
 /// to 1 and nothing else is published through them, so a key is found by every query that
 /// starts after its insert returned (and the threads synchronised by any means). It answers
 /// exactly like a [`BlockedBloomFilter`] holding the same keys, has the same binary format,

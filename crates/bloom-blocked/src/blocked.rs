@@ -12,10 +12,9 @@ use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
 use crate::storage::{Block, Blocks};
 
-/// Keys per group of the batch operations that work in groups: `insert_all` here, and the
-/// batch queries of the atomic twin and the split-block filter. A group is hashed and its
-/// blocks prefetched before any of them is written or tested. (This filter's own batch
-/// query has loops of its own: see `batch`.)
+/// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
+/// blocks prefetched before any of them is written. (The batch queries run through the
+/// workspace's batch engine.)
 pub(crate) const BATCH: usize = 16;
 
 /// The false-positive rate [`FromIterator`] sizes for.
@@ -144,10 +143,11 @@ impl BlockedBloomFilter {
         }
     }
 
-    /// The number of bits per key that minimises the false-positive rate of a 512-bit blocked
-    /// filter with `bits_per_key` bits per key (the table in `docs/blocked.md`). It is lower
-    /// than a classic filter's `(m/n) ln 2` from about 10 bits per key on, because a block
-    /// that happens to receive more keys than average fills up faster with more bits per key.
+    /// The number of probes per key (k) that minimises the false-positive rate of a 512-bit
+    /// blocked filter with `bits_per_key` bits per key (the table in `docs/blocked.md`). It
+    /// is never above a classic filter's `round((m/n) ln 2)` and lower at 8, 10, 16 bits per
+    /// key and beyond (9 against 11 at 16), because a block that happens to receive more keys
+    /// than average fills up faster with more bits per key.
     ///
     /// # Examples
     ///

@@ -6,10 +6,10 @@
 //! inside one 64-byte block, so a query costs one: the filter used in front of SSTables, in
 //! query engines' joins and in Parquet files.
 //!
-//! * [`BlockedBloomFilter`]: 512-bit (one cache line), 64-byte-aligned blocks, k distinct
-//!   bits per key with k chosen for the bits per key as a blocked filter needs, sized so the
-//!   rate asked for is the rate reached; a batch query that prefetches; AVX2 queries chosen at
-//!   run time ([`Probe`]).
+//! * [`BlockedBloomFilter`]: 512-bit (one cache line), 64-byte-aligned blocks, k bits per
+//!   key (salted products of one hash, 1 <= k <= 16) with k chosen for the bits per key as a
+//!   blocked filter needs, sized so the rate asked for is the rate reached; a batch query
+//!   that prefetches; AVX-512, AVX2 or portable queries chosen at run time ([`Probe`]).
 //! * [`AtomicBlockedBloomFilter`]: the same filter with `&self` inserts, lock-free and
 //!   `Send + Sync`.
 //! * [`SplitBlockBloomFilter`]: Parquet's split-block filter, bit-compatible with every
