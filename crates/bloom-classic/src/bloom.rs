@@ -458,22 +458,29 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
-            use bloom_core::internal::par::{self, Plan};
+            bloom_core::internal::par::par_insert_all(self, keys);
+        }
+    }
+
+    impl bloom_core::internal::par::ParBuild for BloomFilter {
+        fn footprint(&self) -> usize {
+            self.memory_usage()
+        }
+
+        fn empty_twin(&self) -> Option<Self> {
+            Self::from_params(self.params).ok()
+        }
+
+        fn insert_keys<T: Hash>(&mut self, keys: &[T]) {
+            self.insert_all(keys);
+        }
+
+        fn merge_twin(&mut self, twin: &Self) -> bool {
+            self.union(twin).is_ok()
+        }
+
+        fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            match par::build_plan(self.memory_usage(), keys.len()) {
-                Plan::Sequential => return self.insert_all(keys),
-                Plan::Copies(copies) => {
-                    return par::par_build_copies(
-                        self,
-                        keys,
-                        copies,
-                        &|| Self::from_params(params).ok(),
-                        &|filter: &mut Self, part: &[T]| filter.insert_all(part),
-                        &|filter: &mut Self, other: &Self| filter.union(other).is_ok(),
-                    );
-                }
-                Plan::Scatter => {}
-            }
             bloom_core::internal::par::par_scatter(
                 self.bits.as_words_mut(),
                 6,

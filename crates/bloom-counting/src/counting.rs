@@ -640,15 +640,34 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
-            use bloom_core::internal::par::{self, Plan};
+            bloom_core::internal::par::par_insert_all(self, keys);
+        }
+    }
+
+    impl bloom_core::internal::par::ParBuild for CountingBloomFilter {
+        /// Copies built at once measured slower than one thread for this filter (0.55 to
+        /// 0.82 at 100,000 and 1,000,000 keys on 2 threads: four times the classic filter's
+        /// memory to fault in and fill; docs/design.md, "Parallel build").
+        const COPIES: bool = false;
+
+        fn footprint(&self) -> usize {
+            self.memory_usage()
+        }
+
+        fn empty_twin(&self) -> Option<Self> {
+            Self::from_params(self.params).ok()
+        }
+
+        fn insert_keys<T: Hash>(&mut self, keys: &[T]) {
+            self.insert_all(keys);
+        }
+
+        fn merge_twin(&mut self, twin: &Self) -> bool {
+            self.union(twin).is_ok()
+        }
+
+        fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            match par::build_plan(self.memory_usage(), keys.len()) {
-                Plan::Scatter => {}
-                // Copies built at once measured slower than one thread for this filter (0.55
-                // to 0.82 at 100,000 and 1,000,000 keys on 2 threads: four times the classic
-                // filter's memory to fault in and fill, docs/design.md).
-                Plan::Sequential | Plan::Copies(_) => return self.insert_all(keys),
-            }
             bloom_core::internal::par::par_scatter(
                 self.counters.words_mut(),
                 4,

@@ -16,6 +16,8 @@
 //! for word arrays of bits or counters (the classic and counting filters); the blocked filters
 //! scatter whole-block updates through [`par_scatter_into`] directly.
 
+use std::hash::Hash;
+
 use rayon::prelude::*;
 
 /// Keys per round of the two phases: large enough to amortise the fork-join, small enough
@@ -114,9 +116,86 @@ pub fn with_plan<R>(plan: Plan, f: impl FnOnce() -> R) -> R {
     result
 }
 
+/// What [`par_insert_all`] needs of a filter to run each [`Plan`]: a filter's
+/// `par_insert_all` is one call to it.
+pub trait ParBuild: Sized + Send + Sync {
+    /// Whether [`Plan::Copies`] may run; `false` where copies measured slower than one
+    /// thread for this filter, which then builds sequentially instead.
+    const COPIES: bool = true;
+
+    /// Bytes of the array the keys are written to: decides the plan.
+    fn footprint(&self) -> usize;
+
+    /// An empty filter with this one's parameters and seed, or `None` where it cannot be
+    /// allocated.
+    fn empty_twin(&self) -> Option<Self>;
+
+    /// The sequential build (the filter's `insert_all`).
+    fn insert_keys<T: Hash>(&mut self, keys: &[T]);
+
+    /// Adds `twin`'s keys to this filter (a union); `false` where it could not.
+    fn merge_twin(&mut self, twin: &Self) -> bool;
+
+    /// The scatter build ([`par_scatter_into`] over the filter's array).
+    fn scatter<T: Hash + Sync>(&mut self, keys: &[T]);
+}
+
+/// Adds every key of `keys` to `filter` with rayon's threads, by the plan [`build_plan`]
+/// chooses for the filter's size; the result is the sequential build's, whatever the plan.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::BTreeSet;
+/// use std::hash::Hash;
+/// use bloom_core::internal::par::{ParBuild, par_insert_all};
+///
+/// // A stand-in for a filter: the hashes of the keys it was given.
+/// struct Set(BTreeSet<u64>);
+///
+/// impl ParBuild for Set {
+///     fn footprint(&self) -> usize {
+///         64
+///     }
+///     fn empty_twin(&self) -> Option<Self> {
+///         Some(Set(BTreeSet::new()))
+///     }
+///     fn insert_keys<T: Hash>(&mut self, keys: &[T]) {
+///         self.0.extend(keys.iter().map(|k| bloom_core::hash::hash_key(k, 0) as u64));
+///     }
+///     fn merge_twin(&mut self, twin: &Self) -> bool {
+///         self.0.extend(&twin.0);
+///         true
+///     }
+///     fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
+///         self.insert_keys(keys);
+///     }
+/// }
+///
+/// let keys: Vec<u32> = (0..1_000_000).collect();
+/// let mut set = Set(BTreeSet::new());
+/// par_insert_all(&mut set, &keys);
+/// assert_eq!(set.0.len(), 1_000_000);
+/// ```
+pub fn par_insert_all<F: ParBuild, T: Hash + Sync>(filter: &mut F, keys: &[T]) {
+    match build_plan(filter.footprint(), keys.len()) {
+        Plan::Scatter => filter.scatter(keys),
+        Plan::Copies(copies) if F::COPIES => par_build_copies(
+            filter,
+            keys,
+            copies,
+            &F::empty_twin,
+            &|filter: &mut F, part: &[T]| filter.insert_keys(part),
+            &F::merge_twin,
+        ),
+        Plan::Sequential | Plan::Copies(_) => filter.insert_keys(keys),
+    }
+}
+
 /// Builds `keys` into `filter` on `copies` threads: the keys are cut into `copies`
 /// consecutive shares; `filter` takes the first and each other share goes into a fresh copy
-/// made by `fresh` (same parameters and seed, empty), all built with `insert_all` at once;
+/// made by `fresh(filter)` (same parameters and seed, empty), all built with `insert_all` at
+/// once;
 /// the copies are then merged into `filter` by `merge` (a union: OR of bits, saturating
 /// sum of counters), which gives exactly the filter a sequential build gives. Where `fresh`
 /// cannot allocate a copy, or `merge` reports that it could not merge (it returns `false`),
@@ -134,7 +213,7 @@ pub fn with_plan<R>(plan: Plan, f: impl FnOnce() -> R) -> R {
 ///     &mut filter,
 ///     &keys,
 ///     2,
-///     &|| Some(BTreeSet::new()),
+///     &|_: &BTreeSet<u32>| Some(BTreeSet::new()),
 ///     &|f: &mut BTreeSet<u32>, part: &[u32]| f.extend(part),
 ///     &|f: &mut BTreeSet<u32>, other: &BTreeSet<u32>| {
 ///         f.extend(other);
@@ -153,7 +232,7 @@ pub fn par_build_copies<F, T, N, I, M>(
 ) where
     F: Send,
     T: Sync,
-    N: Fn() -> Option<F> + Sync,
+    N: Fn(&F) -> Option<F> + Sync,
     I: Fn(&mut F, &[T]) + Sync,
     M: Fn(&mut F, &F) -> bool + Sync,
 {
@@ -161,7 +240,7 @@ pub fn par_build_copies<F, T, N, I, M>(
         insert_all(filter, keys);
         return;
     }
-    let Some(mut other) = fresh() else {
+    let Some(mut other) = fresh(filter) else {
         insert_all(filter, keys);
         return;
     };
@@ -468,7 +547,7 @@ mod tests {
                     &mut built,
                     &keys,
                     copies,
-                    &|| Some(Vec::new()),
+                    &|_: &Vec<u32>| Some(Vec::new()),
                     &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
                     &|f: &mut Vec<u32>, other: &Vec<u32>| {
                         f.extend_from_slice(other);
@@ -482,7 +561,7 @@ mod tests {
                 &mut no_copy,
                 &keys,
                 copies,
-                &|| None,
+                &|_: &Vec<u32>| None,
                 &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
                 &|_: &mut Vec<u32>, _: &Vec<u32>| true,
             );
@@ -492,7 +571,7 @@ mod tests {
                 &mut refused,
                 &keys,
                 copies,
-                &|| Some(Vec::new()),
+                &|_: &Vec<u32>| Some(Vec::new()),
                 &|f: &mut Vec<u32>, part: &[u32]| f.extend_from_slice(part),
                 &|_: &mut Vec<u32>, _: &Vec<u32>| false,
             );
