@@ -562,20 +562,12 @@ mod parallel {
     }
 
     impl bloom_core::internal::par::ParBuild for BlockedBloomFilter {
-        fn footprint(&self) -> usize {
-            self.memory_usage()
-        }
-
         fn empty_twin(&self) -> Option<Self> {
             Self::from_params(self.params).ok()
         }
 
         fn insert_keys<T: Hash>(&mut self, keys: &[T]) {
             self.insert_all(keys);
-        }
-
-        fn merge_twin(&mut self, twin: &Self) -> bool {
-            self.union(twin).is_ok()
         }
 
         fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {

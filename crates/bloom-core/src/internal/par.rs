@@ -118,13 +118,16 @@ pub fn with_plan<R>(plan: Plan, f: impl FnOnce() -> R) -> R {
 
 /// What [`par_insert_all`] needs of a filter to run each [`Plan`]: a filter's
 /// `par_insert_all` is one call to it.
-pub trait ParBuild: Sized + Send + Sync {
+pub trait ParBuild: crate::Filter + Sized + Send + Sync {
     /// Whether [`Plan::Copies`] may run; `false` where copies measured slower than one
     /// thread for this filter, which then builds sequentially instead.
     const COPIES: bool = true;
 
-    /// Bytes of the array the keys are written to: decides the plan.
-    fn footprint(&self) -> usize;
+    /// Bytes of the array the keys are written to: decides the plan. By default the
+    /// filter's [`memory_usage`](crate::Filter::memory_usage).
+    fn footprint(&self) -> usize {
+        self.memory_usage()
+    }
 
     /// An empty filter with this one's parameters and seed, or `None` where it cannot be
     /// allocated.
@@ -133,8 +136,11 @@ pub trait ParBuild: Sized + Send + Sync {
     /// The sequential build (the filter's `insert_all`).
     fn insert_keys<T: Hash>(&mut self, keys: &[T]);
 
-    /// Adds `twin`'s keys to this filter (a union); `false` where it could not.
-    fn merge_twin(&mut self, twin: &Self) -> bool;
+    /// Adds `twin`'s keys to this filter; `false` where it could not. By default the
+    /// filter's [`union`](crate::Filter::union).
+    fn merge_twin(&mut self, twin: &Self) -> bool {
+        self.union(twin).is_ok()
+    }
 
     /// The scatter build ([`par_scatter_into`] over the filter's array).
     fn scatter<T: Hash + Sync>(&mut self, keys: &[T]);
@@ -143,40 +149,8 @@ pub trait ParBuild: Sized + Send + Sync {
 /// Adds every key of `keys` to `filter` with rayon's threads, by the plan [`build_plan`]
 /// chooses for the filter's size; the result is the sequential build's, whatever the plan.
 ///
-/// # Examples
-///
-/// ```
-/// use std::collections::BTreeSet;
-/// use std::hash::Hash;
-/// use bloom_core::internal::par::{ParBuild, par_insert_all};
-///
-/// // A stand-in for a filter: the hashes of the keys it was given.
-/// struct Set(BTreeSet<u64>);
-///
-/// impl ParBuild for Set {
-///     fn footprint(&self) -> usize {
-///         64
-///     }
-///     fn empty_twin(&self) -> Option<Self> {
-///         Some(Set(BTreeSet::new()))
-///     }
-///     fn insert_keys<T: Hash>(&mut self, keys: &[T]) {
-///         self.0.extend(keys.iter().map(|k| bloom_core::hash::hash_key(k, 0) as u64));
-///     }
-///     fn merge_twin(&mut self, twin: &Self) -> bool {
-///         self.0.extend(&twin.0);
-///         true
-///     }
-///     fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
-///         self.insert_keys(keys);
-///     }
-/// }
-///
-/// let keys: Vec<u32> = (0..1_000_000).collect();
-/// let mut set = Set(BTreeSet::new());
-/// par_insert_all(&mut set, &keys);
-/// assert_eq!(set.0.len(), 1_000_000);
-/// ```
+/// The classic, counting and blocked filters' `par_insert_all` are this call; their
+/// doctests and the workspace's tests (which force every plan with [`with_plan`]) run it.
 pub fn par_insert_all<F: ParBuild, T: Hash + Sync>(filter: &mut F, keys: &[T]) {
     match build_plan(filter.footprint(), keys.len()) {
         Plan::Scatter => filter.scatter(keys),
