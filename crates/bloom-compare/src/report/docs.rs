@@ -578,9 +578,11 @@ pub fn guide(report: &Report) -> String {
             out,
             "  Parallel build against the build on one thread: {}. These need idle cores: \
              the load average was {} on {} cores when this run started, so the threads \
-             competed with other work; and a filter that fits the cache gains little from \
-             a parallel build that first writes every position to a bucket and sets it \
-             afterwards (docs/compare.md).",
+             competed with other work. `par_insert_all` builds a filter that fits the \
+             cache on one thread, or as per-thread copies merged afterwards, and scatters \
+             only past the cache (docs/design.md, \"Parallel build\"): where both builds \
+             ran the same sequential code, the figure is the noise of one round \
+             (docs/compare.md).",
             speedups.join(", "),
             report
                 .header
