@@ -35,7 +35,7 @@
 use bloom_benches::{
     BLOCKED_BURST, PROBE_SEED, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
 };
-use bloom_blocked::{BlockedBloomFilter, Probe};
+use bloom_blocked::{BlockedBloomFilter, Probe, SplitBlockBloomFilter};
 use bloom_compare::probe::MemoryProbe;
 use bloom_core::hash::{DEFAULT_SEED, hash_key};
 use bloom_core::internal::reduce;
@@ -59,9 +59,9 @@ fn peer_hash(key: &u64) -> u64 {
 fn main() {
     let sizes = sizes_from_args(&[100_000, 10_000_000]);
     println!(
-        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | floor / sbbf | batch / line read |"
+        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | split-block / sbbf | floor / sbbf | batch / line read |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
@@ -76,6 +76,12 @@ fn main() {
         for k in &present {
             peer.insert_hash(peer_hash(k));
         }
+        // Parquet's split-block filter on the same hashes, sized like the peer (Parquet
+        // rounds to a power of two bytes, so it may hold up to twice the memory).
+        let mut split = SplitBlockBloomFilter::with_num_bytes(ours.num_bits() as usize / 8);
+        for k in &present {
+            split.insert_hash(peer_hash(k));
+        }
         let blocks = ours.num_blocks();
         let buffer = vec![0x5555_5555_5555_5555u64; blocks * 8];
         let floor = |k: &u64| {
@@ -88,10 +94,9 @@ fn main() {
         let q = n.min(MAX_QUERIES);
         for (which, keys) in [("present", &present[..q]), ("absent", &absent[..q])] {
             if which == "present" {
-                assert!(
-                    keys.iter()
-                        .all(|k| ours.contains(k) && peer.contains_hash(peer_hash(k)))
-                );
+                assert!(keys.iter().all(|k| ours.contains(k)
+                    && peer.contains_hash(peer_hash(k))
+                    && split.contains_hash(peer_hash(k))));
             }
             let mut buf = Vec::with_capacity(CHUNK);
             let run = |which: usize, chunk: &[u64]| match which {
@@ -109,9 +114,14 @@ fn main() {
                 5 => cpu_ns_per_key(chunk, |c| {
                     c.iter().filter(|k| portable.contains(*k)).count()
                 }),
+                6 => cpu_ns_per_key(chunk, |c| {
+                    c.iter()
+                        .filter(|k| split.contains_hash(peer_hash(k)))
+                        .count()
+                }),
                 _ => cpu_ns_per_key(chunk, |c| probe.read_bursts::<BLOCKED_BURST>(c)),
             };
-            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4, 5], 1, run);
+            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4, 5, 6], 1, run);
             let to_line_read = median(
                 t.ratios[2]
                     .iter()
@@ -121,13 +131,14 @@ fn main() {
             );
             let portable_to_ours = t.median_ratio(5) / t.median_ratio(0);
             println!(
-                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
                 ours.probe(),
                 t.median_time(0),
                 t.median_time(1),
                 t.median_ratio(0),
                 t.median_ratio(2),
                 portable_to_ours,
+                t.median_ratio(6),
                 t.median_ratio(3),
                 to_line_read
             );

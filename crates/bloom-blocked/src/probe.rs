@@ -741,51 +741,47 @@ pub(crate) mod avx2 {
         present != 0
     }
 
-    /// Parquet's salts, then four ones (the shifted value), 16-byte aligned for the asm.
-    #[repr(C, align(16))]
-    struct SplitConsts([u32; 12]);
+    /// Parquet's salts, then eight ones (the shifted value), 32-byte aligned for the asm.
+    #[repr(C, align(32))]
+    struct SplitConsts([u32; 16]);
 
     static SPLIT_CONSTS: SplitConsts = SplitConsts([
-        SALT[0], SALT[1], SALT[2], SALT[3], SALT[4], SALT[5], SALT[6], SALT[7], 1, 1, 1, 1,
+        SALT[0], SALT[1], SALT[2], SALT[3], SALT[4], SALT[5], SALT[6], SALT[7], 1, 1, 1, 1, 1,
+        1, 1, 1,
     ]);
 
-    /// Parquet's check: every word of the block has its bit (Parquet's mask built in two
-    /// 128-bit halves).
+    /// Parquet's check: every word of the block has its bit. The eight shifts
+    /// `(x * SALT[j]) >> 27` in one 256-bit register, one bit per word, then `vptest`'s carry
+    /// says that `~block & mask` is zero.
     #[inline(always)]
     pub(crate) fn split_contains(_: Avx2, block: &SplitBlock, x: u32) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the `Avx2` token proves. The memory read
-        // is `SPLIT_CONSTS`, a 48-byte static aligned to 16 (the eight salts, then four
-        // ones; the asm loads its bytes 0..16, 16..32 and 32..48), and the 32 bytes of
-        // `block`, a live reference aligned to 32; the asm writes no memory, uses no stack
-        // and declares every register it changes.
+        // is `SPLIT_CONSTS`, a 64-byte static aligned to 32 (the eight salts, then eight
+        // ones; the asm loads its bytes 0..32 and 32..64), and the 32 bytes of `block`, a
+        // live reference aligned to 32. The asm writes no memory, uses no stack, uses only
+        // `ymm0`-`ymm2` of the vector registers, declares all sixteen clobbered and ends
+        // with `vzeroupper` (see the module docs).
         unsafe {
             asm!(
-                // The eight shifts `(x * SALT[j]) >> 27`, in two halves.
-                "vmovd {a}, {x:e}",
-                "vpshufd {a}, {a}, 0",
-                "vpmulld {b}, {a}, xmmword ptr [{consts} + 16]",
-                "vpmulld {a}, {a}, xmmword ptr [{consts}]",
-                "vpsrld {a}, {a}, 27",
-                "vpsrld {b}, {b}, 27",
-                // One bit per word, then `~block & mask` must be zero.
-                "vmovdqa {c}, xmmword ptr [{consts} + 32]",
-                "vpsllvd {a}, {c}, {a}",
-                "vpsllvd {b}, {c}, {b}",
-                "vmovdqa {c}, xmmword ptr [{block}]",
-                "vpandn {a}, {c}, {a}",
-                "vmovdqa {c}, xmmword ptr [{block} + 16]",
-                "vpandn {b}, {c}, {b}",
-                "vpor {a}, {a}, {b}",
-                "vptest {a}, {a}",
-                "setz {present}",
+                "vmovd xmm0, {x:e}",
+                "vpbroadcastd ymm0, xmm0",
+                "vpmulld ymm0, ymm0, ymmword ptr [{consts}]",
+                "vpsrld ymm0, ymm0, 27",
+                "vmovdqa ymm1, ymmword ptr [{consts} + 32]",
+                "vpsllvd ymm0, ymm1, ymm0",
+                "vmovdqa ymm2, ymmword ptr [{block}]",
+                "vptest ymm2, ymm0",
+                "setb {present}",
+                "vzeroupper",
                 x = in(reg) x,
                 consts = in(reg) SPLIT_CONSTS.0.as_ptr(),
                 block = in(reg) block.0.as_ptr(),
                 present = out(reg_byte) present,
-                a = out(xmm_reg) _,
-                b = out(xmm_reg) _,
-                c = out(xmm_reg) _,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                 options(pure, readonly, nostack),
             );
         }
