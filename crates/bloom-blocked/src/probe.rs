@@ -746,8 +746,8 @@ pub(crate) mod avx2 {
     struct SplitConsts([u32; 16]);
 
     static SPLIT_CONSTS: SplitConsts = SplitConsts([
-        SALT[0], SALT[1], SALT[2], SALT[3], SALT[4], SALT[5], SALT[6], SALT[7], 1, 1, 1, 1, 1,
-        1, 1, 1,
+        SALT[0], SALT[1], SALT[2], SALT[3], SALT[4], SALT[5], SALT[6], SALT[7], 1, 1, 1, 1, 1, 1,
+        1, 1,
     ]);
 
     /// Parquet's check: every word of the block has its bit. The eight shifts

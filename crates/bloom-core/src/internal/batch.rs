@@ -11,7 +11,8 @@
 //!
 //! Three loops, chosen from the filter's [`footprint`](BatchQuery::footprint):
 //!
-//! * **Direct** for filters up to [`CACHED_MAX_BYTES`]: the single-key query key by key.
+//! * **Direct** for filters up to [`direct_max_bytes`] (the L2 cache for one-line queries, a
+//!   quarter of the last-level cache for the others): the single-key query key by key.
 //!   Their lines hit the cache, and prefetching would only add instructions.
 //! * **Bursts** ([`Loop::Bursts`]) for larger ones: stage a burst of keys (hash, prefetch),
 //!   then run each round over the keys still undecided, then the final test. The prefetches
@@ -123,8 +124,11 @@ pub trait BatchQuery {
     type State: Copy;
     /// Intermediate rounds between staging and the final test (at most 4).
     const ROUNDS: usize;
-    /// The loop for filters larger than [`CACHED_MAX_BYTES`].
+    /// The loop for filters past the direct loop's limit ([`direct_max_bytes`]).
     const LOOP: Loop;
+    /// Whether a key's test reads one cache line (the blocked filters), which sets the
+    /// direct loop's limit ([`direct_max_bytes`]).
+    const ONE_LINE: bool = false;
 
     /// Bytes the queries read from: decides between the direct loop and [`LOOP`](Self::LOOP).
     fn footprint(&self) -> usize;
@@ -156,11 +160,37 @@ pub trait BatchQuery {
 /// suits the filter's size.
 #[inline]
 pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
-    if query.footprint() <= CACHED_MAX_BYTES {
+    if query.footprint() <= direct_max_bytes(Q::ONE_LINE) {
         direct(query, keys, out);
         return;
     }
     contains_batch_uncached(query, keys, out);
+}
+
+/// The largest filter whose batch queries take the direct loop, for queries whose keys read
+/// one cache line each (`one_line`) or several:
+///
+/// * one line (the blocked filters): the L2 cache
+///   ([`l2_cache_bytes`](super::caches::l2_cache_bytes)). Past it a key's one line comes
+///   from the L3 at best, and its test is so short that nothing else hides the wait: bursts
+///   with prefetches measured faster from 1.2 MB on (blocked filter at 1 million keys 2.84
+///   to 2.94 ns per key against 3.08 to 3.15 key by key; split-block 4.82 to 4.95 against
+///   6.04 to 6.17);
+/// * several lines (the classic, counting and scalable filters): a quarter of the
+///   last-level cache, and at least [`CACHED_MAX_BYTES`]. Their hashing and k probes give
+///   the out-of-order core enough independent work to overlap misses to the L3, and bursts
+///   cost more than they hide there (classic filter at 1 and 3 million keys: 12.4 to 12.6 ns
+///   per present key in bursts against 9.8 to 11.9 key by key; at 4 million keys, 4.8 MB,
+///   11.2 against 12.3); past it they win (counting filter at 2 million keys, 9.6 MB).
+///
+/// Measured with `variant_queries` on the AMD EPYC family 26 model 2 (Zen 5: 1 MiB L2, 32
+/// MiB L3); docs/design.md ("Batch queries") has the tables.
+pub fn direct_max_bytes(one_line: bool) -> usize {
+    if one_line {
+        super::caches::l2_cache_bytes()
+    } else {
+        (last_level_cache_bytes() / 4).max(CACHED_MAX_BYTES)
+    }
 }
 
 /// The direct loop, for a filter in cache: the single-key query key by key. The answers of
@@ -182,33 +212,7 @@ fn direct<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
     }
 }
 
-/// The last-level cache's size in bytes as Linux reports it for CPU 0
-/// (`/sys/devices/system/cpu/cpu0/cache/index*/size` of the highest level), read once; 8 MiB
-/// where it is not reported (another OS, a container without sysfs).
-pub fn last_level_cache_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| read_last_level_cache().unwrap_or(DEFAULT_LAST_LEVEL_CACHE))
-}
-
-/// The size assumed when the OS does not report one.
-const DEFAULT_LAST_LEVEL_CACHE: usize = 8 << 20;
-
-fn read_last_level_cache() -> Option<usize> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(|entry| {
-        let path = entry.ok()?.path();
-        let level: u32 = std::fs::read_to_string(path.join("level"))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
-        let size =
-            super::caches::parse_cache_size(&std::fs::read_to_string(path.join("size")).ok()?)?;
-        Some((level, size))
-    })
-    .max()
-    .map(|(_, size)| size)
-}
+use super::caches::last_level_cache_bytes;
 
 /// [`contains_batch_into`] as for a filter larger than the cache, whatever its size: the
 /// query's [`LOOP`](BatchQuery::LOOP) with its prefetches. For tests (a small filter then
@@ -346,6 +350,7 @@ impl<F: OneLine> BatchQuery for Lines<'_, F> {
     type State = F::Staged;
     const ROUNDS: usize = 0;
     const LOOP: Loop = Loop::Bursts;
+    const ONE_LINE: bool = true;
 
     #[inline(always)]
     fn footprint(&self) -> usize {
@@ -387,7 +392,7 @@ impl<F: OneLine> BatchQuery for Lines<'_, F> {
 }
 
 /// Keys whose answers the direct loop gathers before copying them out.
-pub const DIRECT_GROUP: usize = 16;
+pub const DIRECT_GROUP: usize = 64;
 
 /// Positions a key of a [`Probed`] query prefetches and tests first: at the optimal fill an
 /// absent key fails one of its first two probes three times in four, so only the survivors
@@ -593,7 +598,7 @@ mod tests {
             assert_eq!(out, expected(&keys), "len {len}");
             // Every key staged exactly once, and finished at most once.
             let log = log(q);
-            if q.footprint() > CACHED_MAX_BYTES {
+            if q.footprint() > direct_max_bytes(Q::ONE_LINE) {
                 assert_eq!(log.iter().filter(|e| e.1 == "stage").count(), len);
             }
         }
@@ -602,7 +607,8 @@ mod tests {
     #[test]
     fn every_loop_answers_like_the_single_query() {
         for lines in [1usize, 3, 7, 100] {
-            for footprint in [1usize, CACHED_MAX_BYTES, CACHED_MAX_BYTES + 1] {
+            let limit = direct_max_bytes(false);
+            for footprint in [1usize, limit, limit + 1] {
                 let take = |m: &Model| m.log.take();
                 check(&Bursts0(model(footprint, lines)), |q| take(&q.0));
                 check(&Bursts2(model(footprint, lines)), |q| take(&q.0));
@@ -616,7 +622,7 @@ mod tests {
     /// run in order, each after `distance` more keys were staged.
     #[test]
     fn the_pipeline_staggers_stages_by_the_distance() {
-        let q = Pipe3(model(CACHED_MAX_BYTES + 1, 8));
+        let q = Pipe3(model(direct_max_bytes(false) + 1, 8));
         let d = pipeline_distance(8);
         let keys: Vec<u64> = (0..200).collect();
         let mut out = Vec::new();
@@ -628,8 +634,14 @@ mod tests {
     }
 
     #[test]
-    fn last_level_cache_is_read_or_defaulted() {
-        assert!(last_level_cache_bytes() >= 1 << 20);
+    fn direct_loop_limits_follow_the_caches() {
+        assert_eq!(
+            direct_max_bytes(true),
+            crate::internal::caches::l2_cache_bytes()
+        );
+        let many = direct_max_bytes(false);
+        assert!(many >= CACHED_MAX_BYTES);
+        assert!(many == CACHED_MAX_BYTES || many == last_level_cache_bytes() / 4);
     }
 
     #[test]

@@ -54,7 +54,7 @@ std::thread_local! {
 
 /// The plan for building `keys` keys into a filter of `bytes` bytes, from the thread count
 /// and the last-level cache the OS reports
-/// ([`last_level_cache_bytes`](crate::internal::batch::last_level_cache_bytes)):
+/// ([`last_level_cache_bytes`](crate::internal::caches::last_level_cache_bytes)):
 ///
 /// * one thread, or fewer than [`MIN_PARALLEL_KEYS`] keys: [`Plan::Sequential`];
 /// * a filter larger than the cache: [`Plan::Scatter`]. The sequential build waits on a
@@ -76,7 +76,7 @@ pub fn build_plan(bytes: usize, keys: usize) -> Plan {
     if threads <= 1 || keys < MIN_PARALLEL_KEYS {
         return Plan::Sequential;
     }
-    let cache = crate::internal::batch::last_level_cache_bytes();
+    let cache = crate::internal::caches::last_level_cache_bytes();
     if bytes > cache {
         return Plan::Scatter;
     }
@@ -468,7 +468,7 @@ mod tests {
 
     #[test]
     fn plans_follow_the_cache_and_the_threads() {
-        let llc = crate::internal::batch::last_level_cache_bytes();
+        let llc = crate::internal::caches::last_level_cache_bytes();
         let two = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
