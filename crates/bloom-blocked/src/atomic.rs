@@ -403,10 +403,10 @@ impl AtomicBlockedBloomFilter {
     /// To build a filter from scratch, [`BlockedBloomFilter::par_insert_all`] (then
     /// [`into_atomic`](BlockedBloomFilter::into_atomic)) is faster: it needs no locked
     /// instructions, which on x86 also stop a core from overlapping its cache misses.
+    ///
+    /// With one thread or fewer than 16,384 keys it inserts them on the calling thread.
     pub fn par_insert_all<T: Hash + Sync>(&self, keys: &[T]) {
-        use rayon::prelude::*;
-        keys.par_chunks(1 << 12)
-            .for_each(|chunk| self.insert_all(chunk));
+        bloom_core::internal::par::par_insert_shared(keys, |part| self.insert_all(part));
     }
 }
 

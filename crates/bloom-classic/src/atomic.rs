@@ -299,11 +299,10 @@ impl AtomicBloomFilter {
     ///
     /// For building a filter from scratch, [`BloomFilter::par_insert_all`] (then
     /// [`into_atomic`](BloomFilter::into_atomic)) is faster: it needs no locked instructions.
+    ///
+    /// With one thread or fewer than 16,384 keys it inserts them on the calling thread.
     pub fn par_insert_all<T: Hash + Sync>(&self, keys: &[T]) {
-        use rayon::prelude::*;
-        keys.par_iter().for_each(|key| {
-            self.insert(key);
-        });
+        bloom_core::internal::par::par_insert_shared(keys, |part| self.insert_all(part));
     }
 }
 

@@ -166,6 +166,35 @@ pub fn par_insert_all<F: ParBuild, T: Hash + Sync>(filter: &mut F, keys: &[T]) {
     }
 }
 
+/// Keys per task of [`par_insert_shared`].
+const SHARED_CHUNK: usize = 1 << 12;
+
+/// The parallel build of a filter whose inserts take `&self` (the atomic twins): every
+/// thread inserts chunks of 4,096 keys with `insert_all` at once. With one thread or fewer
+/// than [`MIN_PARALLEL_KEYS`] keys, one `insert_all` of all of them: at 10,000 keys the
+/// threads measured 0.88 to 1.18 times the sequential build (the fork-join's wake-up is a
+/// large share of so short a build).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// let keys: Vec<u64> = (1..=100_000).collect();
+/// let sum = AtomicU64::new(0);
+/// bloom_core::internal::par::par_insert_shared(&keys, |part: &[u64]| {
+///     sum.fetch_add(part.iter().sum::<u64>(), Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 100_000 * 100_001 / 2);
+/// ```
+pub fn par_insert_shared<T: Sync>(keys: &[T], insert_all: impl Fn(&[T]) + Sync) {
+    if rayon::current_num_threads() <= 1 || keys.len() < MIN_PARALLEL_KEYS {
+        insert_all(keys);
+        return;
+    }
+    keys.par_chunks(SHARED_CHUNK).for_each(&insert_all);
+}
+
 /// Builds `keys` into `filter` on `copies` threads: the keys are cut into `copies`
 /// consecutive shares; `filter` takes the first and each other share goes into a fresh copy
 /// made by `fresh(filter)` (same parameters and seed, empty), all built with `insert_all` at
