@@ -80,7 +80,7 @@ impl std::fmt::Debug for BlockedBloomFilter {
 impl BlockedBloomFilter {
     /// A filter sized for `expected_items` keys at false-positive rate `fpr`: the fewest
     /// blocks, and the best `num_hashes` for them, whose expected rate
-    /// ([`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement)) is at most 98% of
+    /// ([`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement)) is at most 95% of
     /// `fpr` (the headroom keeps a filter's measured rate, which scatters around the
     /// expectation, at or below `fpr`).
     ///
