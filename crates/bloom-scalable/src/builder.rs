@@ -111,7 +111,7 @@ impl Builder {
     }
 
     /// Sets a seed drawn from the operating system's randomness
-    /// ([`random_seed`](bloom_core::hash::random_seed)).
+    /// ([`bloom_core::hash::random_seed`]).
     pub fn random_seed(self) -> Builder {
         self.seed(random_seed())
     }

@@ -56,11 +56,11 @@ std::thread_local! {
 /// and the last-level cache the OS reports
 /// ([`last_level_cache_bytes`](crate::internal::caches::last_level_cache_bytes)):
 ///
-/// * one thread, or fewer than [`MIN_PARALLEL_KEYS`] keys: [`Plan::Sequential`];
+/// * one thread, or fewer than 16,384 keys: [`Plan::Sequential`];
 /// * a filter larger than the cache: [`Plan::Scatter`]. The sequential build waits on a
 ///   miss per write there, and the scatter keeps each thread's writes in a region;
 /// * a filter at most a quarter of the cache: [`Plan::Copies`], as many as fit half of it
-///   (at most one per thread, and one per [`MIN_KEYS_PER_COPY`] keys). In the cache the
+///   (at most one per thread, and one per 262,144 keys). In the cache the
 ///   sequential build's writes are hits, and the scatter's extra pass (every update written
 ///   to a bucket and read back) cost more than a second thread saved; whole copies add no
 ///   pass, only a merge, and their memory is bounded by half the cache's size. A filter may
@@ -171,7 +171,7 @@ const SHARED_CHUNK: usize = 1 << 12;
 
 /// The parallel build of a filter whose inserts take `&self` (the atomic twins): every
 /// thread inserts chunks of 4,096 keys with `insert_all` at once. With one thread or fewer
-/// than [`MIN_PARALLEL_KEYS`] keys, one `insert_all` of all of them: at 10,000 keys the
+/// than 16,384 keys, one `insert_all` of all of them: at 10,000 keys the
 /// threads measured 0.88 to 1.18 times the sequential build (the fork-join's wake-up is a
 /// large share of so short a build).
 ///
