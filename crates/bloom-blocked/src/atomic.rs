@@ -9,7 +9,7 @@ use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::prefetch;
 
 use crate::BlockedBloomFilter;
-use crate::blocked::{BATCH, estimated_fpr, estimated_len};
+use crate::blocked::{GroupedInsert, estimated_fpr, estimated_len};
 use crate::params::{self, Params};
 use crate::probe::{self, Probe};
 use crate::storage::{AtomicBlock, Block, Blocks};
@@ -199,23 +199,7 @@ impl AtomicBlockedBloomFilter {
     /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before
     /// writing any (see [`BlockedBloomFilter::insert_all`]).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        let mut hashes = [0u64; BATCH];
-        let mut len = 0;
-        for key in keys {
-            let hash = self.hash(&key);
-            prefetch(self.block(hash));
-            hashes[len] = hash;
-            len += 1;
-            if len == BATCH {
-                for &h in &hashes {
-                    self.insert_hash(h);
-                }
-                len = 0;
-            }
-        }
-        for &h in &hashes[..len] {
-            self.insert_hash(h);
-        }
+        crate::blocked::insert_grouped(self, keys);
     }
 
     /// Answers [`contains`](AtomicBlockedBloomFilter::contains) for every key through the
@@ -407,6 +391,20 @@ impl AtomicBlockedBloomFilter {
     /// With one thread or fewer than 16,384 keys it inserts them on the calling thread.
     pub fn par_insert_all<T: Hash + Sync>(&self, keys: &[T]) {
         bloom_core::internal::par::par_insert_shared(keys, |part| self.insert_all(part));
+    }
+}
+
+impl GroupedInsert for &AtomicBlockedBloomFilter {
+    #[inline(always)]
+    fn locate<T: Hash>(&mut self, key: &T) -> u64 {
+        let hash = self.hash(key);
+        prefetch(self.block(hash));
+        hash
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: u64) {
+        self.insert_hash(hash);
     }
 }
 

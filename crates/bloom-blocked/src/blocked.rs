@@ -15,7 +15,54 @@ use crate::storage::{Block, Blocks};
 /// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
 /// blocks prefetched before any of them is written. (The batch queries run through the
 /// workspace's batch engine.)
-pub(crate) const BATCH: usize = 16;
+const BATCH: usize = 16;
+
+/// What [`insert_grouped`] needs of a blocked filter: `&mut` [`BlockedBloomFilter`] and `&`
+/// [`AtomicBlockedBloomFilter`] insert the same way.
+pub(crate) trait GroupedInsert {
+    /// The key's hash, its block prefetched.
+    fn locate<T: Hash>(&mut self, key: &T) -> u64;
+    /// Inserts the key of `hash`.
+    fn insert(&mut self, hash: u64);
+}
+
+impl GroupedInsert for &mut BlockedBloomFilter {
+    #[inline(always)]
+    fn locate<T: Hash>(&mut self, key: &T) -> u64 {
+        let hash = self.hash(key);
+        prefetch(self.block(hash));
+        hash
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: u64) {
+        self.insert_hash(hash);
+    }
+}
+
+/// The `insert_all` of both blocked filters: keys are hashed [`BATCH`] at a time and their
+/// blocks prefetched before any of them is written, so the misses of a group overlap.
+#[inline(always)]
+pub(crate) fn insert_grouped<F: GroupedInsert, T: Hash, I: IntoIterator<Item = T>>(
+    mut filter: F,
+    keys: I,
+) {
+    let mut hashes = [0u64; BATCH];
+    let mut len = 0;
+    for key in keys {
+        hashes[len] = filter.locate(&key);
+        len += 1;
+        if len == BATCH {
+            for &h in &hashes {
+                filter.insert(h);
+            }
+            len = 0;
+        }
+    }
+    for &h in &hashes[..len] {
+        filter.insert(h);
+    }
+}
 
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
@@ -277,23 +324,7 @@ impl BlockedBloomFilter {
     /// any is written: an insert's write to an uncached line otherwise holds up the stores
     /// behind it, and the cache misses of consecutive inserts cannot overlap.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        let mut hashes = [0u64; BATCH];
-        let mut len = 0;
-        for key in keys {
-            let hash = self.hash(&key);
-            prefetch(self.block(hash));
-            hashes[len] = hash;
-            len += 1;
-            if len == BATCH {
-                for &h in &hashes {
-                    self.insert_hash(h);
-                }
-                len = 0;
-            }
-        }
-        for &h in &hashes[..len] {
-            self.insert_hash(h);
-        }
+        insert_grouped(self, keys);
     }
 
     /// Answers [`contains`](BlockedBloomFilter::contains) for every key, in order. Each key's
