@@ -480,6 +480,23 @@ pub(crate) mod avx2 {
     use super::{PROBE_SALT, SALT};
     use crate::storage::{Block, SplitBlock};
 
+    /// `asm!` for the vector kernels: the template and operands given, then every vector
+    /// register declared clobbered (all sixteen `xmm`, which in LLVM's model covers the whole
+    /// `ymm`/`zmm` register; see the module docs) and the options every kernel has: it reads
+    /// memory, writes none, and uses no stack.
+    macro_rules! vector_asm {
+        ($($body:tt)*) => {
+            asm!(
+                $($body)*
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+                options(pure, readonly, nostack),
+            )
+        };
+    }
+
     /// Proof that the running CPU has AVX2. The only way to get one is [`Avx2::detect`], so
     /// the functions that take one may execute AVX2 instructions, and no safe code can reach
     /// them on a CPU without it.
@@ -574,7 +591,7 @@ pub(crate) mod avx2 {
         // of 64 bytes from offset 128). The asm writes no memory, uses no stack, declares
         // every vector register clobbered and ends with `vzeroupper` (see the module docs).
         unsafe {
-            asm!(
+            vector_asm!(
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
@@ -600,11 +617,6 @@ pub(crate) mod avx2 {
                 ones = const ONES,
                 thirty_one = const THIRTY_ONE,
                 present = out(reg_byte) present,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
             );
         }
         present != 0
@@ -618,7 +630,7 @@ pub(crate) mod avx2 {
         // SAFETY: as in `contains8`; the memory read is the 64 bytes of `block`, bytes
         // 0..128 of `CONSTS` and the 64 bytes of a row of its `unused` table.
         unsafe {
-            asm!(
+            vector_asm!(
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpmulld ymm3, ymm0, ymmword ptr [{c} + 32]",
@@ -650,11 +662,6 @@ pub(crate) mod avx2 {
                 ones = const ONES,
                 thirty_one = const THIRTY_ONE,
                 present = out(reg_byte) present,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
             );
         }
         present != 0
@@ -672,7 +679,7 @@ pub(crate) mod avx2 {
         // memory, uses no stack, uses only `zmm0`/`zmm1` of the vector registers, declares all
         // sixteen clobbered and ends with `vzeroupper`.
         unsafe {
-            asm!(
+            vector_asm!(
                 "vpbroadcastq zmm0, {g}",
                 "vpmulld zmm0, zmm0, zmmword ptr [{c}]",
                 "vpsrld zmm1, zmm0, 28",
@@ -691,11 +698,6 @@ pub(crate) mod avx2 {
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 present = out(reg_byte) present,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
             );
         }
         present != 0
@@ -713,7 +715,7 @@ pub(crate) mod avx2 {
         // writes no memory, uses no stack, uses only `ymm0`-`ymm2` of the vector registers,
         // declares all sixteen clobbered and ends with `vzeroupper`.
         unsafe {
-            asm!(
+            vector_asm!(
                 "vpbroadcastq ymm0, {g}",
                 "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
                 "vpsrld ymm1, ymm0, 28",
@@ -731,11 +733,6 @@ pub(crate) mod avx2 {
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 present = out(reg_byte) present,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
             );
         }
         present != 0
@@ -763,7 +760,7 @@ pub(crate) mod avx2 {
         // `ymm0`-`ymm2` of the vector registers, declares all sixteen clobbered and ends
         // with `vzeroupper` (see the module docs).
         unsafe {
-            asm!(
+            vector_asm!(
                 "vmovd xmm0, {x:e}",
                 "vpbroadcastd ymm0, xmm0",
                 "vpmulld ymm0, ymm0, ymmword ptr [{consts}]",
@@ -778,11 +775,6 @@ pub(crate) mod avx2 {
                 consts = in(reg) SPLIT_CONSTS.0.as_ptr(),
                 block = in(reg) block.0.as_ptr(),
                 present = out(reg_byte) present,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
             );
         }
         present != 0
