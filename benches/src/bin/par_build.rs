@@ -92,50 +92,26 @@ fn main() {
             );
         };
         let cap = n as u64;
-        row(
-            "BloomFilter",
-            pairs(
-                &keys,
-                || BloomFilter::new(cap, FPR).expect("valid parameters"),
-                |f, k| f.insert_all(k),
-                |f, k| f.par_insert_all(k),
-            ),
-        );
-        row(
-            "AtomicBloomFilter",
-            pairs(
-                &keys,
-                || AtomicBloomFilter::new(cap, FPR).expect("valid parameters"),
-                |f, k| f.insert_all(k),
-                |f, k| f.par_insert_all(k),
-            ),
-        );
-        row(
-            "CountingBloomFilter",
-            pairs(
-                &keys,
-                || CountingBloomFilter::new(cap, FPR).expect("valid parameters"),
-                |f, k| f.insert_all(k),
-                |f, k| f.par_insert_all(k),
-            ),
-        );
-        row(
-            "BlockedBloomFilter",
-            pairs(
-                &keys,
-                || BlockedBloomFilter::new(cap, FPR).expect("valid parameters"),
-                |f, k| f.insert_all(k),
-                |f, k| f.par_insert_all(k),
-            ),
-        );
-        row(
-            "AtomicBlockedBloomFilter",
-            pairs(
-                &keys,
-                || AtomicBlockedBloomFilter::new(cap, FPR).expect("valid parameters"),
-                |f, k| f.insert_all(k),
-                |f, k| f.par_insert_all(k),
-            ),
+        // Each variant's sequential and parallel builds of a fresh filter of `cap` keys.
+        macro_rules! measure {
+            ($($filter:ident),*) => {$(
+                row(
+                    stringify!($filter),
+                    pairs(
+                        &keys,
+                        || $filter::new(cap, FPR).expect("valid parameters"),
+                        |f, k| f.insert_all(k),
+                        |f, k| f.par_insert_all(k),
+                    ),
+                );
+            )*};
+        }
+        measure!(
+            BloomFilter,
+            AtomicBloomFilter,
+            CountingBloomFilter,
+            BlockedBloomFilter,
+            AtomicBlockedBloomFilter
         );
     }
 }
