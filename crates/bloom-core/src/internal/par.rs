@@ -1,20 +1,27 @@
-//! Parallel bulk insertion into a filter's array, without atomics and without per-thread
-//! copies.
+//! Parallel bulk insertion: every filter's `par_insert_all` runs through here.
 //!
 //! A filter's bulk build is bound by random memory writes. Sharing the array through atomic
-//! `fetch_or`s serialises each core's writes (a locked instruction waits for its cache line),
-//! and giving each thread a private copy multiplies the memory. [`par_scatter_into`] instead
-//! splits the array into regions and works in two phases per chunk of keys:
+//! `fetch_or`s serialises each core's writes (a locked instruction waits for its cache line);
+//! the atomic twins do it anyway ([`par_insert_shared`]), since their inserts are atomic.
+//! The others follow the plan [`build_plan`] picks from the filter's size and the caches
+//! ([`par_insert_all`]):
 //!
-//! 1. every thread hashes a share of the chunk and appends each of a key's updates to the
-//!    bucket of the region it falls in (sequential writes);
-//! 2. every region is then updated by exactly one thread, reading its buckets in order, so
-//!    plain (non-atomic) writes are safe and each thread's random writes stay inside a
-//!    region a fraction of the filter's size.
+//! * inside the cache, **copies**: each thread builds a share of the keys into its own copy,
+//!   then the copies are merged ([`par_build_copies`]); the extra memory is bounded by half
+//!   the last-level cache, so copies never multiply a large filter's memory;
+//! * past the cache, the **scatter** ([`par_scatter_into`]), which splits the array into
+//!   regions and works in two phases per chunk of keys:
+//!   1. every thread hashes a share of the chunk and appends each of a key's updates to the
+//!      bucket of the region it falls in (sequential writes);
+//!   2. every region is then updated by exactly one thread, reading its buckets in order, so
+//!      plain (non-atomic) writes are safe and each thread's random writes stay inside a
+//!      region a fraction of the filter's size;
+//! * **sequential** where neither pays (one thread, few keys, a filter between a quarter of
+//!   the cache and all of it).
 //!
-//! The result is bit-for-bit the one a sequential loop produces. [`par_scatter`] is the form
-//! for word arrays of bits or counters (the classic and counting filters); the blocked filters
-//! scatter whole-block updates through [`par_scatter_into`] directly.
+//! Every plan gives bit for bit the filter a sequential loop produces. [`par_scatter`] is the
+//! scatter's form for word arrays of bits or counters (the classic and counting filters); the
+//! blocked filters scatter whole-block updates through [`par_scatter_into`] directly.
 
 use std::hash::Hash;
 
@@ -198,8 +205,7 @@ pub fn par_insert_shared<T: Sync>(keys: &[T], insert_all: impl Fn(&[T]) + Sync) 
 /// Builds `keys` into `filter` on `copies` threads: the keys are cut into `copies`
 /// consecutive shares; `filter` takes the first and each other share goes into a fresh copy
 /// made by `fresh(filter)` (same parameters and seed, empty), all built with `insert_all` at
-/// once;
-/// the copies are then merged into `filter` by `merge` (a union: OR of bits, saturating
+/// once; the copies are then merged into `filter` by `merge` (a union: OR of bits, saturating
 /// sum of counters), which gives exactly the filter a sequential build gives. Where `fresh`
 /// cannot allocate a copy, or `merge` reports that it could not merge (it returns `false`),
 /// that share is inserted into `filter` itself, so no key is ever lost.
