@@ -27,6 +27,7 @@
 
 use std::hash::Hash;
 
+use super::caches::last_level_cache_bytes;
 use crate::hash::{Probes, hash_key};
 
 /// Filters up to this many bytes are treated as cached, a typical per-core share of the
@@ -211,8 +212,6 @@ fn direct<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
         answers.copy_from_slice(&local[..group.len()]);
     }
 }
-
-use super::caches::last_level_cache_bytes;
 
 /// [`contains_batch_into`] as for a filter larger than the cache, whatever its size: the
 /// query's [`LOOP`](BatchQuery::LOOP) with its prefetches. For tests (a small filter then
