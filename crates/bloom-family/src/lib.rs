@@ -14,7 +14,8 @@
 //!
 //! Depending on this crate or on a single variant crate gives the same types: a
 //! `bloom_family::BloomFilter` is a `bloom_classic::BloomFilter`. The variant crates stay
-//! usable on their own, for a build that wants nothing else.
+//! usable on their own, for a build that wants nothing else. `docs/family.md` in the
+//! repository gives the reasons for this crate's choices.
 //!
 //! # Example
 //!
@@ -212,6 +213,10 @@
 //! let mut filter = ScalableBloomFilter::new(1_000, 0.01)?;
 //! filter.insert_all(0..10_000u64)?;
 //! assert!(filter.num_layers() > 1);
+//! // About twice the memory of a classic filter sized for the 10,000 keys up front.
+//! let exact = bloom_family::BloomFilter::new(10_000, 0.01)?;
+//! let ratio = filter.memory_usage() as f64 / exact.memory_usage() as f64;
+//! assert!((1.5..2.5).contains(&ratio), "{ratio}");
 //! assert!((0..10_000u64).all(|key| filter.contains(&key)));
 //! let false_positives = (10_000..110_000u64).filter(|key| filter.contains(key)).count();
 //! assert!(false_positives < 2 * 1_000, "{false_positives}");
