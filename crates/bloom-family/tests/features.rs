@@ -1,0 +1,133 @@
+//! The facade's features reach the variant crates: each type at its root is the variant
+//! crate's own, and `serde` and `rayon` are turned on in every enabled variant that has them.
+//!
+//! Every test is compiled only under the features it needs, so this file builds under every
+//! feature combination; CI runs it with each.
+
+// Writes each test once for every filter type; `$feature` gates it on the type's variant.
+macro_rules! for_each_filter {
+    ($mac:ident) => {
+        $mac!(
+            bloom_filter,
+            "classic",
+            BloomFilter,
+            bloom_classic::BloomFilter
+        );
+        $mac!(
+            atomic_bloom_filter,
+            "classic",
+            AtomicBloomFilter,
+            bloom_classic::AtomicBloomFilter
+        );
+        $mac!(
+            blocked_bloom_filter,
+            "blocked",
+            BlockedBloomFilter,
+            bloom_blocked::BlockedBloomFilter
+        );
+        $mac!(
+            atomic_blocked_bloom_filter,
+            "blocked",
+            AtomicBlockedBloomFilter,
+            bloom_blocked::AtomicBlockedBloomFilter
+        );
+        $mac!(
+            split_block_bloom_filter,
+            "blocked",
+            SplitBlockBloomFilter,
+            bloom_blocked::SplitBlockBloomFilter
+        );
+        $mac!(
+            counting_bloom_filter,
+            "counting",
+            CountingBloomFilter,
+            bloom_counting::CountingBloomFilter
+        );
+        $mac!(
+            scalable_bloom_filter,
+            "scalable",
+            ScalableBloomFilter,
+            bloom_scalable::ScalableBloomFilter
+        );
+    };
+}
+
+/// A filter for 1,000 keys at 1% holding keys `0..1_000`, through the shared trait.
+#[allow(dead_code)] // unused when no variant is enabled
+fn filled<F: bloom_family::Filter>(mut filter: F) -> F {
+    for key in 0..1_000u64 {
+        filter.insert(&key).expect("below capacity");
+    }
+    filter
+}
+
+// The root's type is the variant crate's type (a type mismatch fails to compile), and its
+// module re-exports it too.
+macro_rules! same_type {
+    ($name:ident, $feature:literal, $root:ident, $original:path) => {
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $name() {
+            let filter: $original = filled(bloom_family::$root::new(1_000, 0.01).unwrap());
+            assert!((0..1_000u64).all(|key| filter.contains(&key)));
+            let back: $original = bloom_family::$root::from_bytes(&filter.to_bytes()).unwrap();
+            assert_eq!(back.to_bytes(), filter.to_bytes());
+        }
+    };
+}
+
+mod same_type {
+    #[allow(unused_imports)] // unused when no variant is enabled
+    use super::filled;
+    for_each_filter!(same_type);
+}
+
+// `serde` reaches the variant: the filter serializes, and comes back with the same bytes.
+macro_rules! serde_round_trip {
+    ($name:ident, $feature:literal, $root:ident, $original:path) => {
+        #[cfg(all(feature = "serde", feature = $feature))]
+        #[test]
+        fn $name() {
+            let filter = filled(bloom_family::$root::new(1_000, 0.01).unwrap());
+            let json = serde_json::to_string(&filter).unwrap();
+            let back: bloom_family::$root = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.to_bytes(), filter.to_bytes());
+        }
+    };
+}
+
+mod serde_round_trip {
+    #[allow(unused_imports)] // unused without `serde`
+    use super::filled;
+    for_each_filter!(serde_round_trip);
+}
+
+// `rayon` reaches every variant that has a parallel build (all but the scalable filter): it
+// builds the same filter as the sequential `insert_all`. `$mut` is `mut` for the filters with
+// `&mut self` inserts.
+macro_rules! parallel_build {
+    ($name:ident, $feature:literal, $root:ident, $($mut:ident)?) => {
+        #[cfg(all(feature = "rayon", feature = $feature))]
+        #[test]
+        fn $name() {
+            let keys: Vec<u64> = (0..100_000).collect();
+            let $($mut)? parallel = bloom_family::$root::new(100_000, 0.01).unwrap();
+            parallel.par_insert_all(&keys);
+            let $($mut)? sequential = bloom_family::$root::new(100_000, 0.01).unwrap();
+            sequential.insert_all(&keys);
+            assert_eq!(parallel.to_bytes(), sequential.to_bytes());
+        }
+    };
+}
+
+mod parallel_build {
+    parallel_build!(bloom_filter, "classic", BloomFilter, mut);
+    parallel_build!(atomic_bloom_filter, "classic", AtomicBloomFilter,);
+    parallel_build!(blocked_bloom_filter, "blocked", BlockedBloomFilter, mut);
+    parallel_build!(
+        atomic_blocked_bloom_filter,
+        "blocked",
+        AtomicBlockedBloomFilter,
+    );
+    parallel_build!(counting_bloom_filter, "counting", CountingBloomFilter, mut);
+}
