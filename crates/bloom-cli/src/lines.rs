@@ -1,0 +1,217 @@
+//! Keys, one per line, read in large batches from files or standard input.
+//!
+//! A key is a line's bytes without its `\n` or `\r\n` terminator, whatever they are: no
+//! UTF-8 check, no `String` per line. An empty line is the empty key; a last line without
+//! a terminator is a key too, and a terminator at the end of the input starts no key.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::failure::Failure;
+
+/// The batch size of a sequential read, 1 MiB: large enough that one `read` call serves
+/// tens of thousands of short keys, small enough to stay in the L2 cache.
+pub(crate) const SEQUENTIAL_BATCH_BYTES: usize = 1 << 20;
+
+/// The batch size of a parallel build (`add --parallel`): each batch is one
+/// `par_insert_all` call, so a batch must hold enough keys to keep every thread busy.
+pub(crate) const PARALLEL_BATCH_BYTES: usize = 64 << 20;
+
+/// Where keys come from: the files named, or standard input when none (or `-`) is named.
+pub(crate) struct Inputs {
+    paths: Vec<PathBuf>,
+}
+
+impl Inputs {
+    /// The inputs a command was given; standard input when `paths` is empty.
+    pub(crate) fn new(paths: &[PathBuf]) -> Inputs {
+        let paths = if paths.is_empty() {
+            vec![PathBuf::from("-")]
+        } else {
+            paths.to_vec()
+        };
+        Inputs { paths }
+    }
+
+    /// Calls `on_batch` with the keys of every input in order, a batch of about
+    /// `batch_bytes` bytes of lines at a time, with a progress bar on standard error when
+    /// it is a terminal.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] naming the input that cannot be opened or read, or the first
+    /// failure `on_batch` returns (which stops the reading).
+    pub(crate) fn for_each_batch(
+        &self,
+        batch_bytes: usize,
+        mut on_batch: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        let progress = self.progress_bar();
+        let mut buffer = vec![0; batch_bytes];
+        for path in &self.paths {
+            let reader: Box<dyn Read> = if path.as_os_str() == "-" {
+                Box::new(io::stdin().lock())
+            } else {
+                Box::new(File::open(path).map_err(|e| Failure::file(path, e))?)
+            };
+            read_batches(reader, path, &mut buffer, &progress, &mut on_batch)?;
+        }
+        progress.finish_and_clear();
+        Ok(())
+    }
+
+    /// A bar over the inputs' total size, or a byte counter when one is standard input;
+    /// hidden when standard error is not a terminal, so logs and pipes get no escape codes.
+    fn progress_bar(&self) -> ProgressBar {
+        if !io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let sizes: Option<u64> = self
+            .paths
+            .iter()
+            .map(|p| {
+                if p.as_os_str() == "-" {
+                    None
+                } else {
+                    std::fs::metadata(p).ok().map(|m| m.len())
+                }
+            })
+            .sum();
+        match sizes {
+            Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+                .with_style(
+                    ProgressStyle::with_template(
+                        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ),
+            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
+                ProgressStyle::with_template("{spinner} {bytes} {bytes_per_sec}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ),
+        }
+    }
+}
+
+/// Reads `reader` to its end, handing `on_batch` the keys of each full buffer.
+///
+/// The buffer is filled completely (or to the end of the input) before its lines are
+/// split, so a pipe's small reads still make large batches. The partial line at the end of
+/// a buffer moves to its front for the next read; a line longer than the buffer doubles it.
+fn read_batches(
+    mut reader: impl Read,
+    path: &Path,
+    buffer: &mut Vec<u8>,
+    progress: &ProgressBar,
+    on_batch: &mut impl FnMut(&[&[u8]]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut filled = 0;
+    // How many keys the last batch held: the next one's list starts at that capacity.
+    let mut last_count = 0;
+    loop {
+        if filled == buffer.len() {
+            let doubled = buffer.len().saturating_mul(2).max(1);
+            buffer.resize(doubled, 0);
+        }
+        let mut at_end = false;
+        while filled < buffer.len() {
+            match reader.read(&mut buffer[filled..]) {
+                Ok(0) => {
+                    at_end = true;
+                    break;
+                }
+                Ok(n) => {
+                    filled += n;
+                    progress.inc(n as u64);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Failure::file(path, e)),
+            }
+        }
+        let complete = if at_end {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', &buffer[..filled]) {
+                Some(last) => last + 1,
+                // No line ends in the buffer: read on into a larger one.
+                None => continue,
+            }
+        };
+        // The list borrows the buffer, so it lives for one batch only (one allocation per
+        // batch of a megabyte or more, nothing per key).
+        let mut keys = Vec::with_capacity(last_count);
+        split_lines(&buffer[..complete], &mut keys);
+        on_batch(&keys)?;
+        last_count = keys.len();
+        buffer.copy_within(complete..filled, 0);
+        filled -= complete;
+        if at_end {
+            return Ok(());
+        }
+    }
+}
+
+/// Appends the keys of `text` (whole lines, the last one with or without its terminator)
+/// to `keys`.
+fn split_lines<'a>(text: &'a [u8], keys: &mut Vec<&'a [u8]>) {
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text) {
+        keys.push(strip_cr(&text[start..end]));
+        start = end + 1;
+    }
+    if start < text.len() {
+        keys.push(strip_cr(&text[start..]));
+    }
+}
+
+/// A line without the `\r` of a `\r\n` terminator.
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys_of(text: &[u8]) -> Vec<Vec<u8>> {
+        let mut keys = Vec::new();
+        split_lines(text, &mut keys);
+        keys.into_iter().map(<[u8]>::to_vec).collect()
+    }
+
+    #[test]
+    fn lines_split_on_lf_and_crlf() {
+        assert_eq!(
+            keys_of(b"a\nb\r\nc"),
+            [b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]
+        );
+        assert_eq!(keys_of(b"a\n\nb\n"), [b"a".to_vec(), vec![], b"b".to_vec()]);
+        assert!(keys_of(b"").is_empty());
+    }
+
+    #[test]
+    fn batches_cover_every_line_whatever_the_buffer() {
+        let text: Vec<u8> = (0..1000)
+            .flat_map(|i| format!("key-{i}\n").into_bytes())
+            .collect();
+        for size in [1, 3, 7, 64, 1 << 20] {
+            let mut buffer = vec![0; size];
+            let mut seen = Vec::new();
+            read_batches(
+                &text[..],
+                Path::new("-"),
+                &mut buffer,
+                &ProgressBar::hidden(),
+                &mut |keys: &[&[u8]]| {
+                    seen.extend(keys.iter().map(|k| k.to_vec()));
+                    Ok(())
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(seen, keys_of(&text), "buffer of {size}");
+        }
+    }
+}
