@@ -185,18 +185,13 @@ impl AnyFilter {
     /// [`Error::Full`] when a scalable filter reaches its caps.
     pub(crate) fn insert_all(&mut self, keys: &[&[u8]]) -> Result<(), Error> {
         match self {
-            AnyFilter::Classic(f) => keys.iter().for_each(|k| {
-                f.insert(*k);
-            }),
-            AnyFilter::Blocked(f) => keys.iter().for_each(|k| {
-                f.insert(*k);
-            }),
+            // The batch inserts hash a group of keys and prefetch their lines first.
+            AnyFilter::Classic(f) => f.insert_all(keys),
+            AnyFilter::Blocked(f) => f.insert_all(keys),
             AnyFilter::SplitBlock(f) => keys.iter().for_each(|k| {
                 f.insert_bytes(k);
             }),
-            AnyFilter::Counting(f) => keys.iter().for_each(|k| {
-                f.insert(*k);
-            }),
+            AnyFilter::Counting(f) => f.insert_all(keys),
             AnyFilter::Scalable(f) => {
                 for k in keys {
                     f.insert(*k)?;

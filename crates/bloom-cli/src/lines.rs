@@ -7,6 +7,8 @@
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -50,14 +52,13 @@ impl Inputs {
         mut on_batch: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
         let progress = self.progress_bar();
-        let mut buffer = vec![0; batch_bytes];
         for path in &self.paths {
-            let reader: Box<dyn Read> = if path.as_os_str() == "-" {
-                Box::new(io::stdin().lock())
+            let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
+                Box::new(io::stdin())
             } else {
                 Box::new(File::open(path).map_err(|e| Failure::file(path, e))?)
             };
-            read_batches(reader, path, &mut buffer, &progress, &mut on_batch)?;
+            read_batches(reader, path, batch_bytes, &progress, &mut on_batch)?;
         }
         progress.finish_and_clear();
         Ok(())
@@ -96,61 +97,97 @@ impl Inputs {
     }
 }
 
-/// Reads `reader` to its end, handing `on_batch` the keys of each full buffer.
+/// Reads `reader` to its end, handing `on_batch` the keys of each batch of whole lines.
 ///
-/// The buffer is filled completely (or to the end of the input) before its lines are
-/// split, so a pipe's small reads still make large batches. The partial line at the end of
-/// a buffer moves to its front for the next read; a line longer than the buffer doubles it.
+/// A second thread reads while this one splits and inserts, so the kernel's copy of the
+/// input overlaps the hashing (on the 402 MB file of docs/cli.md, the copy and the page
+/// cache's bookkeeping are a quarter of a single-threaded run's time). Buffers go back to
+/// the reader for reuse, so at most three batches are in memory.
 fn read_batches(
-    mut reader: impl Read,
+    reader: impl Read + Send,
     path: &Path,
-    buffer: &mut Vec<u8>,
+    batch_bytes: usize,
     progress: &ProgressBar,
     on_batch: &mut impl FnMut(&[&[u8]]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let mut filled = 0;
-    // How many keys the last batch held: the next one's list starts at that capacity.
-    let mut last_count = 0;
-    loop {
-        if filled == buffer.len() {
-            let doubled = buffer.len().saturating_mul(2).max(1);
-            buffer.resize(doubled, 0);
-        }
-        let mut at_end = false;
-        while filled < buffer.len() {
-            match reader.read(&mut buffer[filled..]) {
-                Ok(0) => {
-                    at_end = true;
-                    break;
-                }
-                Ok(n) => {
-                    filled += n;
-                    progress.inc(n as u64);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Failure::file(path, e)),
+    // One batch waits in the channel while the reader fills the next: enough to overlap.
+    let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+    thread::scope(|scope| {
+        let producer = scope.spawn(|| produce(reader, batch_bytes, progress, full_tx, empty_rx));
+        let mut result = Ok(());
+        // How many keys the last batch held: the next one's list starts at that capacity.
+        let mut last_count = 0;
+        for batch in full_rx {
+            // The list borrows the batch, so it lives for one batch only (one allocation
+            // per batch of a megabyte or more, nothing per key).
+            let mut keys = Vec::with_capacity(last_count);
+            split_lines(&batch, &mut keys);
+            result = on_batch(&keys);
+            last_count = keys.len();
+            drop(keys);
+            // The reader may have finished; a buffer it no longer wants is simply freed.
+            let _ = empty_tx.send(batch);
+            if result.is_err() {
+                // Leaving the loop drops the receiver, which stops the reader.
+                break;
             }
         }
+        let read = producer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        result.and(read.map_err(|e| Failure::file(path, e)))
+    })
+}
+
+/// The reading thread: fills buffers of `batch_bytes` (or to the end of the input), sends
+/// the whole lines of each to `full`, and carries the partial last line over to the next
+/// buffer. A line longer than the buffer doubles it. Stops early, without error, when the
+/// receiver is gone (the consumer failed and reports why).
+fn produce(
+    mut reader: impl Read,
+    batch_bytes: usize,
+    progress: &ProgressBar,
+    full: SyncSender<Vec<u8>>,
+    empty: Receiver<Vec<u8>>,
+) -> io::Result<()> {
+    let mut buffer = Vec::with_capacity(batch_bytes);
+    loop {
+        if buffer.len() == buffer.capacity() {
+            let more = buffer.len().max(batch_bytes).max(1);
+            buffer.reserve(more);
+        }
+        let wanted = buffer.capacity() - buffer.len();
+        // `read_to_end` on a `Take` fills the spare capacity without zeroing it first, and
+        // retries interrupted reads; fewer bytes than asked means the input ended.
+        let got = reader
+            .by_ref()
+            .take(wanted as u64)
+            .read_to_end(&mut buffer)?;
+        progress.inc(got as u64);
+        let at_end = got < wanted;
         let complete = if at_end {
-            filled
+            buffer.len()
         } else {
-            match memchr::memrchr(b'\n', &buffer[..filled]) {
+            match memchr::memrchr(b'\n', &buffer) {
                 Some(last) => last + 1,
                 // No line ends in the buffer: read on into a larger one.
                 None => continue,
             }
         };
-        // The list borrows the buffer, so it lives for one batch only (one allocation per
-        // batch of a megabyte or more, nothing per key).
-        let mut keys = Vec::with_capacity(last_count);
-        split_lines(&buffer[..complete], &mut keys);
-        on_batch(&keys)?;
-        last_count = keys.len();
-        buffer.copy_within(complete..filled, 0);
-        filled -= complete;
+        let mut next = empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(batch_bytes));
+        next.clear();
+        next.extend_from_slice(&buffer[complete..]);
+        buffer.truncate(complete);
+        if !buffer.is_empty() && full.send(buffer).is_err() {
+            return Ok(());
+        }
         if at_end {
             return Ok(());
         }
+        buffer = next;
     }
 }
 
@@ -198,12 +235,11 @@ mod tests {
             .flat_map(|i| format!("key-{i}\n").into_bytes())
             .collect();
         for size in [1, 3, 7, 64, 1 << 20] {
-            let mut buffer = vec![0; size];
             let mut seen = Vec::new();
             read_batches(
                 &text[..],
                 Path::new("-"),
-                &mut buffer,
+                size,
                 &ProgressBar::hidden(),
                 &mut |keys: &[&[u8]]| {
                     seen.extend(keys.iter().map(|k| k.to_vec()));
