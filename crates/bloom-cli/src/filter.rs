@@ -13,6 +13,20 @@ use clap::ValueEnum;
 use crate::atomic;
 use crate::failure::Failure;
 
+/// `$body` evaluated with `$f` bound to the filter inside `$filter`, whatever its variant:
+/// for the methods every variant has under the same name.
+macro_rules! each_variant {
+    ($filter:expr, $f:ident => $body:expr) => {
+        match $filter {
+            AnyFilter::Classic($f) => $body,
+            AnyFilter::Blocked($f) => $body,
+            AnyFilter::SplitBlock($f) => $body,
+            AnyFilter::Counting($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+        }
+    };
+}
+
 /// The variants `bloom create` builds, by the names the command line uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Kind {
@@ -148,13 +162,7 @@ impl AnyFilter {
 
     /// The filter's bytes in the workspace's format.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            AnyFilter::Classic(f) => f.to_bytes(),
-            AnyFilter::Blocked(f) => f.to_bytes(),
-            AnyFilter::SplitBlock(f) => f.to_bytes(),
-            AnyFilter::Counting(f) => f.to_bytes(),
-            AnyFilter::Scalable(f) => f.to_bytes(),
-        }
+        each_variant!(self, f => f.to_bytes())
     }
 
     /// The variant.
@@ -266,34 +274,34 @@ impl AnyFilter {
 
     /// Bytes the filter holds in memory.
     pub(crate) fn memory_usage(&self) -> usize {
+        each_variant!(self, f => f.memory_usage())
+    }
+
+    /// The fraction of bits (of counters, for a counting filter) set; over every layer of a
+    /// scalable filter.
+    pub(crate) fn fill_ratio(&self) -> f64 {
         match self {
-            AnyFilter::Classic(f) => f.memory_usage(),
-            AnyFilter::Blocked(f) => f.memory_usage(),
-            AnyFilter::SplitBlock(f) => f.memory_usage(),
-            AnyFilter::Counting(f) => f.memory_usage(),
-            AnyFilter::Scalable(f) => f.memory_usage(),
+            AnyFilter::Classic(f) => f.fill_ratio(),
+            AnyFilter::Blocked(f) => f.fill_ratio(),
+            AnyFilter::SplitBlock(f) => f.fill_ratio(),
+            AnyFilter::Counting(f) => f.fill_ratio(),
+            AnyFilter::Scalable(f) => {
+                let layers = f.layers().iter().map(|l| l.filter());
+                let (ones, bits) = layers.fold((0, 0), |(ones, bits), l| {
+                    (ones + l.count_ones(), bits + l.num_bits())
+                });
+                ones as f64 / bits as f64
+            }
         }
     }
 
     /// The number of distinct keys added, estimated from the fill.
     pub(crate) fn estimated_len(&self) -> u64 {
-        match self {
-            AnyFilter::Classic(f) => f.estimated_len(),
-            AnyFilter::Blocked(f) => f.estimated_len(),
-            AnyFilter::SplitBlock(f) => f.estimated_len(),
-            AnyFilter::Counting(f) => f.estimated_len(),
-            AnyFilter::Scalable(f) => f.estimated_len(),
-        }
+        each_variant!(self, f => f.estimated_len())
     }
 
     /// The false-positive rate at the current fill.
     pub(crate) fn estimated_fpr(&self) -> f64 {
-        match self {
-            AnyFilter::Classic(f) => f.estimated_fpr(),
-            AnyFilter::Blocked(f) => f.estimated_fpr(),
-            AnyFilter::SplitBlock(f) => f.estimated_fpr(),
-            AnyFilter::Counting(f) => f.estimated_fpr(),
-            AnyFilter::Scalable(f) => f.estimated_fpr(),
-        }
+        each_variant!(self, f => f.estimated_fpr())
     }
 }

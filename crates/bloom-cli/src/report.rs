@@ -19,32 +19,27 @@ pub(crate) fn info(filter: &AnyFilter) -> Fields {
             ("seed", json!(f.seed())),
             ("num_bits", json!(f.num_bits())),
             ("num_hashes", json!(f.num_hashes())),
-            ("fill_ratio", json!(f.fill_ratio())),
         ]),
         AnyFilter::Blocked(f) => fields.extend([
             ("seed", json!(f.seed())),
             ("num_bits", json!(f.num_bits())),
             ("num_blocks", json!(f.num_blocks())),
             ("num_hashes", json!(f.num_hashes())),
-            ("fill_ratio", json!(f.fill_ratio())),
         ]),
         AnyFilter::SplitBlock(f) => fields.extend([
             ("num_bits", json!(f.num_bytes() as u64 * 8)),
             ("num_blocks", json!(f.num_blocks())),
             ("num_hashes", json!(SPLIT_BLOCK_HASHES)),
-            ("fill_ratio", json!(f.fill_ratio())),
         ]),
         AnyFilter::Counting(f) => fields.extend([
             ("seed", json!(f.seed())),
             ("num_counters", json!(f.num_counters())),
             ("num_hashes", json!(f.num_hashes())),
             ("saturated_counters", json!(f.saturated_counters())),
-            ("fill_ratio", json!(f.fill_ratio())),
         ]),
         AnyFilter::Scalable(f) => {
             let layers = f.layers();
             let bits: u64 = layers.iter().map(|l| l.filter().num_bits()).sum();
-            let ones: u64 = layers.iter().map(|l| l.filter().count_ones()).sum();
             fields.extend([
                 ("seed", json!(f.seed())),
                 ("target_fpr", json!(f.fpr())),
@@ -71,11 +66,11 @@ pub(crate) fn info(filter: &AnyFilter) -> Fields {
                             .collect(),
                     ),
                 ),
-                ("fill_ratio", json!(ones as f64 / bits as f64)),
             ]);
         }
     }
     fields.extend([
+        ("fill_ratio", json!(filter.fill_ratio())),
         ("memory_bytes", json!(filter.memory_usage())),
         ("estimated_keys", json!(filter.estimated_len())),
         ("estimated_fpr", json!(filter.estimated_fpr())),

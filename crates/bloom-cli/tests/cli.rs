@@ -78,6 +78,15 @@ fn lines(keys: impl IntoIterator<Item = String>) -> Vec<u8> {
         .collect()
 }
 
+/// The JSON objects of `bloom size --json`, one per line.
+fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("each line is one JSON object"))
+        .collect()
+}
+
 fn info_json(path: &Path) -> Value {
     let out = bloom(&["info", path_str(path), "--json"], b"");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -246,80 +255,28 @@ fn bad_arguments_are_errors_not_panics() {
     let dir = dir();
     let out = dir.path().join("f");
     let o = path_str(&out);
-    for args in [
-        &[
-            "create",
-            "--variant",
-            "cuckoo",
-            "--n",
-            "10",
-            "--p",
-            "0.01",
-            "-o",
-            o,
-        ][..],
-        &[
-            "create",
-            "--variant",
-            "classic",
-            "--n",
-            "0",
-            "--p",
-            "0.01",
-            "-o",
-            o,
-        ],
-        &[
-            "create",
-            "--variant",
-            "classic",
-            "--n",
-            "10",
-            "--p",
-            "1.5",
-            "-o",
-            o,
-        ],
-        &[
-            "create",
-            "--variant",
-            "classic",
-            "--n",
-            "10",
-            "--p",
-            "NaN",
-            "-o",
-            o,
-        ],
-        &[
-            "create",
-            "--variant",
-            "classic",
-            "--n",
-            "-3",
-            "--p",
-            "0.01",
-            "-o",
-            o,
-        ],
-        &["create", "--variant", "classic", "--n", "10", "--p", "0.01"],
-        &[
-            "create",
-            "--variant",
-            "classic",
-            "--n",
-            "1000000000000000",
-            "--p",
-            "0.01",
-            "-o",
-            o,
-        ],
-        &["size", "--n", "10", "--p", "0"],
-        &["merge", o, "-o", o],
-        &["frobnicate"],
-        &[],
-    ] {
-        let output = bloom(args, b"");
+    let create = |variant: &str, n: &str, p: &str| -> Vec<String> {
+        ["create", "--variant", variant, "--n", n, "--p", p, "-o", o]
+            .map(String::from)
+            .to_vec()
+    };
+    let words = |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.to_string()).collect() };
+    let cases = [
+        create("cuckoo", "10", "0.01"),
+        create("classic", "0", "0.01"),
+        create("classic", "10", "1.5"),
+        create("classic", "10", "NaN"),
+        create("classic", "-3", "0.01"),
+        create("classic", "1000000000000000", "0.01"),
+        words(&["create", "--variant", "classic", "--n", "10", "--p", "0.01"]),
+        words(&["size", "--n", "10", "--p", "0"]),
+        words(&["merge", o, "-o", o]),
+        words(&["frobnicate"]),
+        words(&[]),
+    ];
+    for args in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = bloom(&args, b"");
         assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
         assert!(!stderr(&output).contains("panicked"), "{args:?}");
     }
@@ -480,12 +437,7 @@ fn size_lists_every_variant() {
         b"",
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let rows: Vec<Value> = out
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let rows = json_lines(&out.stdout);
     assert_eq!(rows.len(), VARIANTS.len());
     // Parquet's limit of 128 MiB is too small for a billion keys: an error in its row.
     let split = rows.iter().find(|r| r["variant"] == "split-block").unwrap();
@@ -515,12 +467,7 @@ fn size_predicts_the_measured_false_positive_rate() {
         ],
         b"",
     );
-    let rows: Vec<Value> = out
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let rows = json_lines(&out.stdout);
     let keys = lines((0..n).map(|i| format!("member-{i}")));
     let others = lines((0..queries).map(|i| format!("stranger-{i}")));
     for row in rows {
