@@ -214,29 +214,32 @@ impl AnyFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] for the variants without a parallel build (split block
-    /// and scalable), before adding anything.
+    /// The error of [`check_parallel`](AnyFilter::check_parallel), before adding anything.
     pub(crate) fn par_insert_all(&mut self, keys: &[&[u8]]) -> Result<(), Error> {
+        self.check_parallel()?;
         match self {
             AnyFilter::Classic(f) => f.par_insert_all(keys),
             AnyFilter::Blocked(f) => f.par_insert_all(keys),
             AnyFilter::Counting(f) => f.par_insert_all(keys),
-            AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => {
-                return Err(Error::invalid(
-                    "--parallel",
-                    format!("{} filters have no parallel build", self.kind().name()),
-                ));
-            }
+            AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => {}
         }
         Ok(())
     }
 
     /// Whether the variant has a parallel build ([`par_insert_all`](AnyFilter::par_insert_all)).
-    pub(crate) fn has_parallel_build(&self) -> bool {
-        matches!(
-            self,
-            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Counting(_)
-        )
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `--parallel` for the split block and scalable
+    /// variants, which have none.
+    pub(crate) fn check_parallel(&self) -> Result<(), Error> {
+        match self {
+            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Counting(_) => Ok(()),
+            AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => Err(Error::invalid(
+                "--parallel",
+                format!("{} filters have no parallel build", self.kind().name()),
+            )),
+        }
     }
 
     /// Appends to `out` whether each key may be present (false means definitely absent),

@@ -211,12 +211,8 @@ fn add(args: &AddArgs) -> Result<Outcome, Failure> {
     let inputs = Inputs::new(&args.inputs);
     let fail = |e| Failure::file(&args.file, e);
     if args.parallel {
-        if !filter.has_parallel_build() {
-            return Err(fail(bloom_core::Error::invalid(
-                "--parallel",
-                format!("{} filters have no parallel build", filter.kind().name()),
-            )));
-        }
+        // Refused before any input is read.
+        filter.check_parallel().map_err(fail)?;
         inputs.for_each_batch(PARALLEL_BATCH_BYTES, |keys| {
             filter.par_insert_all(keys).map_err(fail)
         })?;
@@ -313,8 +309,10 @@ fn merge(args: &MergeArgs) -> Result<Outcome, Failure> {
 /// `bloom size`: what every variant's `new(n, p)` builds.
 fn size(args: &SizeArgs) -> Result<Outcome, Failure> {
     let Sizing { n, p } = args.sizing;
-    // A bad n or p is the same error for every variant: report it once, as an error.
-    bloom_core::math::optimal_num_bits(n, p).map_err(Failure::plain)?;
+    // A bad n or p is the same error for every variant: report it once, as an error. A
+    // size one variant cannot reach is that variant's row's error.
+    bloom_core::internal::check_count("n", n).map_err(Failure::plain)?;
+    bloom_core::internal::check_rate("p", p).map_err(Failure::plain)?;
     let rows: Vec<_> = Kind::ALL
         .iter()
         .map(|&kind| report::size(kind, n, p))

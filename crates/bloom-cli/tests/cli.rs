@@ -118,6 +118,10 @@ fn added_keys_are_all_found_by_check() {
         let path = create(dir.path(), variant, variant, 2000, 0.01);
         let out = bloom(&["add", path_str(&path)], &keys);
         assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(
+            out.stderr.is_empty(),
+            "no progress bar when stderr is not a terminal"
+        );
         let out = bloom(&["check", path_str(&path)], &keys);
         assert_eq!(code(&out), 0);
         assert_eq!(
@@ -130,6 +134,23 @@ fn added_keys_are_all_found_by_check() {
         let estimate = info_json(&path)["estimated_keys"].as_f64().unwrap();
         assert!((estimate - 2000.0).abs() < 200.0, "{variant}: {estimate}");
     }
+}
+
+#[test]
+fn a_scalable_filter_grows_past_its_first_layer() {
+    let dir = dir();
+    let path = create(dir.path(), "s", "scalable", 100, 0.01);
+    let keys = lines((0..5000).map(|i| format!("grow-{i}")));
+    let out = bloom(&["add", path_str(&path)], &keys);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let info = info_json(&path);
+    assert!(info["num_layers"].as_u64().is_some_and(|n| n > 1), "{info}");
+    assert_eq!(
+        info["keys_added"].as_u64().map(|n| n > 4900),
+        Some(true),
+        "{info}"
+    );
+    assert_eq!(bloom(&["check", path_str(&path)], &keys).stdout, keys);
 }
 
 #[test]
@@ -270,6 +291,7 @@ fn bad_arguments_are_errors_not_panics() {
         create("classic", "1000000000000000", "0.01"),
         words(&["create", "--variant", "classic", "--n", "10", "--p", "0.01"]),
         words(&["size", "--n", "10", "--p", "0"]),
+        words(&["size", "--n", "0", "--p", "0.01"]),
         words(&["merge", o, "-o", o]),
         words(&["frobnicate"]),
         words(&[]),
