@@ -100,12 +100,23 @@ impl Inputs {
     }
 }
 
+/// A batch of whole lines and where each key lies in it, as the reading thread hands it
+/// over.
+#[derive(Default)]
+struct Batch {
+    /// The bytes of whole lines.
+    bytes: Vec<u8>,
+    /// Each key's start and end in `bytes`, terminators excluded.
+    spans: Vec<(usize, usize)>,
+}
+
 /// Reads `reader` to its end, handing `on_batch` the keys of each batch of whole lines.
 ///
-/// A second thread reads while this one splits and inserts, so the kernel's copy of the
-/// input overlaps the hashing (on the 402 MB file of docs/cli.md, the copy and the page
-/// cache's bookkeeping are a quarter of a single-threaded run's time). Buffers go back to
-/// the reader for reuse, so at most three batches are in memory.
+/// A second thread reads and finds the line ends while this one hashes and inserts, so
+/// the kernel's copy of the input and the newline search overlap the hashing (on the
+/// 402 MB file of docs/cli.md, `perf record` of a single-threaded run put the copy and the
+/// page cache's bookkeeping at a quarter of the time and the newline search at an eighth).
+/// Batches go back to the reader for reuse, so at most three are in memory.
 fn read_batches(
     reader: impl Read + Send,
     path: &Path,
@@ -114,22 +125,22 @@ fn read_batches(
     on_batch: &mut impl FnMut(&[&[u8]]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     // One batch waits in the channel while the reader fills the next: enough to overlap.
-    let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(1);
-    let (empty_tx, empty_rx) = mpsc::channel::<Vec<u8>>();
+    let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
     thread::scope(|scope| {
         let producer = scope.spawn(|| produce(reader, batch_bytes, progress, full_tx, empty_rx));
         let mut result = Ok(());
-        // How many keys the last batch held: the next one's list starts at that capacity.
-        let mut last_count = 0;
         for batch in full_rx {
             // The list borrows the batch, so it lives for one batch only (one allocation
             // per batch of a megabyte or more, nothing per key).
-            let mut keys = Vec::with_capacity(last_count);
-            split_lines(&batch, &mut keys);
+            let keys: Vec<&[u8]> = batch
+                .spans
+                .iter()
+                .map(|&(a, b)| &batch.bytes[a..b])
+                .collect();
             result = on_batch(&keys);
-            last_count = keys.len();
             drop(keys);
-            // The reader may have finished; a buffer it no longer wants is simply freed.
+            // The reader may have finished; a batch it no longer wants is simply freed.
             let _ = empty_tx.send(batch);
             if result.is_err() {
                 // Leaving the loop drops the receiver, which stops the reader.
@@ -143,19 +154,23 @@ fn read_batches(
     })
 }
 
-/// The reading thread: fills buffers of `batch_bytes` (or to the end of the input), sends
-/// the whole lines of each to `full`, and carries the partial last line over to the next
-/// buffer. A line longer than the buffer doubles it. Stops early, without error, when the
-/// receiver is gone (the consumer failed and reports why).
+/// The reading thread: fills buffers of `batch_bytes` (or to the end of the input), finds
+/// the keys of their whole lines and sends them to `full`, carrying the partial last line
+/// over to the next buffer. A line longer than the buffer doubles it. Stops early, without
+/// error, when the receiver is gone (the consumer failed and reports why).
 fn produce(
     mut reader: impl Read,
     batch_bytes: usize,
     progress: &ProgressBar,
-    full: SyncSender<Vec<u8>>,
-    empty: Receiver<Vec<u8>>,
+    full: SyncSender<Batch>,
+    empty: Receiver<Batch>,
 ) -> io::Result<()> {
-    let mut buffer = Vec::with_capacity(batch_bytes);
+    let mut batch = Batch {
+        bytes: Vec::with_capacity(batch_bytes),
+        spans: Vec::new(),
+    };
     loop {
+        let buffer = &mut batch.bytes;
         if buffer.len() == buffer.capacity() {
             let more = buffer.len().max(batch_bytes).max(1);
             buffer.reserve(more);
@@ -163,53 +178,55 @@ fn produce(
         let wanted = buffer.capacity() - buffer.len();
         // `read_to_end` on a `Take` fills the spare capacity without zeroing it first, and
         // retries interrupted reads; fewer bytes than asked means the input ended.
-        let got = reader
-            .by_ref()
-            .take(wanted as u64)
-            .read_to_end(&mut buffer)?;
+        let got = reader.by_ref().take(wanted as u64).read_to_end(buffer)?;
         progress.inc(got as u64);
         let at_end = got < wanted;
         let complete = if at_end {
             buffer.len()
         } else {
-            match memchr::memrchr(b'\n', &buffer) {
+            match memchr::memrchr(b'\n', buffer) {
                 Some(last) => last + 1,
                 // No line ends in the buffer: read on into a larger one.
                 None => continue,
             }
         };
-        let mut next = empty
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(batch_bytes));
-        next.clear();
-        next.extend_from_slice(&buffer[complete..]);
+        let mut next = empty.try_recv().unwrap_or_default();
+        next.bytes.clear();
+        next.bytes.reserve(batch_bytes);
+        next.bytes.extend_from_slice(&buffer[complete..]);
         buffer.truncate(complete);
-        if !buffer.is_empty() && full.send(buffer).is_err() {
+        batch.spans.clear();
+        split_lines(&batch.bytes, &mut batch.spans);
+        if !batch.bytes.is_empty() && full.send(batch).is_err() {
             return Ok(());
         }
         if at_end {
             return Ok(());
         }
-        buffer = next;
+        batch = next;
     }
 }
 
-/// Appends the keys of `text` (whole lines, the last one with or without its terminator)
-/// to `keys`.
-fn split_lines<'a>(text: &'a [u8], keys: &mut Vec<&'a [u8]>) {
+/// Appends the start and end of each key of `text` (whole lines, the last one with or
+/// without its terminator) to `spans`.
+fn split_lines(text: &[u8], spans: &mut Vec<(usize, usize)>) {
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text) {
-        keys.push(strip_cr(&text[start..end]));
+        spans.push((start, without_cr(text, start, end)));
         start = end + 1;
     }
     if start < text.len() {
-        keys.push(strip_cr(&text[start..]));
+        spans.push((start, without_cr(text, start, text.len())));
     }
 }
 
-/// A line without the `\r` of a `\r\n` terminator.
-fn strip_cr(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\r").unwrap_or(line)
+/// The end of the line `text[start..end]` without the `\r` of a `\r\n` terminator.
+fn without_cr(text: &[u8], start: usize, end: usize) -> usize {
+    if end > start && text[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
 }
 
 #[cfg(test)]
@@ -217,9 +234,12 @@ mod tests {
     use super::*;
 
     fn keys_of(text: &[u8]) -> Vec<Vec<u8>> {
-        let mut keys = Vec::new();
-        split_lines(text, &mut keys);
-        keys.into_iter().map(<[u8]>::to_vec).collect()
+        let mut spans = Vec::new();
+        split_lines(text, &mut spans);
+        spans
+            .into_iter()
+            .map(|(a, b)| text[a..b].to_vec())
+            .collect()
     }
 
     #[test]
