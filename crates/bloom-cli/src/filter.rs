@@ -1,0 +1,310 @@
+//! One type over every variant a filter file can hold, chosen by the file's header.
+
+use std::path::Path;
+
+use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_classic::BloomFilter;
+use bloom_core::Error;
+use bloom_core::format::{self, Variant};
+use bloom_counting::CountingBloomFilter;
+use bloom_scalable::ScalableBloomFilter;
+use clap::ValueEnum;
+
+use crate::atomic;
+use crate::failure::Failure;
+
+/// `$body` evaluated with `$f` bound to the filter inside `$filter`, whatever its variant:
+/// for the methods every variant has under the same name.
+macro_rules! each_variant {
+    ($filter:expr, $f:ident => $body:expr) => {
+        match $filter {
+            AnyFilter::Classic($f) => $body,
+            AnyFilter::Blocked($f) => $body,
+            AnyFilter::SplitBlock($f) => $body,
+            AnyFilter::Counting($f) => $body,
+            AnyFilter::Scalable($f) => $body,
+        }
+    };
+}
+
+/// The variants `bloom create` builds, by the names the command line uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Kind {
+    /// `BloomFilter`: m bits, k probes anywhere (in pairs sharing a cache line).
+    Classic,
+    /// `BlockedBloomFilter`: every key in one 512-bit cache line; faster, a little larger.
+    Blocked,
+    /// `SplitBlockBloomFilter`: Apache Parquet's split-block filter (256-bit blocks).
+    SplitBlock,
+    /// `CountingBloomFilter`: 4-bit counters (four times the memory; the library can remove
+    /// keys).
+    Counting,
+    /// `ScalableBloomFilter`: grows by adding layers as keys arrive; the rate stays below p.
+    Scalable,
+}
+
+impl Kind {
+    /// Every variant, in the order `bloom size` lists them.
+    pub(crate) const ALL: [Kind; 5] = [
+        Kind::Classic,
+        Kind::Blocked,
+        Kind::SplitBlock,
+        Kind::Counting,
+        Kind::Scalable,
+    ];
+
+    /// The name the command line and the output use.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Classic => "classic",
+            Kind::Blocked => "blocked",
+            Kind::SplitBlock => "split-block",
+            Kind::Counting => "counting",
+            Kind::Scalable => "scalable",
+        }
+    }
+
+    /// The variant of the binary format's tag.
+    fn of(variant: Variant) -> Kind {
+        match variant {
+            Variant::Classic => Kind::Classic,
+            Variant::Counting => Kind::Counting,
+            Variant::Scalable => Kind::Scalable,
+            Variant::Blocked => Kind::Blocked,
+            Variant::SplitBlock => Kind::SplitBlock,
+        }
+    }
+}
+
+/// A filter of any variant, as read from or written to a filter file.
+#[derive(Debug, Clone)]
+pub(crate) enum AnyFilter {
+    /// A classic filter.
+    Classic(BloomFilter),
+    /// A blocked filter.
+    Blocked(BlockedBloomFilter),
+    /// A Parquet split-block filter.
+    SplitBlock(SplitBlockBloomFilter),
+    /// A counting filter.
+    Counting(CountingBloomFilter),
+    /// A scalable filter.
+    Scalable(ScalableBloomFilter),
+}
+
+impl AnyFilter {
+    /// An empty filter of variant `kind` sized by the variant's own `new(n, p)`.
+    ///
+    /// # Errors
+    ///
+    /// The variant's [`Error`] for an `n` of 0, a `p` outside (0, 1) or a size too large.
+    pub(crate) fn new(kind: Kind, n: u64, p: f64) -> Result<AnyFilter, Error> {
+        Ok(match kind {
+            Kind::Classic => AnyFilter::Classic(BloomFilter::new(n, p)?),
+            Kind::Blocked => AnyFilter::Blocked(BlockedBloomFilter::new(n, p)?),
+            Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::new(n, p)?),
+            Kind::Counting => AnyFilter::Counting(CountingBloomFilter::new(n, p)?),
+            Kind::Scalable => AnyFilter::Scalable(ScalableBloomFilter::new(n, p)?),
+        })
+    }
+
+    /// The filter in `bytes`, of whichever variant its header names.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] or [`Error::BadMagic`] for bytes that are not a filter file,
+    /// [`Error::Corrupt`] for an unknown variant tag, and any error of the variant's
+    /// `from_bytes` (version, checksum, parameters).
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<AnyFilter, Error> {
+        // The variant tag follows the magic and the version (docs/format.md, "Framing");
+        // the variant's own `from_bytes` checks everything else.
+        const TAG_OFFSET: usize = format::MAGIC.len() + 2;
+        if bytes.len() < format::HEADER_LEN {
+            return Err(Error::Truncated {
+                needed: format::HEADER_LEN as u64,
+                available: bytes.len() as u64,
+            });
+        }
+        if bytes[..format::MAGIC.len()] != format::MAGIC {
+            let mut found = [0; 4];
+            found.copy_from_slice(&bytes[..4]);
+            return Err(Error::BadMagic { found });
+        }
+        let tag = bytes[TAG_OFFSET];
+        let variant = Variant::from_tag(tag)
+            .ok_or_else(|| Error::corrupt(format!("unknown variant tag {tag}")))?;
+        Ok(match variant {
+            Variant::Classic => AnyFilter::Classic(BloomFilter::from_bytes(bytes)?),
+            Variant::Counting => AnyFilter::Counting(CountingBloomFilter::from_bytes(bytes)?),
+            Variant::Scalable => AnyFilter::Scalable(ScalableBloomFilter::from_bytes(bytes)?),
+            Variant::Blocked => AnyFilter::Blocked(BlockedBloomFilter::from_bytes(bytes)?),
+            Variant::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::from_bytes(bytes)?),
+        })
+    }
+
+    /// Reads the filter file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] naming `path` when it cannot be read or does not hold a valid filter.
+    pub(crate) fn load(path: &Path) -> Result<AnyFilter, Failure> {
+        let bytes = atomic::read_file(path)?;
+        AnyFilter::from_bytes(&bytes).map_err(|e| Failure::file(path, e))
+    }
+
+    /// Writes the filter to `path` atomically (see [`atomic::write_atomic`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] naming `path` when it cannot be written.
+    pub(crate) fn save(&self, path: &Path) -> Result<(), Failure> {
+        atomic::write_atomic(path, &self.to_bytes())
+    }
+
+    /// The filter's bytes in the workspace's format.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        each_variant!(self, f => f.to_bytes())
+    }
+
+    /// The variant.
+    pub(crate) fn kind(&self) -> Kind {
+        Kind::of(self.variant())
+    }
+
+    /// The binary format's variant.
+    fn variant(&self) -> Variant {
+        match self {
+            AnyFilter::Classic(_) => Variant::Classic,
+            AnyFilter::Blocked(_) => Variant::Blocked,
+            AnyFilter::SplitBlock(_) => Variant::SplitBlock,
+            AnyFilter::Counting(_) => Variant::Counting,
+            AnyFilter::Scalable(_) => Variant::Scalable,
+        }
+    }
+
+    /// Adds the keys one after another.
+    ///
+    /// Keys are hashed as `[u8]` by the XXH3 variants (the bytes `Hash` writes for a byte
+    /// slice: its length, then its bytes), so a program that queries the file with the
+    /// library passes the same bytes as a `&[u8]`. The split-block filter hashes the raw
+    /// bytes, Parquet's hash of a `BYTE_ARRAY` value, so Parquet readers find the keys.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Full`] when a scalable filter reaches its caps.
+    pub(crate) fn insert_all(&mut self, keys: &[&[u8]]) -> Result<(), Error> {
+        match self {
+            // The batch inserts hash a group of keys and prefetch their lines first.
+            AnyFilter::Classic(f) => f.insert_all(keys),
+            AnyFilter::Blocked(f) => f.insert_all(keys),
+            AnyFilter::SplitBlock(f) => keys.iter().for_each(|k| {
+                f.insert_bytes(k);
+            }),
+            AnyFilter::Counting(f) => f.insert_all(keys),
+            AnyFilter::Scalable(f) => {
+                for k in keys {
+                    f.insert(*k)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the keys with the variant's rayon build, `par_insert_all`, the same filter as
+    /// [`insert_all`](AnyFilter::insert_all) gives.
+    ///
+    /// # Errors
+    ///
+    /// The error of [`check_parallel`](AnyFilter::check_parallel), before adding anything.
+    pub(crate) fn par_insert_all(&mut self, keys: &[&[u8]]) -> Result<(), Error> {
+        self.check_parallel()?;
+        match self {
+            AnyFilter::Classic(f) => f.par_insert_all(keys),
+            AnyFilter::Blocked(f) => f.par_insert_all(keys),
+            AnyFilter::Counting(f) => f.par_insert_all(keys),
+            AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Whether the variant has a parallel build ([`par_insert_all`](AnyFilter::par_insert_all)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `--parallel` for the split block and scalable
+    /// variants, which have none.
+    pub(crate) fn check_parallel(&self) -> Result<(), Error> {
+        match self {
+            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Counting(_) => Ok(()),
+            AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => Err(Error::invalid(
+                "--parallel",
+                format!("{} filters have no parallel build", self.kind().name()),
+            )),
+        }
+    }
+
+    /// Appends to `out` whether each key may be present (false means definitely absent),
+    /// hashing keys as [`insert_all`](AnyFilter::insert_all) does.
+    pub(crate) fn contains_all(&self, keys: &[&[u8]], out: &mut Vec<bool>) {
+        match self {
+            AnyFilter::Classic(f) => f.contains_batch_into(keys, out),
+            AnyFilter::Blocked(f) => f.contains_batch_into(keys, out),
+            // The batch query hashes through `Hash`; Parquet's hash is of the raw bytes.
+            AnyFilter::SplitBlock(f) => out.extend(keys.iter().map(|k| f.contains_bytes(k))),
+            AnyFilter::Counting(f) => f.contains_batch_into(keys, out),
+            AnyFilter::Scalable(f) => f.contains_batch_into(keys, out),
+        }
+    }
+
+    /// Adds every key of `other` to this filter.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the variants, sizes or seeds differ.
+    pub(crate) fn union(&mut self, other: &AnyFilter) -> Result<(), Error> {
+        match (self, other) {
+            (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b),
+            (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b),
+            (AnyFilter::SplitBlock(a), AnyFilter::SplitBlock(b)) => a.union(b),
+            (AnyFilter::Counting(a), AnyFilter::Counting(b)) => a.union(b),
+            (AnyFilter::Scalable(a), AnyFilter::Scalable(b)) => a.union(b),
+            (a, b) => Err(Error::Incompatible {
+                parameter: "variant tag",
+                left: u64::from(a.variant() as u8),
+                right: u64::from(b.variant() as u8),
+            }),
+        }
+    }
+
+    /// Bytes the filter holds in memory.
+    pub(crate) fn memory_usage(&self) -> usize {
+        each_variant!(self, f => f.memory_usage())
+    }
+
+    /// The fraction of bits (of counters, for a counting filter) set; over every layer of a
+    /// scalable filter.
+    pub(crate) fn fill_ratio(&self) -> f64 {
+        match self {
+            AnyFilter::Classic(f) => f.fill_ratio(),
+            AnyFilter::Blocked(f) => f.fill_ratio(),
+            AnyFilter::SplitBlock(f) => f.fill_ratio(),
+            AnyFilter::Counting(f) => f.fill_ratio(),
+            AnyFilter::Scalable(f) => {
+                let layers = f.layers().iter().map(|l| l.filter());
+                let (ones, bits) = layers.fold((0, 0), |(ones, bits), l| {
+                    (ones + l.count_ones(), bits + l.num_bits())
+                });
+                ones as f64 / bits as f64
+            }
+        }
+    }
+
+    /// The number of distinct keys added, estimated from the fill.
+    pub(crate) fn estimated_len(&self) -> u64 {
+        each_variant!(self, f => f.estimated_len())
+    }
+
+    /// The false-positive rate at the current fill.
+    pub(crate) fn estimated_fpr(&self) -> f64 {
+        each_variant!(self, f => f.estimated_fpr())
+    }
+}

@@ -1,0 +1,526 @@
+//! End-to-end tests of the `bloom` binary: every subcommand through the built executable.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const VARIANTS: [&str; 5] = ["classic", "blocked", "split-block", "counting", "scalable"];
+
+/// Runs `bloom args...` with `stdin` as its standard input.
+fn bloom(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloom"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bloom binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    // The command may exit before reading everything (on an error): ignore a broken pipe.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("bloom finishes")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("bloom exits with a code")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts a failed run: exit code 2 and one `bloom: ...` line naming `needle`, no panic.
+fn assert_error(output: &Output, needle: &str) {
+    let message = stderr(output);
+    assert_eq!(code(output), 2, "{message}");
+    assert!(message.starts_with("bloom: "), "{message}");
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains(needle), "{needle:?} not in {message}");
+    assert!(!message.contains("panicked"), "{message}");
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("temporary paths are UTF-8")
+}
+
+/// A directory for one test's files.
+fn dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+/// Creates an empty filter of `variant` for `n` keys at rate `p` in `dir`.
+fn create(dir: &Path, name: &str, variant: &str, n: u64, p: f64) -> PathBuf {
+    let path = dir.join(name);
+    let out = bloom(
+        &[
+            "create",
+            "--variant",
+            variant,
+            "--n",
+            &n.to_string(),
+            "--p",
+            &p.to_string(),
+            "-o",
+            path_str(&path),
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    path
+}
+
+fn lines(keys: impl IntoIterator<Item = String>) -> Vec<u8> {
+    keys.into_iter()
+        .flat_map(|k| format!("{k}\n").into_bytes())
+        .collect()
+}
+
+/// The JSON objects of `bloom size --json`, one per line.
+fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("each line is one JSON object"))
+        .collect()
+}
+
+fn info_json(path: &Path) -> Value {
+    let out = bloom(&["info", path_str(path), "--json"], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("info --json prints JSON")
+}
+
+#[test]
+fn create_writes_an_empty_filter_of_each_variant() {
+    let dir = dir();
+    for variant in VARIANTS {
+        let path = create(dir.path(), variant, variant, 1000, 0.01);
+        let info = info_json(&path);
+        assert_eq!(info["variant"], variant);
+        assert_eq!(info["estimated_keys"], 0);
+        assert_eq!(info["fill_ratio"], 0.0);
+        assert!(info["memory_bytes"].as_u64().is_some_and(|m| m > 0));
+        let text = bloom(&["info", path_str(&path)], b"");
+        assert!(
+            String::from_utf8_lossy(&text.stdout).starts_with(&format!("variant: {variant}\n"))
+        );
+    }
+}
+
+#[test]
+fn added_keys_are_all_found_by_check() {
+    let dir = dir();
+    let keys = lines((0..2000).map(|i| format!("https://example.com/{i}")));
+    for variant in VARIANTS {
+        let path = create(dir.path(), variant, variant, 2000, 0.01);
+        let out = bloom(&["add", path_str(&path)], &keys);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(
+            out.stderr.is_empty(),
+            "no progress bar when stderr is not a terminal"
+        );
+        let out = bloom(&["check", path_str(&path)], &keys);
+        assert_eq!(code(&out), 0);
+        assert_eq!(
+            out.stdout, keys,
+            "{variant}: every key is printed, in order"
+        );
+        let out = bloom(&["check", "--absent", path_str(&path)], &keys);
+        assert_eq!(code(&out), 1, "{variant}: no key is absent");
+        assert!(out.stdout.is_empty());
+        let estimate = info_json(&path)["estimated_keys"].as_f64().unwrap();
+        assert!((estimate - 2000.0).abs() < 200.0, "{variant}: {estimate}");
+    }
+}
+
+#[test]
+fn a_scalable_filter_grows_past_its_first_layer() {
+    let dir = dir();
+    let path = create(dir.path(), "s", "scalable", 100, 0.01);
+    let keys = lines((0..5000).map(|i| format!("grow-{i}")));
+    let out = bloom(&["add", path_str(&path)], &keys);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let info = info_json(&path);
+    assert!(info["num_layers"].as_u64().is_some_and(|n| n > 1), "{info}");
+    assert_eq!(
+        info["keys_added"].as_u64().map(|n| n > 4900),
+        Some(true),
+        "{info}"
+    );
+    assert_eq!(bloom(&["check", path_str(&path)], &keys).stdout, keys);
+}
+
+#[test]
+fn keys_come_from_files_and_stdin_in_order() {
+    let dir = dir();
+    let path = create(dir.path(), "f", "classic", 100, 0.001);
+    let a = dir.path().join("a.txt");
+    std::fs::write(&a, b"alpha\nbeta\n").unwrap();
+    let out = bloom(&["add", path_str(&path), path_str(&a), "-"], b"gamma");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = bloom(&["check", path_str(&path)], b"alpha\ndelta\ngamma\nbeta\n");
+    assert_eq!(out.stdout, b"alpha\ngamma\nbeta\n");
+}
+
+#[test]
+fn check_exit_codes_are_grep_like() {
+    let dir = dir();
+    let path = create(dir.path(), "f", "blocked", 100, 0.001);
+    bloom(&["add", path_str(&path)], b"present\n");
+    assert_eq!(code(&bloom(&["check", path_str(&path)], b"present\n")), 0);
+    assert_eq!(
+        code(&bloom(&["check", path_str(&path)], b"surely-not-here\n")),
+        1
+    );
+    assert_eq!(
+        code(&bloom(
+            &["check", "--absent", path_str(&path)],
+            b"surely-not-here\n"
+        )),
+        0
+    );
+    assert_eq!(code(&bloom(&["check", path_str(&path)], b"")), 1);
+    let missing = dir.path().join("missing");
+    assert_error(
+        &bloom(&["check", path_str(&missing)], b"x\n"),
+        path_str(&missing),
+    );
+    let missing_input = dir.path().join("no-input.txt");
+    assert_error(
+        &bloom(&["check", path_str(&path), path_str(&missing_input)], b""),
+        path_str(&missing_input),
+    );
+}
+
+#[test]
+fn empty_input_adds_nothing() {
+    let dir = dir();
+    for variant in VARIANTS {
+        let path = create(dir.path(), variant, variant, 100, 0.01);
+        let before = std::fs::read(&path).unwrap();
+        let out = bloom(&["add", path_str(&path)], b"");
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{variant}");
+    }
+}
+
+#[test]
+fn lf_and_crlf_lines_are_the_same_keys_and_bytes_need_no_utf8() {
+    let dir = dir();
+    for variant in VARIANTS {
+        let path = create(dir.path(), variant, variant, 100, 0.0001);
+        let out = bloom(&["add", path_str(&path)], b"\xff\xfe\r\nplain\n\x80abc");
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let out = bloom(
+            &["check", path_str(&path)],
+            b"\xff\xfe\n\x80abc\r\nplain\r\nother\n",
+        );
+        assert_eq!(out.stdout, b"\xff\xfe\n\x80abc\nplain\n", "{variant}");
+    }
+}
+
+#[test]
+fn a_key_longer_than_a_megabyte_is_one_key() {
+    let dir = dir();
+    let path = create(dir.path(), "f", "classic", 100, 0.0001);
+    let long: Vec<u8> = (0..3 << 20).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut input = b"short\n".to_vec();
+    input.extend_from_slice(&long);
+    input.extend_from_slice(b"\nafter\n");
+    let out = bloom(&["add", path_str(&path)], &input);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The same key, this time the last line and without a terminator.
+    let out = bloom(&["check", path_str(&path)], &long);
+    assert_eq!(code(&out), 0);
+    assert_eq!(out.stdout.len(), long.len() + 1);
+    let mut shorter = long.clone();
+    shorter.pop();
+    assert_eq!(code(&bloom(&["check", path_str(&path)], &shorter)), 1);
+    assert_eq!(
+        bloom(&["check", path_str(&path)], b"after\nshort\n").stdout,
+        b"after\nshort\n"
+    );
+}
+
+#[test]
+fn parallel_add_builds_the_same_filter() {
+    let dir = dir();
+    let keys = lines((0..50_000).map(|i| format!("key-{i}")));
+    for variant in ["classic", "blocked", "counting"] {
+        let sequential = create(dir.path(), &format!("{variant}-seq"), variant, 50_000, 0.01);
+        let parallel = create(dir.path(), &format!("{variant}-par"), variant, 50_000, 0.01);
+        assert_eq!(code(&bloom(&["add", path_str(&sequential)], &keys)), 0);
+        let out = bloom(&["add", "--parallel", path_str(&parallel)], &keys);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read(&sequential).unwrap(),
+            std::fs::read(&parallel).unwrap()
+        );
+    }
+    for variant in ["split-block", "scalable"] {
+        let path = create(dir.path(), variant, variant, 100, 0.01);
+        let before = std::fs::read(&path).unwrap();
+        assert_error(
+            &bloom(&["add", "--parallel", path_str(&path)], b"k\n"),
+            "parallel",
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    let dir = dir();
+    let out = dir.path().join("f");
+    let o = path_str(&out);
+    let create = |variant: &str, n: &str, p: &str| -> Vec<String> {
+        ["create", "--variant", variant, "--n", n, "--p", p, "-o", o]
+            .map(String::from)
+            .to_vec()
+    };
+    let words = |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.to_string()).collect() };
+    let cases = [
+        create("cuckoo", "10", "0.01"),
+        create("classic", "0", "0.01"),
+        create("classic", "10", "1.5"),
+        create("classic", "10", "NaN"),
+        create("classic", "-3", "0.01"),
+        create("classic", "1000000000000000", "0.01"),
+        words(&["create", "--variant", "classic", "--n", "10", "--p", "0.01"]),
+        words(&["size", "--n", "10", "--p", "0"]),
+        words(&["size", "--n", "0", "--p", "0.01"]),
+        words(&["merge", o, "-o", o]),
+        words(&["frobnicate"]),
+        words(&[]),
+    ];
+    for args in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = bloom(&args, b"");
+        assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("panicked"), "{args:?}");
+    }
+    assert!(!out.exists(), "no failed create left a file");
+}
+
+#[test]
+fn corrupt_truncated_and_foreign_files_are_one_line_errors() {
+    let dir = dir();
+    let good = create(dir.path(), "good", "classic", 1000, 0.01);
+    bloom(&["add", path_str(&good)], b"a\nb\n");
+    let bytes = std::fs::read(&good).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x10;
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("flipped", flipped, "checksum"),
+        ("truncated", bytes[..bytes.len() - 9].to_vec(), "truncated"),
+        (
+            "foreign",
+            b"this is a text file, not a filter\n".to_vec(),
+            "not a filter",
+        ),
+        ("empty", Vec::new(), "truncated"),
+        ("header-only", bytes[..20].to_vec(), "truncated"),
+    ];
+    for (name, content, reason) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &content).unwrap();
+        let p = path_str(&path);
+        for args in [
+            &["info", p][..],
+            &["check", p],
+            &["add", p],
+            &[
+                "merge",
+                path_str(&good),
+                p,
+                "-o",
+                path_str(&dir.path().join("out")),
+            ],
+        ] {
+            let out = bloom(args, b"a\n");
+            assert_error(&out, &format!("{p}: "));
+            assert!(stderr(&out).contains(reason), "{name}: {}", stderr(&out));
+        }
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            content,
+            "a failed add changes nothing"
+        );
+    }
+}
+
+#[test]
+fn merge_is_the_union() {
+    let dir = dir();
+    for variant in VARIANTS {
+        let a = create(dir.path(), &format!("{variant}-a"), variant, 1000, 0.001);
+        let b = create(dir.path(), &format!("{variant}-b"), variant, 1000, 0.001);
+        bloom(&["add", path_str(&a)], b"left\n");
+        bloom(&["add", path_str(&b)], b"right\n");
+        let out = dir.path().join(format!("{variant}-out"));
+        let run = bloom(
+            &["merge", path_str(&a), path_str(&b), "-o", path_str(&out)],
+            b"",
+        );
+        assert_eq!(code(&run), 0, "{variant}: {}", stderr(&run));
+        let found = bloom(&["check", path_str(&out)], b"left\nright\nneither\n");
+        assert_eq!(found.stdout, b"left\nright\n", "{variant}");
+    }
+}
+
+#[test]
+fn merge_rejects_other_variants_and_sizes_by_name() {
+    let dir = dir();
+    let a = create(dir.path(), "a", "classic", 1000, 0.01);
+    let counting = create(dir.path(), "counting", "counting", 1000, 0.01);
+    let bigger = create(dir.path(), "bigger", "classic", 5000, 0.01);
+    let out = dir.path().join("out");
+    let run = bloom(
+        &[
+            "merge",
+            path_str(&a),
+            path_str(&counting),
+            "-o",
+            path_str(&out),
+        ],
+        b"",
+    );
+    assert_error(
+        &run,
+        &format!("{}: cannot merge a counting filter", path_str(&counting)),
+    );
+    assert!(stderr(&run).contains(path_str(&a)));
+    let run = bloom(
+        &[
+            "merge",
+            path_str(&a),
+            path_str(&bigger),
+            "-o",
+            path_str(&out),
+        ],
+        b"",
+    );
+    assert_error(&run, path_str(&bigger));
+    assert!(stderr(&run).contains(path_str(&a)));
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_failed_merge_leaves_the_output_unchanged() {
+    let dir = dir();
+    let a = create(dir.path(), "a", "blocked", 1000, 0.01);
+    let b = create(dir.path(), "b", "blocked", 1000, 0.01);
+    bloom(&["add", path_str(&a)], b"x\n");
+    let out = create(dir.path(), "out", "blocked", 1000, 0.01);
+    bloom(&["add", path_str(&out)], b"kept\n");
+    let before = std::fs::read(&out).unwrap();
+    let mut corrupt = std::fs::read(&b).unwrap();
+    corrupt.truncate(corrupt.len() - 1);
+    std::fs::write(&b, corrupt).unwrap();
+    let run = bloom(
+        &["merge", path_str(&a), path_str(&b), "-o", path_str(&out)],
+        b"",
+    );
+    assert_error(&run, path_str(&b));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Only the files this test wrote: no temporary file is left behind.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a", "b", "out"]);
+    // The output may be one of the inputs.
+    let run = bloom(
+        &["merge", path_str(&a), path_str(&out), "-o", path_str(&out)],
+        b"",
+    );
+    assert_eq!(code(&run), 0, "{}", stderr(&run));
+    assert_eq!(
+        bloom(&["check", path_str(&out)], b"x\nkept\n").stdout,
+        b"x\nkept\n"
+    );
+}
+
+#[test]
+fn size_lists_every_variant() {
+    let out = bloom(&["size", "--n", "1000000", "--p", "0.01"], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    for variant in VARIANTS {
+        assert!(table.lines().any(|l| l.starts_with(variant)), "{table}");
+    }
+    // Large sizes cost nothing: the filters are zeroed lazily.
+    let out = bloom(
+        &["size", "--n", "1000000000", "--p", "0.001", "--json"],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rows = json_lines(&out.stdout);
+    assert_eq!(rows.len(), VARIANTS.len());
+    // Parquet's limit of 128 MiB is too small for a billion keys: an error in its row.
+    let split = rows.iter().find(|r| r["variant"] == "split-block").unwrap();
+    assert!(
+        split["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("too large")),
+        "{split}"
+    );
+}
+
+/// The calculator against measurement: for each variant, n keys added, then 200,000 other
+/// keys checked; the count of false positives must be within five binomial standard
+/// deviations (plus one key) of what `bloom size` expects.
+#[test]
+fn size_predicts_the_measured_false_positive_rate() {
+    let dir = dir();
+    let (n, p, queries) = (20_000u64, 0.01, 200_000u64);
+    let out = bloom(
+        &[
+            "size",
+            "--n",
+            &n.to_string(),
+            "--p",
+            &p.to_string(),
+            "--json",
+        ],
+        b"",
+    );
+    let rows = json_lines(&out.stdout);
+    let keys = lines((0..n).map(|i| format!("member-{i}")));
+    let others = lines((0..queries).map(|i| format!("stranger-{i}")));
+    for row in rows {
+        let variant = row["variant"].as_str().unwrap();
+        let expected = row["expected_fpr"].as_f64().unwrap();
+        let path = create(dir.path(), variant, variant, n, p);
+        bloom(&["add", path_str(&path)], &keys);
+        let found = bloom(&["check", path_str(&path)], &others);
+        let positives = found.stdout.iter().filter(|&&b| b == b'\n').count() as f64;
+        let mean = expected * queries as f64;
+        let sigma = (mean * (1.0 - expected)).sqrt();
+        assert!(
+            (positives - mean).abs() <= 5.0 * sigma + 1.0,
+            "{variant}: {positives} false positives, {mean:.1} expected (sigma {sigma:.1})"
+        );
+    }
+}
+
+#[test]
+fn help_explains_every_subcommand() {
+    let out = bloom(&["--help"], b"");
+    assert_eq!(code(&out), 0);
+    let help = String::from_utf8(out.stdout).unwrap();
+    for command in ["create", "add", "check", "info", "merge", "size"] {
+        assert!(help.contains(&format!("  {command} ")), "{help}");
+        let sub = bloom(&[command, "--help"], b"");
+        assert_eq!(code(&sub), 0);
+        assert!(
+            String::from_utf8(sub.stdout)
+                .unwrap()
+                .contains("Example: bloom")
+        );
+    }
+}
