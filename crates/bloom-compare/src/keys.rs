@@ -1,5 +1,6 @@
 //! The keys a sweep inserts and queries: three kinds, generated from a seed, with the
-//! negatives (keys never inserted) guaranteed disjoint from the positives.
+//! negatives (keys never inserted) guaranteed disjoint from the positives; or the lines of
+//! a user's file ([`key_file`](crate::key_file)), a fourth kind named after the file.
 //!
 //! Every key carries a distinct 64-bit identifier: identifier `i` of a run is
 //! `mix(i + seed)`, where `mix` is the SplitMix64 output function, a bijection on `u64`
@@ -21,10 +22,12 @@ pub trait Key: Hash + Clone + fmt::Debug + Send + Sync + 'static {}
 
 impl Key for u64 {}
 impl Key for String {}
+impl Key for Vec<u8> {}
 
 /// The kinds of key a sweep measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+///
+/// Serialized as its [`name`](KeyKind::name): `u64`, `str16`, `url`, or `file: <name>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KeyKind {
     /// Random 64-bit integers: the cheapest key to hash.
     U64,
@@ -32,18 +35,33 @@ pub enum KeyKind {
     Str16,
     /// URL-like strings of 50 to 120 bytes (uniformly distributed lengths): the crawler's key.
     Url,
+    /// The lines of a user's file, as bytes; the label (`file: urls.txt`, made by
+    /// [`KeyKind::file`]) is what reports show.
+    File(&'static str),
 }
 
 impl KeyKind {
     /// Every kind, in report order.
     pub const ALL: [KeyKind; 3] = [KeyKind::U64, KeyKind::Str16, KeyKind::Url];
 
-    /// The short name used on the command line and in reports.
+    /// The kind of the keys read from a file called `file_name` (a path's last part):
+    /// labelled `file: <file_name>` in reports.
+    ///
+    /// The kind stays `Copy`, as every report table groups rows by it, so the label is
+    /// interned: each distinct label is allocated once for the life of the process (a run
+    /// names one file; a rerendered report the few it holds).
+    pub fn file(file_name: &str) -> KeyKind {
+        KeyKind::File(intern(&format!("{FILE_PREFIX}{file_name}")))
+    }
+
+    /// The short name used on the command line and in reports (`file: urls.txt` for a
+    /// file's keys).
     pub fn name(self) -> &'static str {
         match self {
             KeyKind::U64 => "u64",
             KeyKind::Str16 => "str16",
             KeyKind::Url => "url",
+            KeyKind::File(label) => label,
         }
     }
 
@@ -53,7 +71,49 @@ impl KeyKind {
             KeyKind::U64 => "u64 keys",
             KeyKind::Str16 => "16-byte string keys",
             KeyKind::Url => "URL-like keys (50-120 bytes)",
+            KeyKind::File(label) => label,
         }
+    }
+
+    /// The kind named `name` in a report: one of [`KeyKind::ALL`] or a file's label.
+    fn from_name(name: &str) -> Result<KeyKind, String> {
+        match name.strip_prefix(FILE_PREFIX) {
+            Some(file_name) => Ok(KeyKind::file(file_name)),
+            None => name.parse(),
+        }
+    }
+}
+
+/// How a file's label starts.
+const FILE_PREFIX: &str = "file: ";
+
+/// `label` as a string that lives as long as the process, allocated once per distinct label.
+fn intern(label: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static LABELS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut labels = LABELS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(&known) = labels.get(label) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(label.to_owned().into_boxed_str());
+    labels.insert(leaked);
+    leaked
+}
+
+impl Serialize for KeyKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        KeyKind::from_name(&name).map_err(serde::de::Error::custom)
     }
 }
 
@@ -175,10 +235,22 @@ pub enum KeySet {
         /// Keys never inserted.
         negatives: Vec<String>,
     },
+    /// Byte-string keys: the lines of a file ([`KeyKind::File`]).
+    Bytes {
+        /// The kind, naming the file.
+        kind: KeyKind,
+        /// Keys inserted.
+        positives: Vec<Vec<u8>>,
+        /// Keys never inserted.
+        negatives: Vec<Vec<u8>>,
+    },
 }
 
 impl KeySet {
     /// Generates `positives` keys to insert and `negatives` keys never inserted, of `kind`.
+    ///
+    /// A file's keys are read, not generated ([`key_file::read`](crate::key_file::read)):
+    /// for [`KeyKind::File`] this returns an empty set of that kind.
     pub fn generate(kind: KeyKind, positives: usize, negatives: usize, seed: u64) -> KeySet {
         let strings = |side: Side, count: usize| -> Vec<String> {
             identifiers(side, count, seed)
@@ -198,6 +270,11 @@ impl KeySet {
                 positives: strings(Side::Positive, positives),
                 negatives: strings(Side::Negative, negatives),
             },
+            KeyKind::File(_) => KeySet::Bytes {
+                kind,
+                positives: Vec::new(),
+                negatives: Vec::new(),
+            },
         }
     }
 
@@ -205,7 +282,7 @@ impl KeySet {
     pub fn kind(&self) -> KeyKind {
         match self {
             KeySet::U64 { .. } => KeyKind::U64,
-            KeySet::Strings { kind, .. } => *kind,
+            KeySet::Strings { kind, .. } | KeySet::Bytes { kind, .. } => *kind,
         }
     }
 
@@ -214,6 +291,7 @@ impl KeySet {
         match self {
             KeySet::U64 { positives, .. } => positives.len(),
             KeySet::Strings { positives, .. } => positives.len(),
+            KeySet::Bytes { positives, .. } => positives.len(),
         }
     }
 
@@ -222,6 +300,7 @@ impl KeySet {
         match self {
             KeySet::U64 { negatives, .. } => negatives.len(),
             KeySet::Strings { negatives, .. } => negatives.len(),
+            KeySet::Bytes { negatives, .. } => negatives.len(),
         }
     }
 }
@@ -264,6 +343,7 @@ mod tests {
                         assert!(lengths.len() > 60, "{}", lengths.len());
                     }
                 }
+                KeySet::Bytes { .. } => panic!("{kind} generated byte keys"),
             }
             assert_eq!(set.kind(), kind);
             assert_eq!((set.positives_len(), set.negatives_len()), (5_000, 5_000));
@@ -279,5 +359,25 @@ mod tests {
         assert_ne!(small, other);
         assert_eq!("URL".parse::<KeyKind>(), Ok(KeyKind::Url));
         assert!("bytes".parse::<KeyKind>().is_err());
+    }
+
+    #[test]
+    fn file_kinds_are_named_after_the_file_and_round_trip() {
+        let kind = KeyKind::file("urls.txt");
+        assert_eq!(kind.name(), "file: urls.txt");
+        assert_eq!(kind, KeyKind::file("urls.txt"));
+        assert!(std::ptr::eq(kind.name(), KeyKind::file("urls.txt").name()));
+        let json = serde_json::to_string(&kind).unwrap();
+        assert_eq!(json, "\"file: urls.txt\"");
+        assert_eq!(serde_json::from_str::<KeyKind>(&json).unwrap(), kind);
+        assert_eq!(serde_json::to_string(&KeyKind::Str16).unwrap(), "\"str16\"");
+        assert_eq!(
+            serde_json::from_str::<KeyKind>("\"url\"").unwrap(),
+            KeyKind::Url
+        );
+        assert!(serde_json::from_str::<KeyKind>("\"bytes\"").is_err());
+        // A file is never generated: its kind gets an empty set.
+        let set = KeySet::generate(kind, 10, 10, 1);
+        assert_eq!((set.kind(), set.positives_len()), (kind, 0));
     }
 }

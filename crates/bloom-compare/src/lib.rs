@@ -19,6 +19,8 @@
 //! * [`candidate`]: the [`Candidate`](candidate::Candidate) adapter trait; one marker type
 //!   and impl per filter in [`candidates`].
 //! * [`keys`]: seeded keys of three kinds, negatives disjoint from positives.
+//!   [`key_file`]: a user's own keys, the lines of a file, with a held-out share (or a
+//!   second file) as the absent keys.
 //! * [`measure`] and [`sweep`]: measuring one candidate in one setting, and the whole grid.
 //! * [`cpu`]: the CPU a report names: model, family and model numbers, SIMD features,
 //!   cache sizes.
@@ -45,6 +47,7 @@
 //!     seed: 1,
 //!     negatives: Negatives::Fixed(20_000),
 //!     probe_budget: Duration::from_millis(3),
+//!     file_keys: None,
 //! };
 //! let outcome = sweep.run(&mut |_| {})?;
 //! let classic = outcome.rows.iter().find(|r| r.candidate == "classic").unwrap();
@@ -73,6 +76,7 @@ pub mod alloc;
 pub mod candidate;
 pub mod candidates;
 pub mod cpu;
+pub mod key_file;
 pub mod keys;
 pub mod measure;
 pub mod probe;

@@ -15,6 +15,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use bloom_compare::candidate::{self, Origin};
+use bloom_compare::key_file::{self, Absent, KeyFile};
 use bloom_compare::keys::KeyKind;
 use bloom_compare::measure::Entry;
 use bloom_compare::report::files::{self, Format};
@@ -40,21 +41,39 @@ struct Cli {
     peers: Vec<String>,
 
     /// Capacities n every filter is sized for, separated by commas (`100K`, `1M`, `1e7`,
-    /// `100_000` or plain numbers; a comma is never a thousands separator).
-    #[arg(long = "n", default_value = "100K,1M", value_parser = parse_counts)]
+    /// `100_000` or plain numbers; a comma is never a thousands separator) [default: 100K,1M;
+    /// with --keys-file, the number of keys to insert].
+    #[arg(long = "n", value_parser = parse_counts)]
     sizes: Vec<Counts>,
 
     /// Target false-positive rates (`0.01` or `1%`).
     #[arg(long = "fpr", value_delimiter = ',', default_value = "1%,0.1%", value_parser = parse_rate)]
     fprs: Vec<f64>,
 
-    /// Keys inserted, in percent of the capacity.
-    #[arg(long = "load", value_delimiter = ',', default_value = "50,100,150")]
-    loads: Vec<u32>,
+    /// Keys inserted, in percent of the capacity [default: 50,100,150; with --keys-file
+    /// 50,100, as the file holds no keys beyond n].
+    #[arg(long = "load", value_delimiter = ',')]
+    loads: Option<Vec<u32>>,
 
-    /// Key kinds: u64, str16 (16-byte strings), url (URL-like, 50-120 bytes).
-    #[arg(long = "keys", value_delimiter = ',', default_value = "u64")]
-    kinds: Vec<KeyKind>,
+    /// Key kinds: u64, str16 (16-byte strings), url (URL-like, 50-120 bytes) [default: u64].
+    #[arg(long = "keys", value_delimiter = ',')]
+    kinds: Option<Vec<KeyKind>>,
+
+    /// Measure on your own keys: the lines of this file (any bytes; duplicates dropped),
+    /// a share of them held out as the absent keys (--absent-share) unless --absent-file
+    /// gives them. Replaces --keys; the report names the file.
+    #[arg(long, value_name = "PATH")]
+    keys_file: Option<PathBuf>,
+
+    /// With --keys-file: the absent keys, one per line; lines also in the keys file are
+    /// dropped. Every line of the keys file is then inserted.
+    #[arg(long, value_name = "PATH")]
+    absent_file: Option<PathBuf>,
+
+    /// With --keys-file: the share of its distinct lines held out as absent keys, chosen by
+    /// --seed (`0.2` or `20%`) [default: 20%].
+    #[arg(long, value_parser = parse_rate)]
+    absent_share: Option<f64>,
 
     /// Threads for the parallel build (1: not measured) [default: the available cores].
     #[arg(long)]
@@ -345,6 +364,40 @@ fn relative_list(paths: &[PathBuf], dir: &Path) -> String {
         .join(", ")
 }
 
+/// The keys of `--keys-file`, split as `--absent-file` or `--absent-share` say; `None`
+/// without `--keys-file`.
+///
+/// # Errors
+///
+/// A one-line message for options that do not go together, or a file that cannot be used
+/// ([`key_file::read`]).
+fn read_key_file(cli: &Cli) -> Result<Option<KeyFile>, String> {
+    let Some(path) = &cli.keys_file else {
+        return match (&cli.absent_file, cli.absent_share) {
+            (Some(_), _) => Err("--absent-file needs --keys-file".into()),
+            (None, Some(_)) => Err("--absent-share needs --keys-file".into()),
+            (None, None) => Ok(None),
+        };
+    };
+    if cli.kinds.is_some() {
+        return Err(
+            "--keys-file and --keys do not go together: the file's lines are the keys".into(),
+        );
+    }
+    let absent = match (&cli.absent_file, cli.absent_share) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "--absent-file and --absent-share do not go together: the absent \
+                        keys come from one or the other"
+                    .into(),
+            );
+        }
+        (Some(absent), None) => Absent::File(absent),
+        (None, share) => Absent::HeldOut(share.unwrap_or(key_file::DEFAULT_ABSENT_SHARE)),
+    };
+    key_file::read(path, absent, cli.seed).map(Some)
+}
+
 fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
     let args: Vec<String> = std::env::args().collect();
     let ours = candidate::ours();
@@ -359,23 +412,48 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
     let threads = cli
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let file = read_key_file(&cli)?;
+    let file_summary = file.as_ref().map(|f| f.summary.clone());
+    let mut sizes: Vec<u64> = cli
+        .sizes
+        .iter()
+        .flat_map(|c| c.0.iter().map(|&n| n as u64))
+        .collect();
+    if sizes.is_empty() {
+        sizes = match &file {
+            Some(file) => vec![file.summary.positives as u64],
+            None => vec![100_000, 1_000_000],
+        };
+    }
+    let kinds = match (&file, &cli.kinds) {
+        (Some(file), _) => vec![file.keys.kind()],
+        (None, Some(kinds)) => kinds.clone(),
+        (None, None) => vec![KeyKind::U64],
+    };
+    let loads = cli.loads.clone().unwrap_or_else(|| {
+        if file.is_some() {
+            vec![50, 100]
+        } else {
+            vec![50, 100, 150]
+        }
+    });
     let sweep = Sweep {
         entries: entries.clone(),
-        kinds: cli.kinds.clone(),
-        sizes: cli
-            .sizes
-            .iter()
-            .flat_map(|c| c.0.iter().map(|&n| n as u64))
-            .collect(),
+        kinds,
+        sizes,
         fprs: cli.fprs.clone(),
-        loads: cli.loads.clone(),
+        loads,
         threads,
         rounds: cli.rounds,
         seed: cli.seed,
         negatives: cli.negatives.map_or(Negatives::DEFAULT, Negatives::Fixed),
         probe_budget: Duration::from_millis(cli.probe_ms.max(1)),
+        file_keys: file.map(|f| f.keys),
     };
     sweep.validate()?;
+    if let (Some(summary), false) = (&file_summary, cli.quiet) {
+        note!("bloom-compare: {summary}");
+    }
     if !bloom_compare::alloc::is_installed() {
         return Err("the counting allocator is not installed".into());
     }

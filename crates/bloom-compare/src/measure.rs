@@ -190,6 +190,11 @@ fn run<C: Candidate>(
             negatives,
             ..
         } => measure::<C, String>(setting, positives, negatives, context),
+        KeySet::Bytes {
+            positives,
+            negatives,
+            ..
+        } => measure::<C, Vec<u8>>(setting, positives, negatives, context),
     }
 }
 

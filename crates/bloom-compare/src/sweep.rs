@@ -74,6 +74,10 @@ pub struct Sweep {
     pub negatives: Negatives,
     /// Time for each of the memory probe's two measurements.
     pub probe_budget: Duration,
+    /// The keys of the [`KeyKind::File`] kind in [`kinds`](Sweep::kinds), read from the
+    /// user's file ([`key_file::read`](crate::key_file::read)); `None` when only generated
+    /// kinds are measured.
+    pub file_keys: Option<KeySet>,
 }
 
 /// Where a sweep is, for a progress display.
@@ -112,7 +116,9 @@ fn kind_factor(kind: KeyKind) -> f64 {
     match kind {
         KeyKind::U64 => 1.0,
         KeyKind::Str16 => 1.2,
-        KeyKind::Url => 1.35,
+        // Not measured for a file's keys, whose lengths are the user's: the URL-like keys'
+        // figure stands in. It only weights the progress bar.
+        KeyKind::Url | KeyKind::File(_) => 1.35,
     }
 }
 
@@ -122,6 +128,8 @@ fn generation_ns(kind: KeyKind) -> f64 {
         KeyKind::U64 => 5.0,
         KeyKind::Str16 => 65.0,
         KeyKind::Url => 230.0,
+        // A file's keys are read before the sweep starts.
+        KeyKind::File(_) => 0.0,
     }
 }
 
@@ -181,6 +189,42 @@ impl Sweep {
         }
         if self.rounds == 0 || self.threads == 0 {
             return Err("rounds and threads must be at least 1".into());
+        }
+        self.validate_file_keys()
+    }
+
+    /// Checks that a file's kind comes with its keys, and enough of them for every setting.
+    fn validate_file_keys(&self) -> Result<(), String> {
+        for &kind in &self.kinds {
+            let KeyKind::File(label) = kind else {
+                continue;
+            };
+            let keys = self
+                .file_keys
+                .as_ref()
+                .filter(|k| k.kind() == kind)
+                .ok_or_else(|| format!("no keys were read for the kind {label:?}"))?;
+            let available = keys.positives_len();
+            let plan = self.plan();
+            let needed = plan
+                .iter()
+                .filter(|p| p.setting.kind == kind)
+                .flat_map(|p| {
+                    p.entries
+                        .iter()
+                        .map(move |&i| (self.entries[i].keys_offered(&p.setting), p.setting))
+                })
+                .max_by_key(|&(keys, _)| keys);
+            if let Some((needed, setting)) = needed.filter(|&(n, _)| n > available) {
+                return Err(format!(
+                    "--n {} at --load {}% needs {needed} keys to insert, but {} gives \
+                     {available}; give a smaller --n or lower loads (--n defaults to \
+                     {available})",
+                    setting.capacity,
+                    setting.load_percent,
+                    label.strip_prefix("file: ").unwrap_or(label),
+                ));
+            }
         }
         Ok(())
     }
@@ -339,14 +383,21 @@ impl Sweep {
         let mut outcome = Outcome::default();
         for &kind in &self.kinds {
             let (positives, negatives) = self.key_counts(&plan, kind);
-            let what = format!("generating {positives} + {negatives} {} keys", kind.name());
-            progress(at.progress(&what));
-            let keys = KeySet::generate(kind, positives, negatives, self.seed);
+            let generated;
+            let keys = match (kind, &self.file_keys) {
+                (KeyKind::File(_), Some(keys)) => keys,
+                _ => {
+                    let what = format!("generating {positives} + {negatives} {} keys", kind.name());
+                    progress(at.progress(&what));
+                    generated = KeySet::generate(kind, positives, negatives, self.seed);
+                    &generated
+                }
+            };
             at.work_done += Sweep::generation_cost(kind, positives, negatives);
             for planned in plan.iter().filter(|p| p.setting.kind == kind) {
                 self.run_setting(
                     planned,
-                    &keys,
+                    keys,
                     pool.as_ref(),
                     &mut at,
                     progress,

@@ -27,6 +27,7 @@ fn small_sweep(entries: Vec<Entry>, loads: Vec<u32>) -> Sweep {
         seed: 9,
         negatives: Negatives::Fixed(10_000),
         probe_budget: Duration::from_millis(1),
+        file_keys: None,
     }
 }
 

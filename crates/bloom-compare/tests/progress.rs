@@ -27,6 +27,7 @@ fn sweep(entries: Vec<Entry>, sizes: Vec<u64>, threads: usize, negatives: usize)
         seed: 3,
         negatives: Negatives::Fixed(negatives),
         probe_budget: Duration::from_millis(1),
+        file_keys: None,
     }
 }
 

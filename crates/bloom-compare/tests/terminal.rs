@@ -34,6 +34,7 @@ fn default_sweep() -> Sweep {
         seed: 42,
         negatives: Negatives::DEFAULT,
         probe_budget: Duration::from_millis(12),
+        file_keys: None,
     }
 }
 
