@@ -6,8 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use std::time::Duration;
+
+use bloom_compare::candidate;
+use bloom_compare::key_file::{self, Absent};
 use bloom_compare::keys::KeyKind;
 use bloom_compare::report::files::{from_csv, from_json};
+use bloom_compare::sweep::{Negatives, Sweep};
 
 /// An empty folder of its own for a test.
 fn dir(name: &str) -> PathBuf {
@@ -66,6 +71,14 @@ fn run(args: &[&str], out: &Path) -> Output {
         .unwrap()
 }
 
+/// The standard output and error of a run that must have succeeded.
+fn succeeded(output: &Output) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
 #[test]
 fn a_keys_file_runs_end_to_end_and_the_report_names_it() {
     let dir = dir("keys-file-run");
@@ -77,10 +90,7 @@ fn a_keys_file_runs_end_to_end_and_the_report_names_it() {
     lines.extend(urls("site", 120));
     write_lines(&keys, &lines, true);
     let out = dir.join("out");
-    let output = run(&["--keys-file", keys.to_str().unwrap()], &out);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (stdout, stderr) = succeeded(&run(&["--keys-file", keys.to_str().unwrap()], &out));
     // 3,001 distinct lines: 600 held out (20%), 2,401 to insert, and n defaults to that.
     assert!(
         stderr.contains(
@@ -149,7 +159,7 @@ fn an_absent_file_gives_the_absent_keys_without_the_shared_lines() {
     lines.extend(urls("out", 10));
     write_lines(&absent, &lines, false);
     let out = dir.join("out");
-    let output = run(
+    let (_, stderr) = succeeded(&run(
         &[
             "--keys-file",
             keys.to_str().unwrap(),
@@ -157,10 +167,7 @@ fn an_absent_file_gives_the_absent_keys_without_the_shared_lines() {
             absent.to_str().unwrap(),
         ],
         &out,
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    ));
     assert!(
         stderr.contains(
             "keys from keys.txt: 2000 lines, 0 duplicates dropped, 2000 to insert; 1000 absent \
@@ -193,7 +200,7 @@ fn bad_key_files_and_combinations_are_refused_in_one_line_before_measuring() {
         single.to_str().unwrap(),
         missing.to_str().unwrap(),
     );
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--keys-file", m], "--keys-file"),
         (&["--keys-file", dir.to_str().unwrap()], "--keys-file"),
         (&["--keys-file", e], "the file is empty"),
@@ -209,6 +216,21 @@ fn bad_key_files_and_combinations_are_refused_in_one_line_before_measuring() {
         ),
         (&["--keys-file", k, "--absent-file", m], "--absent-file"),
         (&["--absent-file", k], "--absent-file needs --keys-file"),
+        (
+            &["--absent-share", "10%"],
+            "--absent-share needs --keys-file",
+        ),
+        (
+            &[
+                "--keys-file",
+                k,
+                "--absent-file",
+                k,
+                "--absent-share",
+                "0.1",
+            ],
+            "do not go together",
+        ),
     ];
     for (args, expected) in cases {
         let out = dir.join("out");
@@ -223,4 +245,39 @@ fn bad_key_files_and_combinations_are_refused_in_one_line_before_measuring() {
         assert!(output.stdout.is_empty(), "{args:?}");
         assert!(!out.exists(), "{args:?} wrote its output folder");
     }
+}
+
+#[test]
+fn the_library_sweeps_a_file_read_with_key_file() {
+    let dir = dir("keys-file-library");
+    let path = dir.join("lib.txt");
+    write_lines(&path, &urls("lib", 1_000), false);
+    let file = key_file::read(&path, Absent::HeldOut(0.25), 3).unwrap();
+    assert_eq!((file.summary.positives, file.summary.absent), (750, 250));
+    let kind = file.keys.kind();
+    let mut sweep = Sweep {
+        entries: candidate::ours()[..1].to_vec(),
+        kinds: vec![kind],
+        sizes: vec![750],
+        fprs: vec![0.01],
+        loads: vec![100],
+        threads: 1,
+        rounds: 1,
+        seed: 3,
+        negatives: Negatives::DEFAULT,
+        probe_budget: Duration::from_millis(2),
+        file_keys: None,
+    };
+    // A file's kind without its keys is refused, not measured on nothing.
+    let e = sweep.validate().unwrap_err();
+    assert!(
+        e.contains("no keys were read for the kind \"file: lib.txt\""),
+        "{e}"
+    );
+    sweep.file_keys = Some(file.keys);
+    let outcome = sweep.run(&mut |_| {}).unwrap();
+    assert_eq!(outcome.rows.len(), 1);
+    let row = &outcome.rows[0];
+    assert_eq!((row.key_kind, row.n, row.negatives), (kind, 750, 250));
+    assert_eq!((row.keys_offered, row.false_negatives), (750, 0));
 }
