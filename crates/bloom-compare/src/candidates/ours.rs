@@ -74,7 +74,7 @@ macro_rules! bulk_adapter {
                 Ok(Built::all(filter, keys.len()))
             }
 
-            #[inline]
+            #[inline(always)]
             fn contains<K: Key>(filter: &$filter, key: &K) -> bool {
                 filter.contains(key)
             }
@@ -199,7 +199,7 @@ impl Candidate for Scalable {
         }))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &ScalableBloomFilter, key: &K) -> bool {
         filter.contains(key)
     }
@@ -248,7 +248,7 @@ impl Candidate for SplitBlock {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &SplitBlockBloomFilter, key: &K) -> bool {
         filter.contains(key)
     }

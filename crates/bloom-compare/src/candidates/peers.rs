@@ -80,7 +80,7 @@ impl Candidate for Fastbloom {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains(key)
     }
@@ -127,7 +127,7 @@ impl Candidate for Bloomfilter {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.check(key)
     }
@@ -182,7 +182,7 @@ impl Candidate for SbbfRsSafe {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains_hash(our_hash64(key))
     }
@@ -243,7 +243,7 @@ impl Candidate for GrowableBloom {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains(key)
     }
@@ -286,7 +286,7 @@ impl Candidate for XorfBinaryFuse8 {
         Ok(Built::all(filter, keys.len()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         xorf::Filter::contains(filter, &our_hash64(key))
     }
@@ -326,7 +326,7 @@ impl Candidate for Qfilter {
         }))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains(key)
     }
@@ -370,7 +370,7 @@ impl Candidate for Cuckoofilter {
         Ok(insert_until_full(filter, keys, |f, key| f.add(key).is_ok()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains<K: Key>(filter: &Self::Filter<K>, key: &K) -> bool {
         filter.contains(key)
     }
