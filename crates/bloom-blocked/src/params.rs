@@ -78,31 +78,38 @@ impl Params {
         let classic_k = math::optimal_num_hashes(classic, expected_items)?;
         let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
         let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
+        let max_k = (classic_k + 2).min(MAX_PROBES);
         let mut best: Option<(u64, u32)> = None;
-        for k in 1..=(classic_k + 2).min(MAX_PROBES) {
+        // The k near the classic one first: the best size found so far then bounds every
+        // other k, which a single evaluation at that size usually rules out (each evaluation
+        // sums a Poisson mixture; trying k upwards from 1 made `new` take over a millisecond).
+        for k in spiral(classic_k.min(max_k), max_k) {
             let fits = |blocks: u64| theory_fpr(blocks, k, expected_items) <= fpr;
-            // Gallop up from the classic size, then bisect: fits(hi), !fits(lo).
-            let mut lo = start - 1;
-            let mut hi = start;
-            while !fits(hi) {
-                if hi == max_blocks || best.is_some_and(|(b, _)| hi > b) {
-                    break;
+            // Bracket the smallest fitting size: fits(hi), and lo below the classic size or
+            // known not to fit.
+            let (lo, hi) = match best {
+                // Only a size at most the best one can win (or tie with a smaller k).
+                Some((b, _)) if !fits(b) => continue,
+                Some((b, _)) => (start - 1, b),
+                None => {
+                    // Gallop up from the classic size.
+                    let (mut lo, mut hi) = (start - 1, start);
+                    while !fits(hi) && hi < max_blocks {
+                        lo = hi;
+                        hi = (hi * 2).min(max_blocks);
+                    }
+                    if !fits(hi) {
+                        continue;
+                    }
+                    (lo, hi)
                 }
-                lo = hi;
-                hi = (hi * 2).min(max_blocks);
-            }
-            if !fits(hi) {
-                continue;
-            }
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                if fits(mid) {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            if best.is_none_or(|(b, _)| hi < b) {
+            };
+            let hi = smallest_fitting(lo, hi, fits);
+            let better = match best {
+                None => true,
+                Some((b, bk)) => hi < b || (hi == b && k < bk),
+            };
+            if better {
                 best = Some((hi, k));
             }
         }
@@ -192,9 +199,89 @@ impl Params {
     }
 }
 
+/// `first`, then the values of `1..=last` ever farther from it, alternating below and above
+/// (`first - 1`, `first + 1`, `first - 2`, ...): every k of the sizing search, the likely
+/// best first.
+fn spiral(first: u32, last: u32) -> impl Iterator<Item = u32> {
+    let first = first.clamp(1, last.max(1));
+    (0..last).flat_map(move |d| {
+        let below = (d > 0 && first > d).then(|| first - d);
+        let above = (d > 0 && first + d <= last).then_some(first + d);
+        let here = (d == 0).then_some(first);
+        here.into_iter().chain(below).chain(above)
+    })
+}
+
+/// The smallest size in `lo + 1..=hi` for which `fits` holds, by bisection: `fits(hi)`
+/// holds, `lo` does not fit (or is below the range), and `fits` is monotonic (more blocks,
+/// a lower rate).
+fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search before its k order and bounds: every k from 1 up, each galloped and
+    /// bisected to its own smallest size.
+    fn for_items_reference(n: u64, fpr: f64) -> (u64, u32) {
+        let classic = math::optimal_num_bits(n, fpr).unwrap();
+        let fpr = fpr * SIZING_HEADROOM;
+        let classic_k = math::optimal_num_hashes(classic, n).unwrap();
+        let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
+        let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
+        let mut best: Option<(u64, u32)> = None;
+        for k in 1..=(classic_k + 2).min(MAX_PROBES) {
+            let fits = |blocks: u64| theory_fpr(blocks, k, n) <= fpr;
+            let (mut lo, mut hi) = (start - 1, start);
+            while !fits(hi) && hi < max_blocks {
+                lo = hi;
+                hi = (hi * 2).min(max_blocks);
+            }
+            if !fits(hi) {
+                continue;
+            }
+            let hi = smallest_fitting(lo, hi, fits);
+            if best.is_none_or(|(b, _)| hi < b) {
+                best = Some((hi, k));
+            }
+        }
+        best.unwrap()
+    }
+
+    #[test]
+    fn sizing_equals_the_exhaustive_search() {
+        for n in [1u64, 7, 100, 1_000, 12_345, 100_000, 1_000_000, 10_000_000] {
+            for fpr in [0.5, 0.2, 0.1, 0.03, 0.01, 0.002, 0.001, 1e-4, 1e-5, 1e-6] {
+                let p = Params::for_items(n, fpr).unwrap();
+                assert_eq!(
+                    (p.num_blocks, p.num_hashes),
+                    for_items_reference(n, fpr),
+                    "n {n} p {fpr}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn spiral_visits_every_k_once_nearest_first() {
+        assert_eq!(
+            spiral(7, 9).collect::<Vec<_>>(),
+            [7, 6, 8, 5, 9, 4, 3, 2, 1]
+        );
+        assert_eq!(spiral(1, 3).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(spiral(3, 3).collect::<Vec<_>>(), [3, 2, 1]);
+        assert_eq!(spiral(16, 16).count(), 16);
+    }
 
     #[test]
     fn k_table_follows_the_formula() {
