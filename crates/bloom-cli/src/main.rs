@@ -317,6 +317,11 @@ fn size(args: &SizeArgs) -> Result<Outcome, Failure> {
         .iter()
         .map(|&kind| report::size(kind, n, p))
         .collect();
+    // Rows that are errors are printed as such; when every row is one, no variant can hold
+    // n keys at p on this machine, and the command fails after printing them.
+    let none_fits = rows
+        .iter()
+        .all(|row| row.iter().any(|(name, _)| *name == "error"));
     let mut out = io::stdout().lock();
     if args.json {
         for row in rows {
@@ -324,6 +329,11 @@ fn size(args: &SizeArgs) -> Result<Outcome, Failure> {
         }
     } else {
         report::write_size_table(&mut out, &rows).map_err(stdout_failure)?;
+    }
+    if none_fits {
+        return Err(Failure::plain(format!(
+            "no variant can hold {n} keys at p = {p}"
+        )));
     }
     Ok(Outcome::Success)
 }

@@ -471,6 +471,22 @@ fn size_lists_every_variant() {
     );
 }
 
+/// A size no variant can reach is still a table of errors, and a failure (exit 2).
+#[test]
+fn size_fails_when_no_variant_fits() {
+    let out = bloom(&["size", "--n", "18000000000000000000", "--p", "0.01"], b"");
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no variant can hold"),
+        "{}",
+        stderr(&out)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    for variant in VARIANTS {
+        assert!(table.lines().any(|l| l.starts_with(variant)), "{table}");
+    }
+}
+
 /// The calculator against measurement: for each variant, n keys added, then 200,000 other
 /// keys checked; the count of false positives must be within five binomial standard
 /// deviations (plus one key) of what `bloom size` expects.
