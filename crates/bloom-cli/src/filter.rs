@@ -107,6 +107,31 @@ impl AnyFilter {
         })
     }
 
+    /// [`new`](AnyFilter::new) with the hash seeded by `seed` instead of the workspace's
+    /// default: a filter whose keys an outsider cannot aim at known bits. Filters merge only
+    /// with filters of the same seed.
+    ///
+    /// # Errors
+    ///
+    /// As `new`, and [`Error::InvalidParameter`] for the split block filter, which hashes
+    /// with Parquet's fixed XXH64 seed so that Parquet readers find its keys.
+    pub(crate) fn new_seeded(kind: Kind, n: u64, p: f64, seed: u64) -> Result<AnyFilter, Error> {
+        Ok(match kind {
+            Kind::Classic => AnyFilter::Classic(BloomFilter::new(n, p)?.with_seed(seed)),
+            Kind::Blocked => AnyFilter::Blocked(BlockedBloomFilter::new(n, p)?.with_seed(seed)),
+            Kind::SplitBlock => {
+                return Err(Error::invalid(
+                    "seed",
+                    "the split-block filter hashes with Parquet's fixed seed (0)",
+                ));
+            }
+            Kind::Counting => AnyFilter::Counting(CountingBloomFilter::new(n, p)?.with_seed(seed)),
+            Kind::Scalable => {
+                AnyFilter::Scalable(ScalableBloomFilter::builder(n, p).seed(seed).build()?)
+            }
+        })
+    }
+
     /// The filter in `bytes`, of whichever variant its header names.
     ///
     /// # Errors

@@ -107,6 +107,11 @@ struct CreateArgs {
     /// The filter file to write (replaced if it exists).
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Seed the filter's hash (a 64-bit integer) instead of using the workspace's default,
+    /// so that outsiders cannot craft keys aimed at its bits; files merge only with files of
+    /// the same seed. Not for the split block filter, which keeps Parquet's hash.
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 /// `bloom add`.
@@ -200,7 +205,11 @@ fn run(command: Command) -> Result<Outcome, Failure> {
 /// `bloom create`: an empty filter written to the output file.
 fn create(args: &CreateArgs) -> Result<Outcome, Failure> {
     let Sizing { n, p } = args.sizing;
-    let filter = AnyFilter::new(args.variant, n, p).map_err(Failure::plain)?;
+    let filter = match args.seed {
+        None => AnyFilter::new(args.variant, n, p),
+        Some(seed) => AnyFilter::new_seeded(args.variant, n, p, seed),
+    }
+    .map_err(Failure::plain)?;
     filter.save(&args.output)?;
     Ok(Outcome::Success)
 }

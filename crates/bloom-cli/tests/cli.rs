@@ -471,6 +471,71 @@ fn size_lists_every_variant() {
     );
 }
 
+/// `create --seed`: the seed is in the file, the keys are found, and files of different
+/// seeds do not merge; the split block filter refuses a seed.
+#[test]
+fn create_takes_a_seed() {
+    let dir = dir();
+    let seeded = dir.path().join("seeded.blf");
+    let other = dir.path().join("other.blf");
+    for (path, seed) in [(&seeded, "12345"), (&other, "6789")] {
+        let out = bloom(
+            &[
+                "create",
+                "--variant",
+                "classic",
+                "--n",
+                "1000",
+                "--p",
+                "0.01",
+                "--seed",
+                seed,
+                "-o",
+                path_str(path),
+            ],
+            b"",
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let info = bloom(&["info", path_str(&seeded), "--json"], b"");
+    assert_eq!(json_lines(&info.stdout)[0]["seed"], 12345);
+    assert_eq!(code(&bloom(&["add", path_str(&seeded)], b"a\nb\n")), 0);
+    assert_eq!(
+        bloom(&["check", path_str(&seeded)], b"a\nb\n").stdout,
+        b"a\nb\n"
+    );
+    let merged = dir.path().join("merged.blf");
+    let out = bloom(
+        &[
+            "merge",
+            path_str(&seeded),
+            path_str(&other),
+            "-o",
+            path_str(&merged),
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let out = bloom(
+        &[
+            "create",
+            "--variant",
+            "split-block",
+            "--n",
+            "1000",
+            "--p",
+            "0.01",
+            "--seed",
+            "1",
+            "-o",
+            path_str(&merged),
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("Parquet"), "{}", stderr(&out));
+}
+
 /// A size no variant can reach is still a table of errors, and a failure (exit 2).
 #[test]
 fn size_fails_when_no_variant_fits() {
