@@ -68,7 +68,6 @@ const SURFACE: &[&str] = &[
     "bits::BitStore::intersect_with",
     "bits::BitStore::heap_bytes",
     "bits::BitStore::le_bytes_len",
-    "bits::BitStore::write_le_bytes",
     "bits::BitStore::into_words",
     // format
     "format::MAGIC",
