@@ -10,6 +10,8 @@
 //! * bad parameters are errors;
 //! * every truncation and thousands of random mutations of the bytes are errors, never
 //!   panics;
+//! * streaming (`write_to`, `read_from`) gives the bytes of `to_bytes`, over any read sizes,
+//!   and every short, lying or failing stream is an error;
 //! * golden bytes pin the format.
 //!
 //! [`Subject::build`] takes `expected_items: u64`, as every filter's `new` does (the
@@ -19,6 +21,7 @@
 use std::collections::HashSet;
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::io;
 
 use bloom_core::{Error, Filter};
 
@@ -288,6 +291,160 @@ pub fn check_truncations<F: Subject>(filter: &F) {
     );
 }
 
+/// A reader that hands out one byte per call: streaming must not depend on read sizes.
+#[derive(Debug)]
+pub struct OneByteReader<'a>(pub &'a [u8]);
+
+impl io::Read for OneByteReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match (buf.first_mut(), self.0.split_first()) {
+            (Some(dst), Some((&byte, rest))) => {
+                *dst = byte;
+                self.0 = rest;
+                Ok(1)
+            }
+            _ => Ok(0),
+        }
+    }
+}
+
+/// A reader that yields its bytes, then fails (a connection reset mid-stream).
+#[derive(Debug)]
+pub struct FailingReader<'a>(pub &'a [u8]);
+
+impl io::Read for FailingReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "reset"));
+        }
+        io::Read::read(&mut self.0, buf)
+    }
+}
+
+/// A writer that accepts `limit` bytes, then fails (a full disk).
+#[derive(Debug, Default)]
+pub struct FailingWriter {
+    /// The bytes accepted so far.
+    pub written: Vec<u8>,
+    /// How many bytes it accepts before failing.
+    pub limit: usize,
+}
+
+impl io::Write for FailingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = self.limit - self.written.len();
+        if room == 0 && !buf.is_empty() {
+            return Err(io::Error::new(io::ErrorKind::StorageFull, "full"));
+        }
+        let n = room.min(buf.len());
+        self.written.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The offset of the payload-length field in a frame: the first offset after the 16-byte
+/// header whose `u64` equals the bytes left after it less the checksum.
+fn payload_len_offset(bytes: &[u8]) -> usize {
+    (16..bytes.len() - 16)
+        .find(|&at| {
+            let len = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+            len == (bytes.len() - at - 16) as u64
+        })
+        .expect("a payload length field")
+}
+
+/// Checks `write_to` and `read_from` against `to_bytes` and `from_bytes`: the same bytes,
+/// the same filter, one byte per read, exactly one frame consumed; every truncation is
+/// [`Error::Truncated`], a header claiming 2^40 or 2^64 - 1 payload bytes on a short stream
+/// too; a writer or reader that fails midway gives [`Error::Io`] with its kind.
+///
+/// # Panics
+///
+/// When any of those fails.
+pub fn check_streaming<F: Subject>(filter: &F) {
+    let name = F::NAME;
+    let bytes = filter.to_bytes();
+    let mut written = Vec::new();
+    filter.write_to(&mut written).expect("write_to a Vec");
+    assert!(written == bytes, "{name}: write_to differs from to_bytes");
+
+    let expected = F::from_bytes(&bytes).expect("from_bytes").to_bytes();
+    let read = |r: &mut dyn io::Read| F::read_from(r).map(|f| f.to_bytes());
+    assert_eq!(
+        read(&mut &bytes[..]).expect("read_from"),
+        expected,
+        "{name}"
+    );
+    assert_eq!(
+        read(&mut OneByteReader(&bytes)).expect("read_from one byte at a time"),
+        expected,
+        "{name}"
+    );
+    // Exactly one frame is read: what follows stays in the stream.
+    let mut two = bytes.clone();
+    two.extend_from_slice(&bytes);
+    let mut stream = &two[..];
+    assert_eq!(read(&mut stream).expect("first of two"), expected);
+    assert_eq!(read(&mut stream).expect("second of two"), expected);
+    assert!(stream.is_empty(), "{name}");
+
+    let step = (bytes.len() / 1000).max(1);
+    for len in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
+        match read(&mut &bytes[..len]) {
+            Err(Error::Truncated { needed, available }) => {
+                assert!(available < needed, "{name}: cut to {len}")
+            }
+            other => panic!("{name}: stream cut to {len} gave {other:?}"),
+        }
+    }
+
+    let at = payload_len_offset(&bytes);
+    for claim in [1u64 << 40, u64::MAX] {
+        let mut lying = bytes.clone();
+        lying[at..at + 8].copy_from_slice(&claim.to_le_bytes());
+        assert!(
+            matches!(read(&mut &lying[..]), Err(Error::Truncated { .. })),
+            "{name}: payload length {claim} on {} bytes",
+            bytes.len()
+        );
+    }
+
+    for limit in [0, 1, 16, bytes.len() / 2, bytes.len() - 1] {
+        let mut w = FailingWriter {
+            written: Vec::new(),
+            limit,
+        };
+        match filter.write_to(&mut w) {
+            Err(Error::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{name}"),
+            other => panic!("{name}: a writer failing after {limit} bytes gave {other:?}"),
+        }
+        assert_eq!(w.written, bytes[..limit], "{name}");
+    }
+    let mut w = FailingWriter {
+        written: Vec::new(),
+        limit: bytes.len(),
+    };
+    filter
+        .write_to(&mut w)
+        .expect("a writer with room for every byte");
+    assert!(w.written == bytes, "{name}");
+
+    for len in [0, 1, 16, bytes.len() / 2, bytes.len() - 1] {
+        match read(&mut FailingReader(&bytes[..len])) {
+            Err(Error::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::ConnectionReset),
+            other => panic!("{name}: a reader failing after {len} bytes gave {other:?}"),
+        }
+    }
+    assert_eq!(
+        read(&mut FailingReader(&bytes)).expect("the frame ends before the failure"),
+        expected
+    );
+}
+
 /// Applies `count` seeded random mutations (1 to 4 bytes changed each) to `filter`'s bytes:
 /// each must be an error, because the checksum covers every byte. Then mutates only the
 /// header and parameters and recomputes the checksum, so the structural checks are
@@ -507,7 +664,7 @@ pub fn check_parquet_widths<F: Subject>() {
 ///
 /// The type must implement [`Subject`]. The generated module holds proptests for false
 /// negatives (integers and byte strings, after round trip and union), the FPR sweep, bad
-/// parameters, truncations and mutations.
+/// parameters, truncations and mutations, streaming.
 #[macro_export]
 macro_rules! filter_suite {
     ($module:ident, $ty:ty) => {
@@ -585,6 +742,21 @@ macro_rules! filter_suite {
                 }
                 $crate::check_truncations(&f);
                 $crate::check_mutations(&f, 5_000, 7);
+            }
+
+            #[test]
+            fn streaming_gives_the_bytes_of_to_bytes() {
+                let mut f = <$ty as Subject>::build(100, 0.01).unwrap();
+                for k in 0..100u64 {
+                    bloom_core::Filter::insert(&mut f, &k).unwrap();
+                }
+                $crate::check_streaming(&f);
+                // Several times the stream buffer (64 KiB), so it is flushed and refilled.
+                let mut f = <$ty as Subject>::build(200_000, 0.01).unwrap();
+                for k in 0..200_000u64 {
+                    bloom_core::Filter::insert(&mut f, &k).unwrap();
+                }
+                $crate::check_streaming(&f);
             }
 
             #[test]

@@ -1,4 +1,5 @@
 //! `from_bytes` allocates no more than its input's length, whatever the bytes claim.
+//! `read_from` allocates only as bytes arrive, and `write_to` through a bounded buffer.
 //!
 //! A counting global allocator records, per thread, the peak of live heap bytes; each check
 //! decodes bytes and compares that peak with the input's length. Hostile inputs claim huge
@@ -112,5 +113,106 @@ fn classic_from_bytes_is_bounded_by_its_input() {
     // Every truncation.
     for len in (0..bytes.len()).step_by(997) {
         assert_bounded(&bytes[..len], BloomFilter::from_bytes);
+    }
+}
+
+/// The offset of a frame's payload-length field: the first `u64` after the 16-byte header
+/// equal to the bytes after it less the checksum.
+fn payload_len_offset(bytes: &[u8]) -> usize {
+    (16..bytes.len() - 16)
+        .find(|&at| {
+            let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+            len == (bytes.len() - at - 16) as u64
+        })
+        .unwrap()
+}
+
+/// `read_from` over a short stream (`bytes` cut to `keep`) whose header claims 2^40 payload
+/// bytes: `Truncated`, having allocated no more than twice what arrived plus one 64 KiB
+/// chunk (the buffer doubles as bytes arrive, never ahead of them).
+fn assert_stream_bounded<T: std::fmt::Debug>(
+    bytes: &[u8],
+    keep: usize,
+    read_from: impl Fn(&[u8]) -> Result<T, bloom_core::Error>,
+) {
+    let at = payload_len_offset(bytes);
+    let mut lying = bytes.to_vec();
+    lying[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    lying.truncate(keep);
+    let mut result = None;
+    let peak = peak_during(|| result = Some(read_from(&lying)));
+    assert!(
+        matches!(result, Some(Err(bloom_core::Error::Truncated { .. }))),
+        "{result:?}"
+    );
+    let bound = 2 * lying.len() + bloom_core::internal::STREAM_CHUNK + 1024;
+    assert!(
+        peak <= bound,
+        "reading {} bytes claiming 2^40 allocated {peak} bytes, bound {bound}",
+        lying.len()
+    );
+}
+
+#[test]
+fn stream_readers_allocate_only_as_bytes_arrive() {
+    use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+    use bloom_counting::CountingBloomFilter;
+    use bloom_scalable::ScalableBloomFilter;
+
+    let mut classic = BloomFilter::new(50_000, 0.01).unwrap();
+    classic.insert_all(0..50_000u32);
+    let bytes = classic.to_bytes();
+    assert_stream_bounded(&bytes, usize::MAX, |b| BloomFilter::read_from(b));
+    assert_stream_bounded(&bytes, usize::MAX, |b| AtomicBloomFilter::read_from(b));
+    // A stream far shorter than one chunk.
+    assert_stream_bounded(&bytes, 100, |b| BloomFilter::read_from(b));
+    // An honest stream: the frame's buffer (its exact size, grown as bytes arrived) and the
+    // filter built from it.
+    let peak = peak_during(|| drop(BloomFilter::read_from(&bytes[..]).unwrap()));
+    assert!(
+        peak <= 2 * bytes.len() + 1024,
+        "{peak} for {} bytes",
+        bytes.len()
+    );
+
+    let counting = CountingBloomFilter::new(10_000, 0.01).unwrap();
+    assert_stream_bounded(&counting.to_bytes(), usize::MAX, |b| {
+        CountingBloomFilter::read_from(b)
+    });
+    let mut scalable = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+    scalable.insert_all(0..10_000u32).unwrap();
+    assert_stream_bounded(&scalable.to_bytes(), usize::MAX, |b| {
+        ScalableBloomFilter::read_from(b)
+    });
+    let blocked = BlockedBloomFilter::new(10_000, 0.01).unwrap();
+    assert_stream_bounded(&blocked.to_bytes(), usize::MAX, |b| {
+        BlockedBloomFilter::read_from(b)
+    });
+    assert_stream_bounded(&blocked.to_bytes(), usize::MAX, |b| {
+        AtomicBlockedBloomFilter::read_from(b)
+    });
+    let sbbf = SplitBlockBloomFilter::new(10_000, 0.01).unwrap();
+    assert_stream_bounded(&sbbf.to_bytes(), usize::MAX, |b| {
+        SplitBlockBloomFilter::read_from(b)
+    });
+}
+
+/// `write_to` holds the filter plus its 64 KiB buffer, however large the filter: here a
+/// filter of about 1.2 MB writes through about 65 KiB of heap.
+#[test]
+fn stream_writers_use_a_bounded_buffer() {
+    let mut classic = BloomFilter::new(1_000_000, 0.01).unwrap();
+    classic.insert_all(0..1_000u32);
+    let atomic = classic.clone().into_atomic();
+    let mut sink = std::io::sink();
+    for peak in [
+        peak_during(|| classic.write_to(&mut sink).unwrap()),
+        peak_during(|| atomic.write_to(&mut sink).unwrap()),
+    ] {
+        assert!(
+            peak <= bloom_core::internal::STREAM_CHUNK + 8 * 1024,
+            "{peak} bytes to write {} bytes",
+            classic.to_bytes().len()
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use bloom_core::Error;
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
-use bloom_core::internal::prefetch;
+use bloom_core::internal::{Output, prefetch};
 
 use crate::BlockedBloomFilter;
 use crate::blocked::{GroupedInsert, estimated_fpr, estimated_len};
@@ -331,7 +331,67 @@ impl AtomicBlockedBloomFilter {
 
     /// The binary format, identical to [`BlockedBloomFilter::to_bytes`] for the same bits.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.to_blocked_filter().to_bytes()
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Frames the words as they are loaded (`Relaxed`, one at a time): no snapshot copy.
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        let len = self.blocks.len() as u64 * 64;
+        self.params.encode(output, len, |out| {
+            for block in self.blocks.as_slice() {
+                for w in &block.0 {
+                    out.put(&w.load(Ordering::Relaxed).to_le_bytes());
+                }
+            }
+        })
+    }
+
+    /// Writes the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) to `writer`,
+    /// 64 KiB at a time: memory beyond the filter is that buffer. Each word is loaded once
+    /// as it is written, so keys inserted meanwhile by other threads may or may not be
+    /// included.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::AtomicBlockedBloomFilter;
+    ///
+    /// let filter = AtomicBlockedBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert!(AtomicBlockedBloomFilter::read_from(&file[..])?.contains(&7u8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    /// Reads a filter from `reader`, as [`BlockedBloomFilter::read_from`].
+    ///
+    /// # Errors
+    ///
+    /// As [`BlockedBloomFilter::read_from`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+    ///
+    /// let mut plain = BlockedBloomFilter::new(1000, 0.01)?;
+    /// plain.insert(&7u8);
+    /// let filter = AtomicBlockedBloomFilter::read_from(&plain.to_bytes()[..])?;
+    /// assert!(filter.contains(&7u8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::read_from(reader)?.into_atomic())
     }
 
     /// Reads the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) or

@@ -1,10 +1,11 @@
 //! The plain (single-writer) 512-bit blocked Bloom filter.
 
 use std::hash::Hash;
+use std::io::{Read, Write};
 
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
-use bloom_core::internal::{self, prefetch};
+use bloom_core::internal::{self, Output, prefetch};
 use bloom_core::{Error, math};
 
 use crate::AtomicBlockedBloomFilter;
@@ -482,12 +483,69 @@ impl BlockedBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Writes the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) to `writer`, 64 KiB
+    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(BlockedBloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         let words = self.blocks.words();
-        self.params.encode(words.len() as u64 * 8, |out| {
+        self.params.encode(output, words.len() as u64 * 8, |out| {
             for w in words {
-                out.extend_from_slice(&w.to_le_bytes());
+                out.put(&w.to_le_bytes());
             }
         })
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](BlockedBloomFilter::from_bytes) reads
+    /// the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) or
+    /// [`write_to`](BlockedBloomFilter::write_to). Reads exactly the filter's bytes; memory
+    /// grows only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](BlockedBloomFilter::from_bytes) ([`Error::Truncated`] when
+    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+    /// reader fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// let filter = BlockedBloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(BlockedBloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&Params::read_frame(&mut reader)?)
     }
 
     /// Reads a filter written by [`to_bytes`](BlockedBloomFilter::to_bytes) (by this type or

@@ -4,7 +4,7 @@ use std::hash::{Hash, Hasher};
 
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
-use bloom_core::internal::{self, BufferedHasher, ByteReader, Xxh64};
+use bloom_core::internal::{self, BufferedHasher, ByteReader, Output, Sink, Xxh64};
 use bloom_core::{Error, format};
 use xxhash_rust::xxh64::xxh64;
 
@@ -402,14 +402,15 @@ impl SplitBlockBloomFilter {
 
     /// The raw bitset as Parquet stores it: the blocks' `u32` words, little-endian.
     pub fn bitset_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.num_bytes());
+        let mut out = Sink::in_memory(self.num_bytes());
         self.write_bitset(&mut out);
-        out
+        out.into_vec()
     }
 
-    fn write_bitset(&self, out: &mut Vec<u8>) {
+    /// Puts the bitset into `out`: the payload of every byte form of the filter.
+    fn write_bitset(&self, out: &mut Sink<'_>) {
         for w in self.words() {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.put(&w.to_le_bytes());
         }
     }
 
@@ -447,13 +448,15 @@ impl SplitBlockBloomFilter {
     /// Parquet's serialised form, as stored in a file: the Thrift-compact
     /// `BloomFilterHeader` ([`ParquetHeader`]) followed by the bitset.
     pub fn to_parquet_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.num_bytes() + 16);
+        let mut header = Vec::with_capacity(16);
         ParquetHeader {
             num_bytes: self.num_bytes(),
         }
-        .write(&mut out);
+        .write(&mut header);
+        let mut out = Sink::in_memory(header.len() + self.num_bytes());
+        out.put(&header);
         self.write_bitset(&mut out);
-        out
+        out.into_vec()
     }
 
     /// Reads Parquet's serialised form: a `BloomFilterHeader` and exactly the bitset it
@@ -486,7 +489,13 @@ impl SplitBlockBloomFilter {
     /// The filter in the workspace's binary format (`docs/format.md`): the header (hash
     /// scheme Parquet's, seed 0), `num_bytes`, the Parquet bitset, and a checksum.
     pub fn to_bytes(&self) -> Vec<u8> {
-        internal::encode(
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        internal::encode_to(
+            output,
             Variant::SplitBlock,
             HashScheme::ParquetXxh64,
             0,
@@ -494,6 +503,64 @@ impl SplitBlockBloomFilter {
             self.num_bytes() as u64,
             |out| self.write_bitset(out),
         )
+    }
+
+    /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
+    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u64);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
+    /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
+    /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
+    /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
+    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+    /// reader fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
+        let bytes = internal::read_frame(
+            &mut reader,
+            Variant::SplitBlock,
+            HashScheme::ParquetXxh64,
+            PARAMS_LEN,
+        )?;
+        Self::from_bytes(&bytes)
     }
 
     /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).

@@ -4,7 +4,7 @@ use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
 use bloom_core::hash::{hash_key, random_seed};
-use bloom_core::internal::{self, AtomicBitStore, Probes};
+use bloom_core::internal::{self, AtomicBitStore, Output, Probes};
 use bloom_core::{Error, math};
 
 use crate::BloomFilter;
@@ -244,7 +244,15 @@ impl AtomicBloomFilter {
 
     /// The binary format, identical to [`BloomFilter::to_bytes`] for the same bits.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.to_bloom_filter().to_bytes()
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Frames the bits as they are loaded, one word at a time: no snapshot copy.
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        let len = self.bits.as_words().len() as u64 * 8;
+        self.params
+            .encode(output, len, |out| self.bits.write_le_bytes(out))
     }
 
     /// Reads the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) or
@@ -255,6 +263,52 @@ impl AtomicBloomFilter {
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Ok(BloomFilter::from_bytes(bytes)?.into_atomic())
+    }
+
+    /// Writes the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) to `writer`, 64 KiB at
+    /// a time: memory beyond the filter is that buffer. Each word is loaded once as it is
+    /// written, so keys inserted meanwhile by other threads may or may not be included.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::AtomicBloomFilter;
+    ///
+    /// let filter = AtomicBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert!(AtomicBloomFilter::read_from(&file[..])?.contains(&7u8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    /// Reads a filter from `reader`, as [`BloomFilter::read_from`].
+    ///
+    /// # Errors
+    ///
+    /// As [`BloomFilter::read_from`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::{AtomicBloomFilter, BloomFilter};
+    ///
+    /// let mut plain = BloomFilter::new(1000, 0.01)?;
+    /// plain.insert(&7u8);
+    /// let filter = AtomicBloomFilter::read_from(&plain.to_bytes()[..])?;
+    /// assert!(filter.contains(&7u8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        Ok(BloomFilter::read_from(reader)?.into_atomic())
     }
 }
 

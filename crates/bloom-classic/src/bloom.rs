@@ -1,11 +1,12 @@
 //! The plain (single-writer) classic Bloom filter.
 
 use std::hash::Hash;
+use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::Probed;
-use bloom_core::internal::{self, Probes};
+use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, math};
 
 use crate::AtomicBloomFilter;
@@ -386,9 +387,67 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.params.encode(self.bits.le_bytes_len() as u64, |out| {
-            self.bits.write_le_bytes(out)
-        })
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Writes the bytes of [`to_bytes`](BloomFilter::to_bytes) to `writer`, 64 KiB at a
+    /// time: memory beyond the filter is that buffer, whatever the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut filter = BloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(BloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        self.params
+            .encode(output, self.bits.le_bytes_len() as u64, |out| {
+                self.bits.write_le_bytes(out)
+            })
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](BloomFilter::from_bytes) reads the
+    /// bytes of [`to_bytes`](BloomFilter::to_bytes) or
+    /// [`write_to`](BloomFilter::write_to). Reads exactly the filter's bytes; memory grows
+    /// only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](BloomFilter::from_bytes) ([`Error::Truncated`] when the
+    /// stream ends early, whatever length the header claims); [`Error::Io`] when the reader
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&Params::read_frame(&mut reader)?)
     }
 
     /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) (by this type or by

@@ -849,11 +849,11 @@ impl BitStore {
         self.as_words().len() * 8
     }
 
-    /// Appends the words, little-endian, to `out`.
-    pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.as_words().len() * 8);
+    /// Puts the words, little-endian, into `out` (the payload of `to_bytes` and `write_to`).
+    #[doc(hidden)]
+    pub fn write_le_bytes(&self, out: &mut crate::format::Sink<'_>) {
         for w in self.as_words() {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.put(&w.to_le_bytes());
         }
     }
 
@@ -1135,6 +1135,16 @@ impl AtomicBitStore {
         })
     }
 
+    /// Puts the words, little-endian, into `out`, each loaded once (`Relaxed`): the bytes of
+    /// [`BitStore::write_le_bytes`] for a snapshot, without copying the store. Bits set
+    /// meanwhile may or may not be included.
+    #[doc(hidden)]
+    pub fn write_le_bytes(&self, out: &mut crate::format::Sink<'_>) {
+        for w in self.as_words() {
+            out.put(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+    }
+
     /// [`try_to_bit_store`](AtomicBitStore::try_to_bit_store); like the standard
     /// collections' clones, it aborts if the allocator refuses the copy.
     pub fn to_bit_store(&self) -> BitStore {
@@ -1253,8 +1263,9 @@ mod tests {
         let mut s = BitStore::new(130).unwrap();
         s.set(3);
         s.set(129);
-        let mut out = Vec::new();
-        s.write_le_bytes(&mut out);
+        let mut sink = crate::format::Sink::in_memory(0);
+        s.write_le_bytes(&mut sink);
+        let out = sink.into_vec();
         assert_eq!(out.len(), s.le_bytes_len());
         assert_eq!(out[0], 8);
         assert_eq!(BitStore::from_le_bytes(&out, 130).unwrap(), s);

@@ -1,6 +1,8 @@
 //! The one error type of the workspace.
 
 use std::fmt;
+use std::io;
+use std::sync::Arc;
 
 use crate::format::Variant;
 
@@ -107,6 +109,52 @@ pub enum Error {
         /// The bytes asked for.
         bytes: usize,
     },
+    /// Reading or writing a stream failed (`write_to`, `read_from`): the [`IoError`] holds
+    /// the `std::io::Error`, also given by [`source`](std::error::Error::source). A stream
+    /// that ends early is [`Error::Truncated`], not this.
+    Io(IoError),
+}
+
+/// The `std::io::Error` behind an [`Error::Io`], shared so that [`Error`] stays `Clone`.
+///
+/// Two are equal when they are the same error (one clone of the other) or have the same
+/// kind and message.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::Error;
+///
+/// let err = Error::from(std::io::Error::other("disk full"));
+/// assert!(matches!(&err, Error::Io(e) if e.kind() == std::io::ErrorKind::Other));
+/// assert_eq!(err.to_string(), "I/O error: disk full");
+/// ```
+#[derive(Debug, Clone)]
+pub struct IoError(Arc<io::Error>);
+
+impl IoError {
+    /// The error's kind.
+    pub fn kind(&self) -> io::ErrorKind {
+        self.0.kind()
+    }
+
+    /// The `std::io::Error` itself.
+    pub fn get_ref(&self) -> &io::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+            || (self.kind() == other.kind() && self.0.to_string() == other.0.to_string())
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(error: io::Error) -> Self {
+        Error::Io(IoError(Arc::new(error)))
+    }
 }
 
 impl Error {
@@ -195,11 +243,19 @@ impl fmt::Display for Error {
                 "out of memory: the allocator refused {bytes} bytes ({:.1} GiB) for the filter",
                 *bytes as f64 / (1u64 << 30) as f64
             ),
+            Error::Io(e) => write!(f, "I/O error: {}", e.0),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e.get_ref()),
+            _ => None,
+        }
+    }
+}
 
 /// A variant tag as the types it stands for, with an article.
 struct VariantTag(u8);
@@ -291,6 +347,20 @@ mod tests {
                 right: 4
             })
         );
+    }
+
+    #[test]
+    fn io_errors_keep_their_source() {
+        use std::error::Error as _;
+        let e = Error::from(io::Error::new(io::ErrorKind::BrokenPipe, "pipe closed"));
+        assert_eq!(e.to_string(), "I/O error: pipe closed");
+        assert_eq!(
+            e.source().map(|s| s.to_string()).as_deref(),
+            Some("pipe closed")
+        );
+        assert_eq!(e.clone(), e);
+        assert_ne!(e, Error::from(io::Error::other("pipe closed")));
+        assert!(Error::NotPresent.source().is_none());
     }
 
     #[test]

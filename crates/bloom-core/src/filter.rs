@@ -43,6 +43,8 @@ use crate::Error;
 /// #     fn union(&mut self, _: &Self) -> Result<(), Error> { Ok(()) }
 /// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
 /// #     fn from_bytes(_: &[u8]) -> Result<Self, Error> { Ok(DummyFilter) }
+/// #     fn write_to<W: std::io::Write>(&self, _: W) -> Result<(), Error> { Ok(()) }
+/// #     fn read_from<R: std::io::Read>(_: R) -> Result<Self, Error> { Ok(DummyFilter) }
 /// # }
 /// ```
 pub trait Filter {
@@ -121,11 +123,31 @@ pub trait Filter {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error>
     where
         Self: Sized;
+
+    /// Writes the bytes of [`Filter::to_bytes`] to `writer` through a bounded buffer,
+    /// without building them in memory.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Io` when the writer fails.
+    fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error>;
+
+    /// Reads a filter from `reader` as [`Filter::from_bytes`] reads bytes, allocating only
+    /// as bytes arrive; reads exactly one filter's bytes.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Filter::from_bytes`] (`Error::Truncated` when the stream ends early);
+    /// `Error::Io` when the reader fails.
+    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error>
+    where
+        Self: Sized;
 }
 
 /// Implements [`Filter`] for a filter type by calling its inherent methods of the same names:
 /// `hash` (for `key_hash`), `insert_hash`, `contains_hash`, `contains_batch`, `memory_usage`,
-/// `estimated_fpr`, `estimated_len`, `clear`, `union`, `to_bytes` and `from_bytes`. `NAME`
+/// `estimated_fpr`, `estimated_len`, `clear`, `union`, `to_bytes`, `from_bytes`, `write_to`
+/// and `read_from`. `NAME`
 /// is the type's name.
 ///
 /// `hash: H` is the type's hash (`u128` for the workspace's XXH3-128, `u64` for Parquet's
@@ -180,6 +202,14 @@ pub trait Filter {
 ///             [1] => Ok(Flag(true)),
 ///             _ => Err(Error::corrupt("one byte, 0 or 1, expected")),
 ///         }
+///     }
+///     fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+///         Ok(writer.write_all(&self.to_bytes())?)
+///     }
+///     fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
+///         let mut byte = [0];
+///         reader.read_exact(&mut byte)?;
+///         Self::from_bytes(&byte)
 ///     }
 /// }
 ///
@@ -248,6 +278,14 @@ macro_rules! filter_via_inherent {
 
             fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::Error> {
                 $filter::from_bytes(bytes)
+            }
+
+            fn write_to<W: ::std::io::Write>(&self, writer: W) -> Result<(), $crate::Error> {
+                $filter::write_to(self, writer)
+            }
+
+            fn read_from<R: ::std::io::Read>(reader: R) -> Result<Self, $crate::Error> {
+                $filter::read_from(reader)
             }
         }
     };

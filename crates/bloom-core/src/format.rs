@@ -20,7 +20,9 @@
 //! parameters are in range and agree with the payload. `docs/format.md` documents every
 //! variant's parameters and payload.
 
-use xxhash_rust::xxh3::xxh3_64;
+use std::io;
+
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::Error;
 
@@ -114,11 +116,11 @@ pub struct Frame<'a> {
 }
 
 /// Serialises one filter: header, `params`, then a payload of exactly `payload_len` bytes
-/// appended by `write_payload`, then the checksum.
+/// put into the [`Sink`] by `write_payload`, then the checksum.
 ///
 /// # Panics
 ///
-/// If `write_payload` appends a number of bytes other than `payload_len` (a bug in the
+/// If `write_payload` puts a number of bytes other than `payload_len` (a bug in the
 /// calling filter, not something input can cause).
 ///
 /// # Examples
@@ -128,7 +130,7 @@ pub struct Frame<'a> {
 /// use bloom_core::internal::encode;
 ///
 /// let bytes = encode(Variant::Classic, HashScheme::Xxh3_128, 7, &[1, 2], 3, |out| {
-///     out.extend_from_slice(&[9, 9, 9])
+///     out.put(&[9, 9, 9])
 /// });
 /// let frame = decode(&bytes, Variant::Classic, HashScheme::Xxh3_128, 2)?;
 /// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
@@ -141,27 +143,257 @@ pub fn encode(
     seed: u64,
     params: &[u8],
     payload_len: u64,
-    write_payload: impl FnOnce(&mut Vec<u8>),
+    write_payload: impl FnOnce(&mut Sink<'_>),
 ) -> Vec<u8> {
-    let total = FRAMING_LEN + params.len() + payload_len as usize;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.push(variant as u8);
-    out.push(scheme as u8);
-    out.extend_from_slice(&seed.to_le_bytes());
-    out.extend_from_slice(params);
-    out.extend_from_slice(&payload_len.to_le_bytes());
-    let payload_start = out.len();
-    write_payload(&mut out);
+    let out = encode_to(
+        Output::Bytes,
+        variant,
+        scheme,
+        seed,
+        params,
+        payload_len,
+        write_payload,
+    );
+    // In memory nothing can fail: only a writer returns `Err`.
+    out.unwrap_or_default()
+}
+
+/// Where [`encode_to`] sends a frame: into a `Vec` it returns (`to_bytes`), or through a
+/// writer (`write_to`), 64 KiB at a time.
+#[doc(hidden)]
+pub enum Output<'w> {
+    /// Build the whole frame in memory and return it.
+    Bytes,
+    /// Stream the frame to the writer; `encode_to` returns an empty `Vec`.
+    Writer(&'w mut dyn io::Write),
+}
+
+/// Bytes the streaming writer and reader hold at a time: the payload passes through a
+/// buffer of this size.
+#[doc(hidden)]
+pub const STREAM_CHUNK: usize = 64 * 1024;
+
+/// [`encode`], to either [`Output`]: one framing for `to_bytes` and `write_to`. Streaming,
+/// the frame passes through a buffer of [`STREAM_CHUNK`] bytes (plus the largest single
+/// [`Sink::put`]), and the checksum is computed as it passes; the bytes are those `encode`
+/// returns.
+///
+/// # Errors
+///
+/// [`Error::Io`] when the writer fails (nothing more is written after the first failure).
+///
+/// # Panics
+///
+/// As [`encode`].
+#[doc(hidden)]
+pub fn encode_to(
+    output: Output<'_>,
+    variant: Variant,
+    scheme: HashScheme,
+    seed: u64,
+    params: &[u8],
+    payload_len: u64,
+    write_payload: impl FnOnce(&mut Sink<'_>),
+) -> Result<Vec<u8>, Error> {
+    let mut sink = match output {
+        Output::Bytes => Sink {
+            buf: Vec::with_capacity(FRAMING_LEN + params.len() + payload_len as usize),
+            limit: usize::MAX,
+            stream: None,
+            flushed: 0,
+        },
+        Output::Writer(out) => Sink {
+            // Headroom for the last `put` before a flush: puts are a few words at most.
+            buf: Vec::with_capacity(STREAM_CHUNK + 64),
+            limit: STREAM_CHUNK,
+            stream: Some(Stream {
+                out,
+                hasher: Box::new(Xxh3::new()),
+                error: None,
+            }),
+            flushed: 0,
+        },
+    };
+    sink.put(&MAGIC);
+    sink.put(&VERSION.to_le_bytes());
+    sink.put(&[variant as u8, scheme as u8]);
+    sink.put(&seed.to_le_bytes());
+    sink.put(params);
+    sink.put(&payload_len.to_le_bytes());
+    let payload_start = sink.written();
+    write_payload(&mut sink);
     assert_eq!(
-        (out.len() - payload_start) as u64,
+        sink.written() - payload_start,
         payload_len,
         "payload length announced and written differ"
     );
-    let checksum = xxh3_64(&out);
-    out.extend_from_slice(&checksum.to_le_bytes());
-    out
+    match sink.stream.take() {
+        None => {
+            let mut out = sink.buf;
+            let checksum = xxh3_64(&out);
+            out.extend_from_slice(&checksum.to_le_bytes());
+            Ok(out)
+        }
+        Some(mut stream) => {
+            stream.send(&sink.buf);
+            if let Some(e) = stream.error {
+                return Err(e.into());
+            }
+            stream
+                .out
+                .write_all(&stream.hasher.digest().to_le_bytes())?;
+            stream.out.flush()?;
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Where a filter puts its payload bytes: the `Vec` of `to_bytes`, or the bounded buffer
+/// of `write_to`, flushed to the writer (and into the checksum) whenever it fills. One
+/// payload writer per variant serves both.
+#[doc(hidden)]
+pub struct Sink<'w> {
+    buf: Vec<u8>,
+    /// Flush when `buf` reaches this length: `usize::MAX` in memory.
+    limit: usize,
+    stream: Option<Stream<'w>>,
+    /// Bytes flushed so far.
+    flushed: u64,
+}
+
+struct Stream<'w> {
+    out: &'w mut dyn io::Write,
+    // Boxed: the hasher's state is large, and a `Sink` is passed around by reference only.
+    hasher: Box<Xxh3>,
+    /// The first write error; later bytes are dropped.
+    error: Option<io::Error>,
+}
+
+impl Stream<'_> {
+    fn send(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.hasher.update(bytes);
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+impl Sink<'_> {
+    /// Appends `bytes`.
+    #[inline]
+    pub fn put(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= self.limit {
+            self.flush();
+        }
+    }
+
+    #[cold]
+    fn flush(&mut self) {
+        if let Some(stream) = &mut self.stream {
+            stream.send(&self.buf);
+            self.flushed += self.buf.len() as u64;
+            self.buf.clear();
+        }
+    }
+
+    /// Bytes put so far, header included.
+    fn written(&self) -> u64 {
+        self.flushed + self.buf.len() as u64
+    }
+
+    /// A sink collecting into memory, for a variant's other byte forms (Parquet's bitset).
+    pub fn in_memory(capacity: usize) -> Self {
+        Sink {
+            buf: Vec::with_capacity(capacity),
+            limit: usize::MAX,
+            stream: None,
+            flushed: 0,
+        }
+    }
+
+    /// The bytes of a sink made by [`Sink::in_memory`].
+    pub fn into_vec(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// Reads one frame from a stream, checking its header as [`decode`] does before reading
+/// further, and returns its bytes (header to checksum) for the variant's `from_bytes`, which
+/// checks the rest. Reads exactly the frame: bytes after it stay in the stream.
+///
+/// The buffer grows only as bytes arrive, [`STREAM_CHUNK`] at a time (doubling, never past
+/// the announced length): a header that claims more than the stream holds costs at most
+/// twice the bytes read plus one chunk before [`Error::Truncated`].
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when the stream ends inside the frame; the header errors of
+/// [`decode`]; [`Error::Io`] when the reader fails.
+#[doc(hidden)]
+pub fn read_frame(
+    reader: &mut dyn io::Read,
+    variant: Variant,
+    scheme: HashScheme,
+    params_len: usize,
+) -> Result<Vec<u8>, Error> {
+    let mut bytes = Vec::new();
+    read_field(reader, &mut bytes, HEADER_LEN as u64)?;
+    check_header(&mut ByteReader::new(&bytes), variant, scheme)?;
+    read_field(reader, &mut bytes, params_len as u64 + 8)?;
+    let len_at = HEADER_LEN + params_len;
+    let payload_len = u64::from_le_bytes(
+        bytes[len_at..len_at + 8]
+            .try_into()
+            .expect("8 bytes were read"),
+    );
+    let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
+        needed: payload_len,
+        available: 0,
+    })?;
+    read_field(reader, &mut bytes, needed)?;
+    Ok(bytes)
+}
+
+/// Appends `len` bytes from `reader` to `bytes`, a chunk at a time.
+fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Result<(), Error> {
+    let mut got = 0u64;
+    while got < len {
+        let want = (len - got).min(STREAM_CHUNK as u64) as usize;
+        if bytes.capacity() - bytes.len() < want {
+            // Double, but never beyond what the field still announces.
+            let grow = (bytes.len().max(STREAM_CHUNK) as u64).min(len - got) as usize;
+            bytes.reserve_exact(grow.max(want));
+        }
+        let start = bytes.len();
+        bytes.resize(start + want, 0);
+        let n = loop {
+            match reader.read(&mut bytes[start..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        match n {
+            Ok(0) => {
+                bytes.truncate(start);
+                return Err(Error::Truncated {
+                    needed: len,
+                    available: got,
+                });
+            }
+            Ok(n) => {
+                bytes.truncate(start + n);
+                got += n as u64;
+            }
+            Err(e) => {
+                bytes.truncate(start);
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The format's checksum: XXH3-64 with seed 0.
@@ -184,28 +416,7 @@ pub fn decode<'a>(
     params_len: usize,
 ) -> Result<Frame<'a>, Error> {
     let mut r = ByteReader::new(bytes);
-    let magic: [u8; 4] = r.take(4)?.try_into().expect("took 4 bytes");
-    if magic != MAGIC {
-        return Err(Error::BadMagic { found: magic });
-    }
-    let version = r.u16()?;
-    if version != VERSION {
-        return Err(Error::UnsupportedVersion { found: version });
-    }
-    let found_variant = r.u8()?;
-    if found_variant != variant as u8 {
-        return Err(Error::WrongVariant {
-            expected: variant as u8,
-            found: found_variant,
-        });
-    }
-    let found_scheme = r.u8()?;
-    if found_scheme != scheme as u8 {
-        return Err(Error::UnsupportedHashScheme {
-            found: found_scheme,
-        });
-    }
-    let seed = r.u64()?;
+    let seed = check_header(&mut r, variant, scheme)?;
     let params = r.take(params_len)?;
     let payload_len = r.u64()?;
     let available = r.remaining() as u64;
@@ -236,6 +447,37 @@ pub fn decode<'a>(
         params,
         payload,
     })
+}
+
+/// Reads the [`HEADER_LEN`] bytes before the parameters, checks them in `decode`'s order and
+/// returns the seed.
+fn check_header(
+    r: &mut ByteReader<'_>,
+    variant: Variant,
+    scheme: HashScheme,
+) -> Result<u64, Error> {
+    let magic: [u8; 4] = r.take(4)?.try_into().expect("took 4 bytes");
+    if magic != MAGIC {
+        return Err(Error::BadMagic { found: magic });
+    }
+    let version = r.u16()?;
+    if version != VERSION {
+        return Err(Error::UnsupportedVersion { found: version });
+    }
+    let found_variant = r.u8()?;
+    if found_variant != variant as u8 {
+        return Err(Error::WrongVariant {
+            expected: variant as u8,
+            found: found_variant,
+        });
+    }
+    let found_scheme = r.u8()?;
+    if found_scheme != scheme as u8 {
+        return Err(Error::UnsupportedHashScheme {
+            found: found_scheme,
+        });
+    }
+    r.u64()
 }
 
 /// A cursor over bytes that reads little-endian fields and reports [`Error::Truncated`]
@@ -370,20 +612,26 @@ pub struct SizeAndHashes<'a> {
 }
 
 /// Serialises a filter whose parameters are `size` and `num_hashes`
-/// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with XXH3-128; see [`encode`].
+/// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with XXH3-128; see [`encode_to`].
+///
+/// # Errors
+///
+/// As [`encode_to`].
 #[doc(hidden)]
 pub fn encode_size_and_hashes(
+    output: Output<'_>,
     variant: Variant,
     seed: u64,
     size: u64,
     num_hashes: u32,
     payload_len: u64,
-    write_payload: impl FnOnce(&mut Vec<u8>),
-) -> Vec<u8> {
+    write_payload: impl FnOnce(&mut Sink<'_>),
+) -> Result<Vec<u8>, Error> {
     let mut params = [0u8; SIZE_AND_HASHES_LEN];
     params[..8].copy_from_slice(&size.to_le_bytes());
     params[8..].copy_from_slice(&num_hashes.to_le_bytes());
-    encode(
+    encode_to(
+        output,
         variant,
         HashScheme::Xxh3_128,
         seed,
@@ -435,7 +683,7 @@ mod tests {
             0xABCD,
             &[5; 12],
             16,
-            |out| out.extend_from_slice(&[0x11; 16]),
+            |out| out.put(&[0x11; 16]),
         )
     }
 
@@ -503,6 +751,92 @@ mod tests {
             x[28..36].copy_from_slice(&len.to_le_bytes());
             assert!(matches!(d(&x), Err(Error::Truncated { .. })), "{len}");
         }
+    }
+
+    /// A payload of `len` bytes streamed through [`encode_to`], as bytes.
+    fn streamed(len: u64) -> (Vec<u8>, Vec<u8>) {
+        let payload = |out: &mut Sink<'_>| {
+            for i in 0..len {
+                out.put(&[i as u8]);
+            }
+        };
+        let bytes = encode(
+            Variant::Counting,
+            HashScheme::Xxh3_128,
+            9,
+            &[5; 12],
+            len,
+            payload,
+        );
+        let mut streamed = Vec::new();
+        let empty = encode_to(
+            Output::Writer(&mut streamed),
+            Variant::Counting,
+            HashScheme::Xxh3_128,
+            9,
+            &[5; 12],
+            len,
+            payload,
+        )
+        .unwrap();
+        assert!(empty.is_empty());
+        (bytes, streamed)
+    }
+
+    #[test]
+    fn streaming_writes_the_same_bytes() {
+        // Below, at and across the buffer's size: the incremental checksum equals the
+        // one-shot XXH3-64 of the whole.
+        for len in [
+            0,
+            1,
+            1000,
+            STREAM_CHUNK as u64 - 36,
+            3 * STREAM_CHUNK as u64 + 5,
+        ] {
+            let (bytes, streamed) = streamed(len);
+            assert_eq!(bytes, streamed, "{len}");
+            let mut r = &streamed[..];
+            let read = read_frame(&mut r, Variant::Counting, HashScheme::Xxh3_128, 12).unwrap();
+            assert_eq!(read, bytes);
+            assert!(r.is_empty());
+        }
+    }
+
+    #[test]
+    fn stream_reader_checks_the_header_first() {
+        let b = sample();
+        let read = |bytes: &[u8], variant| {
+            read_frame(&mut &bytes[..], variant, HashScheme::Xxh3_128, 12).map(|_| ())
+        };
+        assert!(matches!(
+            read(&b[..16], Variant::Classic),
+            Err(Error::WrongVariant { .. })
+        ));
+        let mut x = b.clone();
+        x[0] = 0;
+        assert!(matches!(
+            read(&x, Variant::Counting),
+            Err(Error::BadMagic { .. })
+        ));
+        for len in 0..b.len() {
+            assert!(matches!(
+                read(&b[..len], Variant::Counting),
+                Err(Error::Truncated { .. })
+            ));
+        }
+        // A lying length on a short stream: Truncated, the buffer no larger than one chunk
+        // beyond what arrived.
+        let mut x = b.clone();
+        x[28..36].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        assert!(matches!(
+            read(&x, Variant::Counting),
+            Err(Error::Truncated { .. })
+        ));
+        let mut buf = Vec::new();
+        let err = read_field(&mut &x[..], &mut buf, 1 << 40).unwrap_err();
+        assert!(matches!(err, Error::Truncated { needed, available: 60 } if needed == 1 << 40));
+        assert!(buf.capacity() <= 60 + STREAM_CHUNK, "{}", buf.capacity());
     }
 
     #[test]

@@ -110,5 +110,5 @@ pub mod internal;
 pub mod keys;
 pub mod math;
 
-pub use error::Error;
+pub use error::{Error, IoError};
 pub use filter::Filter;

@@ -22,6 +22,9 @@ const SURFACE: &[&str] = &[
     "Error::invalid",
     "Error::corrupt",
     "Error::check_same",
+    "IoError",
+    "IoError::kind",
+    "IoError::get_ref",
     "Filter",
     "bits",
     "format",
@@ -65,7 +68,6 @@ const SURFACE: &[&str] = &[
     "bits::BitStore::intersect_with",
     "bits::BitStore::heap_bytes",
     "bits::BitStore::le_bytes_len",
-    "bits::BitStore::write_le_bytes",
     "bits::BitStore::into_words",
     // format
     "format::MAGIC",

@@ -262,11 +262,10 @@ impl Counters {
         self.words.len() as u64 * 8
     }
 
-    /// Appends the words, little-endian, to `out`.
-    pub(crate) fn write_le_bytes(&self, out: &mut Vec<u8>) {
-        out.reserve(self.words.len() * 8);
+    /// Puts the words, little-endian, into `out` (`to_bytes` and `write_to`).
+    pub(crate) fn write_le_bytes(&self, out: &mut bloom_core::internal::Sink<'_>) {
         for w in self.words() {
-            out.extend_from_slice(&w.to_le_bytes());
+            out.put(&w.to_le_bytes());
         }
     }
 }
@@ -353,8 +352,9 @@ mod tests {
         c.words_mut()[1] = 0x3 << 12; // counter 19
         assert_eq!(c.get(19), Some(3));
         assert_eq!(c.get(20), None);
-        let mut bytes = Vec::new();
-        c.write_le_bytes(&mut bytes);
+        let mut sink = bloom_core::internal::Sink::in_memory(0);
+        c.write_le_bytes(&mut sink);
+        let bytes = sink.into_vec();
         assert_eq!(bytes.len() as u64, c.le_bytes_len());
         // Counter 19 is the high nibble of byte 9.
         assert_eq!(bytes[9], 0x30);

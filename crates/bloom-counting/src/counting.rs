@@ -1,12 +1,13 @@
 //! The counting Bloom filter.
 
 use std::hash::Hash;
+use std::io::{Read, Write};
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
 use bloom_core::hash::{hash_key, random_seed};
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
-use bloom_core::internal::{self, Probes};
+use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
@@ -584,9 +585,65 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.params.encode(self.counters.le_bytes_len(), |out| {
-            self.counters.write_le_bytes(out)
-        })
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Writes the bytes of [`to_bytes`](Self::to_bytes) to `writer`, 64 KiB at a time:
+    /// memory beyond the filter is that buffer, whatever the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_counting::CountingBloomFilter;
+    ///
+    /// let mut filter = CountingBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(CountingBloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        self.params
+            .encode(output, self.counters.le_bytes_len(), |out| {
+                self.counters.write_le_bytes(out)
+            })
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](Self::from_bytes) reads the bytes of
+    /// [`to_bytes`](Self::to_bytes) or [`write_to`](Self::write_to). Reads exactly the
+    /// filter's bytes; memory grows only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](Self::from_bytes) ([`Error::Truncated`] when the stream ends
+    /// early, whatever length the header claims); [`Error::Io`] when the reader fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_counting::CountingBloomFilter;
+    ///
+    /// let filter = CountingBloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(CountingBloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&Params::read_frame(&mut reader)?)
     }
 
     /// Reads a filter written by [`to_bytes`](Self::to_bytes).

@@ -42,14 +42,31 @@ impl Params {
         Error::check_same("seed", self.seed, other.seed)
     }
 
-    pub(crate) fn encode(&self, payload_len: u64, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
+    pub(crate) fn encode(
+        &self,
+        output: internal::Output<'_>,
+        payload_len: u64,
+        write: impl FnOnce(&mut internal::Sink<'_>),
+    ) -> Result<Vec<u8>, Error> {
         internal::encode_size_and_hashes(
+            output,
             Variant::Counting,
             self.seed,
             self.num_counters,
             self.num_hashes,
             payload_len,
             write,
+        )
+    }
+
+    /// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
+    pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
+        internal::read_frame(
+            reader,
+            Variant::Counting,
+            bloom_core::format::HashScheme::Xxh3_128,
+            internal::SIZE_AND_HASHES_LEN,
         )
     }
 

@@ -19,10 +19,12 @@
 //!
 //! `docs/format.md` describes the checks `from_bytes` makes.
 
+use std::io::{Read, Write};
+
 use bloom_core::Error;
 use bloom_core::bits::BitStore;
 use bloom_core::format::{self, HashScheme, Variant};
-use bloom_core::internal::{self, ByteReader};
+use bloom_core::internal::{self, ByteReader, Output};
 
 use crate::ScalableBloomFilter;
 use crate::config::{Config, MAX_LAYERS};
@@ -63,6 +65,70 @@ impl ScalableBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Writes the bytes of [`to_bytes`](ScalableBloomFilter::to_bytes) to `writer`, every
+    /// layer in one frame, 64 KiB at a time: memory beyond the filter is that buffer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(100, 0.01)?;
+    /// filter.insert_all(0..1_000u32)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(ScalableBloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](ScalableBloomFilter::from_bytes)
+    /// reads the bytes of [`to_bytes`](ScalableBloomFilter::to_bytes) or
+    /// [`write_to`](ScalableBloomFilter::write_to). Reads exactly the filter's bytes; memory
+    /// grows only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](ScalableBloomFilter::from_bytes) ([`Error::Truncated`] when
+    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+    /// reader fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(100, 0.01)?;
+    /// filter.insert_all(0..1_000u32)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(ScalableBloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
+        let bytes = internal::read_frame(
+            &mut reader,
+            Variant::Scalable,
+            HashScheme::Xxh3_128,
+            PARAMS_LEN,
+        )?;
+        Self::from_bytes(&bytes)
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         let c = &self.config;
         let mut params = Vec::with_capacity(PARAMS_LEN);
         params.extend_from_slice(&c.initial_capacity.to_le_bytes());
@@ -80,7 +146,8 @@ impl ScalableBloomFilter {
             .iter()
             .map(|l| LAYER_HEADER_LEN + l.filter.bits().le_bytes_len() as u64)
             .sum();
-        internal::encode(
+        internal::encode_to(
+            output,
             Variant::Scalable,
             HashScheme::Xxh3_128,
             c.seed,
@@ -88,9 +155,9 @@ impl ScalableBloomFilter {
             payload_len,
             |out| {
                 for layer in &self.layers {
-                    out.extend_from_slice(&layer.filter.num_bits().to_le_bytes());
-                    out.extend_from_slice(&layer.filter.num_hashes().to_le_bytes());
-                    out.extend_from_slice(&layer.len.to_le_bytes());
+                    out.put(&layer.filter.num_bits().to_le_bytes());
+                    out.put(&layer.filter.num_hashes().to_le_bytes());
+                    out.put(&layer.len.to_le_bytes());
                     layer.filter.bits().write_le_bytes(out);
                 }
             },
