@@ -154,8 +154,9 @@ pub fn encode(
         payload_len,
         write_payload,
     );
-    // In memory nothing can fail: only a writer returns `Err`.
-    out.unwrap_or_default()
+    // `Output::Bytes` has no writer, and only a writer's failure is an `Err`: an empty `Vec`
+    // here would be a filter silently lost, so an `Err` is a bug to stop at.
+    out.expect("encoding into memory cannot fail")
 }
 
 /// Where [`encode_to`] sends a frame: into a `Vec` it returns (`to_bytes`), or through a
@@ -196,12 +197,7 @@ pub fn encode_to(
     write_payload: impl FnOnce(&mut Sink<'_>),
 ) -> Result<Vec<u8>, Error> {
     let mut sink = match output {
-        Output::Bytes => Sink {
-            buf: Vec::with_capacity(FRAMING_LEN + params.len() + payload_len as usize),
-            limit: usize::MAX,
-            stream: None,
-            flushed: 0,
-        },
+        Output::Bytes => Sink::in_memory(FRAMING_LEN + params.len() + payload_len as usize),
         Output::Writer(out) => Sink {
             // Headroom for the last `put` before a flush: puts are a few words at most.
             buf: Vec::with_capacity(STREAM_CHUNK + 64),
