@@ -30,12 +30,12 @@ use std::hash::Hash;
 use super::caches::last_level_cache_bytes;
 use crate::hash::{Probes, hash_key};
 
-/// Filters up to this many bytes are treated as cached, a typical per-core share of the
-/// last-level cache: their batch queries take the direct loop, because a prefetch costs more
-/// than the miss it hides, and the counting filter and the scalable filter's layers test their
-/// probes without branches, because a mispredicted early exit costs more than the loads it
-/// skips while they hit the cache (`docs/design.md` has the measurements; the classic
-/// filter's pair loop exits early at every size).
+/// A typical per-core share of the last-level cache. Filters up to this many bytes count
+/// as cached for the counting filter and the scalable filter's layers, which then test
+/// their probes without branches, because a mispredicted early exit costs more than the
+/// loads it skips while they hit the cache (`docs/design.md` has the measurements; the
+/// classic filter's pair loop exits early at every size). It is also the least limit of the
+/// direct loop for queries of several lines ([`direct_max_bytes`]).
 pub const CACHED_MAX_BYTES: usize = 4 << 20;
 
 /// Cache lines staged per burst: 128 one-line keys (the blocked filters' measured best at
