@@ -66,7 +66,7 @@ fn filled(n: usize) -> (BloomFilter, Vec<u64>, Vec<u64>) {
 
 pub(crate) fn probe_sequence(c: &mut Criterion) {
     let (f, present, _) = filled(100_000);
-    let (k, m, seed) = (f.num_hashes(), f.num_bits(), f.seed());
+    let (k, m, hashing) = (f.num_hashes(), f.num_bits(), f.hashing());
     let words = f.bits().as_words();
     let mut group = c.benchmark_group("core/probe-sequence");
     group.throughput(Throughput::Elements(present.len() as u64));
@@ -74,7 +74,7 @@ pub(crate) fn probe_sequence(c: &mut Criterion) {
         b.iter(|| {
             present
                 .iter()
-                .filter(|key| Probes::new(hash_key(*key, seed), k, m).all(|p| test_bit(words, p)))
+                .filter(|key| Probes::new(hashing.hash(*key), k, m).all(|p| test_bit(words, p)))
                 .count()
         })
     });
@@ -82,9 +82,7 @@ pub(crate) fn probe_sequence(c: &mut Criterion) {
         b.iter(|| {
             present
                 .iter()
-                .filter(|key| {
-                    modular_probes(hash_key(*key, seed), k, m).all(|p| test_bit(words, p))
-                })
+                .filter(|key| modular_probes(hashing.hash(*key), k, m).all(|p| test_bit(words, p)))
                 .count()
         })
     });
@@ -94,7 +92,7 @@ pub(crate) fn probe_sequence(c: &mut Criterion) {
 pub(crate) fn probe_strategy(c: &mut Criterion) {
     for n in [100_000, 1_000_000, 10_000_000] {
         let (f, present, absent) = filled(n);
-        let (k, m, seed) = (f.num_hashes(), f.num_bits(), f.seed());
+        let (k, m, hashing) = (f.num_hashes(), f.num_bits(), f.hashing());
         let words = f.bits().as_words();
         let mut group = c.benchmark_group(format!("core/probe-strategy/{n}"));
         group.throughput(Throughput::Elements(QUERIES as u64));
@@ -103,7 +101,7 @@ pub(crate) fn probe_strategy(c: &mut Criterion) {
                 b.iter(|| {
                     keys.iter()
                         .filter(|key| {
-                            Probes::new(hash_key(*key, seed), k, m).all(|p| test_bit(words, p))
+                            Probes::new(hashing.hash(*key), k, m).all(|p| test_bit(words, p))
                         })
                         .count()
                 })
@@ -112,7 +110,7 @@ pub(crate) fn probe_strategy(c: &mut Criterion) {
                 b.iter(|| {
                     keys.iter()
                         .filter(|key| {
-                            Probes::new(hash_key(*key, seed), k, m)
+                            Probes::new(hashing.hash(*key), k, m)
                                 .fold(true, |all, p| all & test_bit(words, p))
                         })
                         .count()
@@ -125,7 +123,7 @@ pub(crate) fn probe_strategy(c: &mut Criterion) {
                 b.iter(|| {
                     keys.iter()
                         .filter(|key| {
-                            Probes::new(hash_key(*key, seed), k, m)
+                            Probes::new(hashing.hash(*key), k, m)
                                 .pairs()
                                 .fold(1, |all, (p, q)| all & shifted(p) & shifted(q))
                                 & 1
@@ -138,7 +136,7 @@ pub(crate) fn probe_strategy(c: &mut Criterion) {
                 b.iter(|| {
                     keys.iter()
                         .filter(|key| {
-                            Probes::new(hash_key(*key, seed), k, m)
+                            Probes::new(hashing.hash(*key), k, m)
                                 .pairs()
                                 .all(|(p, q)| shifted(p) & shifted(q) & 1 != 0)
                         })

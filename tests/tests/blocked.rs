@@ -4,7 +4,6 @@
 use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
-use bloom_core::hash::hash_key;
 use bloom_core::internal::par::{Plan, with_plan};
 use bloom_core::internal::{low_half, reduce};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
@@ -134,7 +133,7 @@ fn a_filter_above_two_to_the_32_bits() {
     f.insert_all(&keys);
     let high = keys
         .iter()
-        .filter(|k| reduce(low_half(hash_key(*k, f.seed())), f.num_blocks() as u64) >= 1 << 23)
+        .filter(|k| reduce(low_half(f.hashing().hash(*k)), f.num_blocks() as u64) >= 1 << 23)
         .count();
     assert!(
         (9_000..11_000).contains(&high),

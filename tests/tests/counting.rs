@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 
 use bloom_classic::BloomFilter;
-use bloom_core::hash::hash_key;
 use bloom_core::internal::Probes;
 use bloom_core::{Error, Filter};
 use bloom_counting::{CountingBloomFilter, Removed};
@@ -344,7 +343,7 @@ fn filter_trait_sees_the_same_filter() {
     assert_eq!(f.count_estimate("generic"), 1);
     assert_eq!(
         <CountingBloomFilter as Filter>::key_hash(&f, "k"),
-        hash_key("k", f.seed())
+        f.hashing().hash("k")
     );
 }
 

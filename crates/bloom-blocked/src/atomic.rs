@@ -4,7 +4,7 @@ use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
 use bloom_core::Error;
-use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::{Output, prefetch};
 
@@ -87,10 +87,18 @@ impl AtomicBlockedBloomFilter {
 
     /// Returns this filter emptied and re-keyed with `seed`; see
     /// [`BlockedBloomFilter::with_seed`].
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.params.seed = seed;
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
         self.blocks.clear();
         self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.params.hashing
     }
 
     /// Returns this filter emptied and re-keyed with a random seed.
@@ -120,10 +128,10 @@ impl AtomicBlockedBloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](AtomicBlockedBloomFilter::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.params.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.params.hashing.seed()
     }
 
     /// The query implementation this filter runs: always [`Probe::Portable`], whatever the
@@ -147,7 +155,7 @@ impl AtomicBlockedBloomFilter {
     /// [`BlockedBloomFilter::hash`].
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        hash_key(key, self.params.seed) as u64
+        self.params.hashing.hash64(key)
     }
 
     #[inline(always)]
@@ -285,7 +293,7 @@ impl AtomicBlockedBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ.
     pub fn union(&self, other: &AtomicBlockedBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         for (a, b) in self.zip_words(other) {
@@ -298,7 +306,7 @@ impl AtomicBlockedBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ.
     pub fn intersect(&self, other: &AtomicBlockedBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         for (a, b) in self.zip_words(other) {
@@ -401,7 +409,15 @@ impl AtomicBlockedBloomFilter {
     ///
     /// As [`BlockedBloomFilter::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Ok(BlockedBloomFilter::from_bytes(bytes)?.into_atomic())
+        Self::decode_with(bytes, None)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::decode_with(bytes, key)?.into_atomic())
+    }
+
+    fn frame_from(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
+        crate::params::Params::read_frame(reader)
     }
 }
 
@@ -436,6 +452,8 @@ impl<T: Hash> FromIterator<T> for AtomicBlockedBloomFilter {
 }
 
 bloom_core::internal::filter_via_inherent!(AtomicBlockedBloomFilter, hash: u64);
+
+bloom_core::internal::keyed_via_inherent!(AtomicBlockedBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AtomicBlockedBloomFilter);

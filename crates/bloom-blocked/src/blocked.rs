@@ -3,7 +3,7 @@
 use std::hash::Hash;
 use std::io::{Read, Write};
 
-use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::{self, Output, prefetch};
 use bloom_core::{Error, math};
@@ -119,7 +119,7 @@ impl std::fmt::Debug for BlockedBloomFilter {
         f.debug_struct("BlockedBloomFilter")
             .field("num_blocks", &self.params.num_blocks)
             .field("num_hashes", &self.params.num_hashes)
-            .field("seed", &self.params.seed)
+            .field("hashing", &self.params.hashing)
             .field("probe", &self.kernel.probe())
             .finish()
     }
@@ -215,11 +215,20 @@ impl BlockedBloomFilter {
     /// filters built in different places must be merged; use a secret seed (for example
     /// [`with_random_seed`](BlockedBloomFilter::with_random_seed)) when keys may come from an
     /// adversary, who could otherwise craft keys that share a block and inflate the
-    /// false-positive rate.
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.params.seed = seed;
+    /// false-positive rate; a secret [key](BlockedBloomFilter::with_key) protects even filters
+    /// whose bytes are published (`docs/security.md`).
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
         self.clear();
         self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.params.hashing
     }
 
     /// Returns this filter emptied and re-keyed with a seed from the operating system's
@@ -262,20 +271,21 @@ impl BlockedBloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](BlockedBloomFilter::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.params.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.params.hashing.seed()
     }
 
     /// The 64-bit hash this filter computes for `key`: the low half of the workspace's
-    /// seeded XXH3-128 ([`hash_key`]), as taken by
+    /// seeded XXH3-128 ([`hash_key`](bloom_core::hash::hash_key)), or keyed SipHash-1-3
+    /// ([`Hashing::hash64`]), as taken by
     /// [`insert_hash`](BlockedBloomFilter::insert_hash) and
     /// [`contains_hash`](BlockedBloomFilter::contains_hash). One word places the key: it
     /// picks the block, and a multiple of it the bits (see [`Probe`] and docs/blocked.md).
     #[inline(always)]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        hash_key(key, self.params.seed) as u64
+        self.params.hashing.hash64(key)
     }
 
     /// The key's block: multiply-shift of its hash.
@@ -445,7 +455,7 @@ impl BlockedBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self` is unchanged.
     pub fn union(&mut self, other: &BlockedBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
@@ -459,7 +469,7 @@ impl BlockedBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self` is unchanged.
     pub fn intersect(&mut self, other: &BlockedBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
@@ -545,7 +555,11 @@ impl BlockedBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Params::read_frame(&mut reader)?)
+        Self::from_bytes(&Self::frame_from(&mut reader)?)
+    }
+
+    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
+        Params::read_frame(reader)
     }
 
     /// Reads a filter written by [`to_bytes`](BlockedBloomFilter::to_bytes) (by this type or
@@ -557,8 +571,13 @@ impl BlockedBloomFilter {
     /// [`Error::WrongVariant`], [`Error::UnsupportedHashScheme`],
     /// [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a panic. Memory is allocated
     /// only after the length is checked: the payload's size plus 56 bytes of alignment slack.
+    /// [`Error::KeyRequired`] for a [keyed](BlockedBloomFilter::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes)?;
+        Self::decode_with(bytes, None)
+    }
+
+    pub(crate) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, payload) = Params::decode(bytes, key)?;
         let mut filter = Self::from_params(params)?;
         for (w, chunk) in filter
             .blocks
@@ -611,6 +630,8 @@ pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks
 bloom_core::internal::collect_via_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::internal::filter_via_inherent!(BlockedBloomFilter, hash: u64);
+
+bloom_core::internal::keyed_via_inherent!(BlockedBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(BlockedBloomFilter);
@@ -665,7 +686,7 @@ mod parallel {
                 self.blocks.as_mut_slice(),
                 keys,
                 |key| {
-                    let hash = hash_key(key, params.seed) as u64;
+                    let hash = params.hashing.hash64(key);
                     [(
                         bloom_core::internal::reduce(hash, params.num_blocks) as usize,
                         probe::spread(hash),

@@ -2,6 +2,7 @@
 //! parameters' bytes.
 
 use bloom_core::format::Variant;
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::{Error, internal, math};
 
 use crate::probe::{BLOCK_BITS, MAX_PROBES};
@@ -20,7 +21,7 @@ pub(crate) const SIZING_HEADROOM: f64 = 0.95;
 pub(crate) struct Params {
     pub(crate) num_blocks: u64,
     pub(crate) num_hashes: u32,
-    pub(crate) seed: u64,
+    pub(crate) hashing: Hashing,
 }
 
 /// The false-positive rate of `num_blocks` blocks, `num_hashes` positions per key (drawn
@@ -134,7 +135,7 @@ impl Params {
         Ok(Params {
             num_blocks,
             num_hashes,
-            seed: bloom_core::hash::DEFAULT_SEED,
+            hashing: Hashing::default(),
         })
     }
 
@@ -149,7 +150,7 @@ impl Params {
             u64::from(self.num_hashes),
             u64::from(other.num_hashes),
         )?;
-        Error::check_same("seed", self.seed, other.seed)
+        self.hashing.check_same(&other.hashing)
     }
 
     /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
@@ -162,7 +163,7 @@ impl Params {
         internal::encode_size_and_hashes(
             output,
             Variant::Blocked,
-            self.seed,
+            &self.hashing,
             self.num_bits(),
             self.num_hashes,
             payload_len,
@@ -181,9 +182,13 @@ impl Params {
     }
 
     /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
-    /// words, little-endian), whose length is checked against the parameters.
-    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, |num_bits| {
+    /// words, little-endian), whose length is checked against the parameters. The hashing is
+    /// checked against `key`.
+    pub(crate) fn decode<'a>(
+        bytes: &'a [u8],
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, &'a [u8]), Error> {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, key, |num_bits| {
             if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
                 Err(Error::corrupt(format!(
                     "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
@@ -209,7 +214,7 @@ impl Params {
             Params {
                 num_blocks: num_bits / BLOCK_BITS,
                 num_hashes: frame.num_hashes,
-                seed: frame.seed,
+                hashing: frame.hashing,
             },
             frame.payload,
         ))

@@ -3,7 +3,7 @@
 use std::hash::Hash;
 use std::sync::atomic::Ordering;
 
-use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::{self, AtomicBitStore, Output, Probes};
 use bloom_core::{Error, math};
 
@@ -69,10 +69,18 @@ impl AtomicBloomFilter {
     }
 
     /// Returns this filter emptied and re-keyed with `seed`; see [`BloomFilter::with_seed`].
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.params.seed = seed;
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
         self.bits.clear_mut();
         self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.params.hashing
     }
 
     /// Returns this filter emptied and re-keyed with a random seed.
@@ -96,16 +104,16 @@ impl AtomicBloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](AtomicBloomFilter::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.params.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.params.hashing.seed()
     }
 
     /// The 128-bit hash this filter computes for `key`.
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.params.seed)
+        self.params.hashing.hash(key)
     }
 
     #[inline(always)]
@@ -170,7 +178,7 @@ impl AtomicBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         let query = Probed::new(
             &self.bits,
-            self.params.seed,
+            self.params.hashing,
             self.params.num_hashes,
             self.params.num_bits,
         );
@@ -216,7 +224,7 @@ impl AtomicBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ.
     pub fn union(&self, other: &AtomicBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         self.bits.union_with(&other.bits)
@@ -226,7 +234,7 @@ impl AtomicBloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ.
     pub fn intersect(&self, other: &AtomicBloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         self.bits.intersect_with(&other.bits)
@@ -262,7 +270,15 @@ impl AtomicBloomFilter {
     ///
     /// As [`BloomFilter::from_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Ok(BloomFilter::from_bytes(bytes)?.into_atomic())
+        Self::decode_with(bytes, None)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        Ok(BloomFilter::decode_with(bytes, key)?.into_atomic())
+    }
+
+    fn frame_from(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
+        Params::read_frame(reader)
     }
 
     /// Writes the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) to `writer`, 64 KiB at
@@ -343,6 +359,8 @@ impl<T: Hash> FromIterator<T> for AtomicBloomFilter {
 }
 
 bloom_core::internal::filter_via_inherent!(AtomicBloomFilter, hash: u128);
+
+bloom_core::internal::keyed_via_inherent!(AtomicBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AtomicBloomFilter);

@@ -4,7 +4,7 @@ use std::hash::Hash;
 use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
-use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::Probed;
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, math};
@@ -94,14 +94,14 @@ impl BloomFilter {
         Self::from_params(Params::with_bits(num_bits, num_hashes)?)
     }
 
-    /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` probes, keyed
-    /// with `seed`. The bits are taken as they are, so this rebuilds a filter whose bits were
+    /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` probes, hashed
+    /// by `hashing` (a seed, or a [`Hashing`]). The bits are taken as they are, so this rebuilds a filter whose bits were
     /// stored elsewhere (one layer inside another filter's bytes) without clearing or copying
     /// them, and turns any structure that keeps a bit per position (a counting filter's
     /// non-zero counters) into a classic filter that answers as it does: "possibly present"
     /// exactly when every probe position of the key is set.
     ///
-    /// Nothing checks that the bits were set with this probe count and seed: a filter rebuilt
+    /// Nothing checks that the bits were set with this probe count and hashing: a filter rebuilt
     /// with other parameters than those its keys were inserted with answers "absent" for them.
     ///
     /// # Errors
@@ -122,9 +122,13 @@ impl BloomFilter {
     /// assert!(rebuilt.contains("kept"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn from_bits(bits: BitStore, num_hashes: u32, seed: u64) -> Result<Self, Error> {
+    pub fn from_bits(
+        bits: BitStore,
+        num_hashes: u32,
+        hashing: impl Into<Hashing>,
+    ) -> Result<Self, Error> {
         let mut params = Params::with_bits(bits.len(), num_hashes)?;
-        params.seed = seed;
+        params.hashing = hashing.into();
         Ok(BloomFilter { bits, params })
     }
 
@@ -145,7 +149,8 @@ impl BloomFilter {
     /// filters built in different places must be merged; use a secret seed (for example
     /// [`with_random_seed`](BloomFilter::with_random_seed)) when keys may come from an
     /// adversary, who could otherwise craft keys that share bits and inflate the
-    /// false-positive rate.
+    /// false-positive rate; a secret [key](BloomFilter::with_key) protects even filters
+    /// whose bytes are published (`docs/security.md`).
     ///
     /// # Examples
     ///
@@ -153,13 +158,21 @@ impl BloomFilter {
     /// use bloom_classic::BloomFilter;
     ///
     /// let filter = BloomFilter::new(1000, 0.01)?.with_seed(42);
-    /// assert_eq!(filter.seed(), 42);
+    /// assert_eq!(filter.seed(), Some(42));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.params.seed = seed;
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
         self.clear();
         self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.params.hashing
     }
 
     /// Returns this filter emptied and re-keyed with a seed from the operating system's
@@ -180,17 +193,18 @@ impl BloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](BloomFilter::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.params.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.params.hashing.seed()
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by
-    /// [`insert_hash`](BloomFilter::insert_hash) and [`contains_hash`](BloomFilter::contains_hash).
+    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128, or keyed SipHash-1-3:
+    /// see [`Hashing`]), as taken by [`insert_hash`](BloomFilter::insert_hash) and
+    /// [`contains_hash`](BloomFilter::contains_hash).
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.params.seed)
+        self.params.hashing.hash(key)
     }
 
     #[inline(always)]
@@ -278,7 +292,7 @@ impl BloomFilter {
     fn batch_query(&self) -> Probed<'_, BitStore> {
         Probed::new(
             &self.bits,
-            self.params.seed,
+            self.params.hashing,
             self.params.num_hashes,
             self.params.num_bits,
         )
@@ -338,7 +352,8 @@ impl BloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self`
+    /// is unchanged.
     ///
     /// # Examples
     ///
@@ -365,7 +380,8 @@ impl BloomFilter {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or seed differ; `self` is unchanged.
+    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self`
+    /// is unchanged.
     pub fn intersect(&mut self, other: &BloomFilter) -> Result<(), Error> {
         self.params.check_compatible(&other.params)?;
         self.bits.intersect_with(&other.bits)
@@ -447,7 +463,11 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Params::read_frame(&mut reader)?)
+        Self::from_bytes(&Self::frame_from(&mut reader)?)
+    }
+
+    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
+        Params::read_frame(reader)
     }
 
     /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) (by this type or by
@@ -457,9 +477,15 @@ impl BloomFilter {
     ///
     /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
     /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
-    /// panic, and never an allocation larger than `bytes`.
+    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
+    /// [keyed](BloomFilter::with_key) filter's bytes (see
+    /// [`from_bytes_with_key`](BloomFilter::from_bytes_with_key)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes)?;
+        Self::decode_with(bytes, None)
+    }
+
+    pub(crate) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, payload) = Params::decode(bytes, key)?;
         let bits = BitStore::from_le_bytes(payload, params.num_bits)?;
         Ok(BloomFilter { bits, params })
     }
@@ -482,6 +508,8 @@ impl BloomFilter {
 bloom_core::internal::collect_via_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::internal::filter_via_inherent!(BloomFilter, hash: u128);
+
+bloom_core::internal::keyed_via_inherent!(BloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(BloomFilter);
@@ -536,13 +564,7 @@ mod parallel {
                 self.bits.as_words_mut(),
                 6,
                 keys,
-                |key| {
-                    Probes::new(
-                        hash_key(key, params.seed),
-                        params.num_hashes,
-                        params.num_bits,
-                    )
-                },
+                |key| Probes::new(params.hashing.hash(key), params.num_hashes, params.num_bits),
                 |word, pos| *word |= 1 << (pos & 63),
             );
         }

@@ -1,6 +1,7 @@
-//! Size, probe count and seed: what the plain and the atomic filter share.
+//! Size, probe count and hashing: what the plain and the atomic filter share.
 
 use bloom_core::format::Variant;
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::{Error, internal, math};
 
 /// The validated parameters of a classic filter.
@@ -8,7 +9,7 @@ use bloom_core::{Error, internal, math};
 pub(crate) struct Params {
     pub(crate) num_bits: u64,
     pub(crate) num_hashes: u32,
-    pub(crate) seed: u64,
+    pub(crate) hashing: Hashing,
 }
 
 impl Params {
@@ -24,7 +25,7 @@ impl Params {
         Ok(Params {
             num_bits,
             num_hashes,
-            seed: bloom_core::hash::DEFAULT_SEED,
+            hashing: Hashing::default(),
         })
     }
 
@@ -35,7 +36,7 @@ impl Params {
             u64::from(self.num_hashes),
             u64::from(other.num_hashes),
         )?;
-        Error::check_same("seed", self.seed, other.seed)
+        self.hashing.check_same(&other.hashing)
     }
 
     /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
@@ -48,7 +49,7 @@ impl Params {
         internal::encode_size_and_hashes(
             output,
             Variant::Classic,
-            self.seed,
+            &self.hashing,
             self.num_bits,
             self.num_hashes,
             payload_len,
@@ -66,9 +67,13 @@ impl Params {
         )
     }
 
-    /// Decodes and validates the frame; returns the parameters and the payload (the words).
-    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, |num_bits| {
+    /// Decodes and validates the frame, its hashing checked against `key`; returns the
+    /// parameters and the payload (the words).
+    pub(crate) fn decode<'a>(
+        bytes: &'a [u8],
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, &'a [u8]), Error> {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, key, |num_bits| {
             if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
                 Ok(())
             } else {
@@ -79,7 +84,7 @@ impl Params {
             Params {
                 num_bits: frame.size,
                 num_hashes: frame.num_hashes,
-                seed: frame.seed,
+                hashing: frame.hashing,
             },
             frame.payload,
         ))

@@ -113,6 +113,14 @@ pub enum Error {
     /// the `std::io::Error`, also given by [`source`](std::error::Error::source). A stream
     /// that ends early is [`Error::Truncated`], not this.
     Io(IoError),
+    /// The bytes hold a keyed filter (its positions come from a secret key the bytes do not
+    /// contain): load it with the filter's `from_bytes_with_key`.
+    KeyRequired,
+    /// The key given does not match the keyed filter's stored fingerprint.
+    WrongKey,
+    /// A key was given to load a filter that is not keyed (it hashes with a seed): load it
+    /// with `from_bytes`.
+    NotKeyed,
 }
 
 /// The `std::io::Error` behind an [`Error::Io`], shared so that [`Error`] stays `Clone`.
@@ -244,6 +252,18 @@ impl fmt::Display for Error {
                 *bytes as f64 / (1u64 << 30) as f64
             ),
             Error::Io(e) => write!(f, "I/O error: {}", e.0),
+            Error::KeyRequired => write!(
+                f,
+                "keyed filter: its secret key is needed to load it (from_bytes_with_key)"
+            ),
+            Error::WrongKey => write!(
+                f,
+                "wrong key: the key's fingerprint is not the one the filter stores"
+            ),
+            Error::NotKeyed => write!(
+                f,
+                "not a keyed filter: it hashes with a seed, load it without a key (from_bytes)"
+            ),
         }
     }
 }

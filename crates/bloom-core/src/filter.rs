@@ -350,3 +350,80 @@ macro_rules! collect_via_insert_all {
         }
     };
 }
+
+/// Implements the keyed-hashing methods of a filter type (`with_key`, `with_random_key`,
+/// `from_bytes_with_key`, `read_from_with_key`, `hashing`) through four private inherent
+/// functions every keyable variant has:
+///
+/// * `fn with_hashing(self, hashing: Hashing) -> Self`: the filter emptied and rehashed;
+/// * `fn current_hashing(&self) -> Hashing`;
+/// * `fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error>`:
+///   `from_bytes`, checking the header's scheme against the key;
+/// * `fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error>`: one frame's bytes
+///   from a stream (`read_from` without the decoding).
+///
+/// One set of methods, documented once, for the classic, atomic, counting, scalable,
+/// blocked and atomic blocked filters.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! keyed_via_inherent {
+    ($filter:ident) => {
+        impl $filter {
+            /// Returns this filter emptied and keyed with the 128-bit secret `key`: keys
+            /// are hashed with SipHash-1-3 under it instead of seeded XXH3
+            /// ([`Hashing::Keyed`]($crate::hash::Hashing::Keyed)), so nobody without the
+            /// key can tell which bits a key sets or craft keys that collide. The filter's
+            /// bytes hold only the key's fingerprint: load them with
+            /// [`from_bytes_with_key`](Self::from_bytes_with_key). Filters merge only with
+            /// filters of the same key. `docs/security.md` weighs keys and seeds.
+            pub fn with_key(self, key: [u8; 16]) -> Self {
+                self.with_hashing($crate::hash::Hashing::Keyed(
+                    $crate::hash::SecretKey::from_bytes(key),
+                ))
+            }
+
+            /// Returns this filter emptied and keyed with a key from the operating system's
+            /// randomness ([`SecretKey::random`]($crate::hash::SecretKey::random)). The key
+            /// lives only in memory: [`hashing`](Self::hashing) gives it to a caller who
+            /// must save the filter and load it again.
+            pub fn with_random_key(self) -> Self {
+                self.with_hashing($crate::hash::Hashing::Keyed(
+                    $crate::hash::SecretKey::random(),
+                ))
+            }
+
+            /// How this filter hashes its keys: a seed, or a secret key.
+            pub fn hashing(&self) -> $crate::hash::Hashing {
+                self.current_hashing()
+            }
+
+            /// Reads a keyed filter's bytes (from `to_bytes` or `write_to`) with its key.
+            ///
+            /// # Errors
+            ///
+            /// Those of `from_bytes`, and [`Error::WrongKey`]($crate::Error::WrongKey) when
+            /// `key` is not the filter's; [`Error::NotKeyed`]($crate::Error::NotKeyed) for the
+            /// bytes of a seeded filter.
+            pub fn from_bytes_with_key(
+                bytes: &[u8],
+                key: &[u8; 16],
+            ) -> Result<Self, $crate::Error> {
+                Self::decode_with(bytes, Some(&$crate::hash::SecretKey::from_bytes(*key)))
+            }
+
+            /// [`from_bytes_with_key`](Self::from_bytes_with_key) from a stream, as
+            /// `read_from` reads (exactly the filter's bytes, memory growing as they arrive).
+            ///
+            /// # Errors
+            ///
+            /// Those of `read_from` and of
+            /// [`from_bytes_with_key`](Self::from_bytes_with_key).
+            pub fn read_from_with_key<R: ::std::io::Read>(
+                mut reader: R,
+                key: &[u8; 16],
+            ) -> Result<Self, $crate::Error> {
+                Self::from_bytes_with_key(&Self::frame_from(&mut reader)?, key)
+            }
+        }
+    };
+}

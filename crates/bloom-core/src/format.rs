@@ -6,7 +6,7 @@
 //! 4       2     format version (u16 LE), currently 2
 //! 6       1     variant tag (see Variant)
 //! 7       1     hash scheme tag (see HashScheme)
-//! 8       8     seed (u64 LE)
+//! 8       8     seed (u64 LE); for a keyed filter, the key's fingerprint
 //! 16      P     variant parameters (fixed size P per variant and version)
 //! 16+P    8     payload length L (u64 LE)
 //! 24+P    L     payload
@@ -102,12 +102,43 @@ pub enum HashScheme {
     Xxh3_128 = 1,
     /// Parquet's: XXH64 with seed 0 over the value's plain encoding.
     ParquetXxh64 = 2,
+    /// SipHash-1-3 under a secret 128-bit key over the bytes `Hash` writes (integers as for
+    /// [`Xxh3_128`](HashScheme::Xxh3_128)), the second half a mix of the first (see
+    /// [`Hashing`](crate::hash::Hashing)); the header's seed field holds the key's
+    /// [fingerprint](crate::hash::SecretKey::fingerprint), never the key.
+    SipHash13Keyed = 3,
+}
+
+impl HashScheme {
+    /// Every scheme, in tag order.
+    pub const ALL: [HashScheme; 3] = [
+        HashScheme::Xxh3_128,
+        HashScheme::ParquetXxh64,
+        HashScheme::SipHash13Keyed,
+    ];
+
+    /// The scheme with this tag, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::format::HashScheme;
+    ///
+    /// assert_eq!(HashScheme::from_tag(3), Some(HashScheme::SipHash13Keyed));
+    /// assert_eq!(HashScheme::from_tag(9), None);
+    /// ```
+    pub fn from_tag(tag: u8) -> Option<HashScheme> {
+        HashScheme::ALL.into_iter().find(|s| *s as u8 == tag)
+    }
 }
 
 /// A decoded frame: the header fields and borrowed parameter and payload bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<'a> {
-    /// The seed stored in the header.
+    /// The hash scheme: the one asked for, or [`HashScheme::SipHash13Keyed`] where the
+    /// variant's scheme is [`HashScheme::Xxh3_128`] (every such variant can be keyed).
+    pub scheme: HashScheme,
+    /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
     pub seed: u64,
     /// The variant parameters, exactly as many bytes as the caller asked for.
     pub params: &'a [u8],
@@ -412,7 +443,7 @@ pub fn decode<'a>(
     params_len: usize,
 ) -> Result<Frame<'a>, Error> {
     let mut r = ByteReader::new(bytes);
-    let seed = check_header(&mut r, variant, scheme)?;
+    let (scheme, seed) = check_header(&mut r, variant, scheme)?;
     let params = r.take(params_len)?;
     let payload_len = r.u64()?;
     let available = r.remaining() as u64;
@@ -439,6 +470,7 @@ pub fn decode<'a>(
         return Err(Error::ChecksumMismatch { computed, stored });
     }
     Ok(Frame {
+        scheme,
         seed,
         params,
         payload,
@@ -446,12 +478,13 @@ pub fn decode<'a>(
 }
 
 /// Reads the [`HEADER_LEN`] bytes before the parameters, checks them in `decode`'s order and
-/// returns the seed.
+/// returns the scheme found (`scheme`, or the keyed scheme where `scheme` is XXH3-128) and the
+/// seed field.
 fn check_header(
     r: &mut ByteReader<'_>,
     variant: Variant,
     scheme: HashScheme,
-) -> Result<u64, Error> {
+) -> Result<(HashScheme, u64), Error> {
     let magic: [u8; 4] = r.take(4)?.try_into().expect("took 4 bytes");
     if magic != MAGIC {
         return Err(Error::BadMagic { found: magic });
@@ -468,12 +501,17 @@ fn check_header(
         });
     }
     let found_scheme = r.u8()?;
-    if found_scheme != scheme as u8 {
-        return Err(Error::UnsupportedHashScheme {
-            found: found_scheme,
-        });
-    }
-    r.u64()
+    let keyable = scheme == HashScheme::Xxh3_128;
+    let found = match HashScheme::from_tag(found_scheme) {
+        Some(found) if found == scheme => found,
+        Some(HashScheme::SipHash13Keyed) if keyable => HashScheme::SipHash13Keyed,
+        _ => {
+            return Err(Error::UnsupportedHashScheme {
+                found: found_scheme,
+            });
+        }
+    };
+    Ok((found, r.u64()?))
 }
 
 /// A cursor over bytes that reads little-endian fields and reports [`Error::Truncated`]
@@ -601,14 +639,14 @@ pub struct SizeAndHashes<'a> {
     pub size: u64,
     /// The number of probes, checked by [`check_num_hashes`](crate::math::check_num_hashes).
     pub num_hashes: u32,
-    /// The seed stored in the header.
-    pub seed: u64,
+    /// The hashing the header gives, checked against the key the caller gave.
+    pub hashing: crate::hash::Hashing,
     /// The payload.
     pub payload: &'a [u8],
 }
 
 /// Serialises a filter whose parameters are `size` and `num_hashes`
-/// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with XXH3-128; see [`encode_to`].
+/// ([`SIZE_AND_HASHES_LEN`] bytes), hashed with `hashing`; see [`encode_to`].
 ///
 /// # Errors
 ///
@@ -617,7 +655,7 @@ pub struct SizeAndHashes<'a> {
 pub fn encode_size_and_hashes(
     output: Output<'_>,
     variant: Variant,
-    seed: u64,
+    hashing: &crate::hash::Hashing,
     size: u64,
     num_hashes: u32,
     payload_len: u64,
@@ -629,8 +667,8 @@ pub fn encode_size_and_hashes(
     encode_to(
         output,
         variant,
-        HashScheme::Xxh3_128,
-        seed,
+        hashing.scheme(),
+        hashing.header_word(),
         &params,
         payload_len,
         write_payload,
@@ -638,19 +676,22 @@ pub fn encode_size_and_hashes(
 }
 
 /// Reads a frame written by [`encode_size_and_hashes`]: the framing as [`decode`] checks it,
+/// the hashing against `key` (see [`Hashing::from_header`](crate::hash::Hashing::from_header)),
 /// then the size through the variant's `check_size`, then the probe count.
 ///
 /// # Errors
 ///
-/// Those of [`decode`]; the error of `check_size`; [`Error::Corrupt`] for a probe count out
-/// of range.
+/// Those of [`decode`] and of `Hashing::from_header`; the error of `check_size`;
+/// [`Error::Corrupt`] for a probe count out of range.
 #[doc(hidden)]
-pub fn decode_size_and_hashes(
-    bytes: &[u8],
+pub fn decode_size_and_hashes<'a>(
+    bytes: &'a [u8],
     variant: Variant,
+    key: Option<&crate::hash::SecretKey>,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
-) -> Result<SizeAndHashes<'_>, Error> {
+) -> Result<SizeAndHashes<'a>, Error> {
     let frame = decode(bytes, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let hashing = crate::hash::Hashing::from_header(frame.scheme, frame.seed, key)?;
     let mut r = ByteReader::new(frame.params);
     let size = r.u64()?;
     let num_hashes = r.u32()?;
@@ -663,7 +704,7 @@ pub fn decode_size_and_hashes(
     Ok(SizeAndHashes {
         size,
         num_hashes,
-        seed: frame.seed,
+        hashing,
         payload: frame.payload,
     })
 }

@@ -57,12 +57,14 @@ const INLINE_CAPACITY: usize = 128;
 pub trait Digest {
     /// The digest.
     type Output: Copy;
+    /// What the function is seeded or keyed with.
+    type Key: Copy;
     /// The incremental state.
     type Stream: Clone;
     /// The digest of `bytes` in one call.
-    fn oneshot(bytes: &[u8], seed: u64) -> Self::Output;
+    fn oneshot(bytes: &[u8], key: Self::Key) -> Self::Output;
     /// A fresh incremental state.
-    fn stream(seed: u64) -> Self::Stream;
+    fn stream(key: Self::Key) -> Self::Stream;
     /// Feeds `bytes` to the state.
     fn update(stream: &mut Self::Stream, bytes: &[u8]);
     /// The digest of everything fed to the state.
@@ -82,6 +84,7 @@ pub struct Xxh3_128;
 
 impl Digest for Xxh3_128 {
     type Output = u128;
+    type Key = u64;
     type Stream = Xxh3;
     const CANONICAL_INTEGERS: bool = true;
 
@@ -115,6 +118,7 @@ pub struct Xxh64;
 
 impl Digest for Xxh64 {
     type Output = u64;
+    type Key = u64;
     type Stream = xxhash_rust::xxh64::Xxh64;
     /// Parquet's plain encoding writes an INT32 in 4 bytes and an INT64 in 8: the split-block
     /// filter hashes each integer at its own width.
@@ -153,7 +157,7 @@ impl Digest for Xxh64 {
 /// little-endian, `usize` and `isize` as 64 bits.
 #[doc(hidden)]
 pub struct BufferedHasher<D: Digest> {
-    seed: u64,
+    key: D::Key,
     len: usize,
     buf: [u8; INLINE_CAPACITY],
     stream: Option<Box<D::Stream>>,
@@ -162,7 +166,7 @@ pub struct BufferedHasher<D: Digest> {
 impl<D: Digest> Clone for BufferedHasher<D> {
     fn clone(&self) -> Self {
         BufferedHasher {
-            seed: self.seed,
+            key: self.key,
             len: self.len,
             buf: self.buf,
             stream: self.stream.clone(),
@@ -172,8 +176,8 @@ impl<D: Digest> Clone for BufferedHasher<D> {
 
 impl<D: Digest> std::fmt::Debug for BufferedHasher<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key is left out: a keyed hasher's key is a secret.
         f.debug_struct("BufferedHasher")
-            .field("seed", &self.seed)
             .field("buffered", &self.len)
             .field("streaming", &self.stream.is_some())
             .finish()
@@ -181,11 +185,11 @@ impl<D: Digest> std::fmt::Debug for BufferedHasher<D> {
 }
 
 impl<D: Digest> BufferedHasher<D> {
-    /// Creates an empty hasher with the given seed.
+    /// Creates an empty hasher with the given seed or key.
     #[inline]
-    pub fn new(seed: u64) -> Self {
+    pub fn new(key: D::Key) -> Self {
         BufferedHasher {
-            seed,
+            key,
             len: 0,
             buf: [0; INLINE_CAPACITY],
             stream: None,
@@ -198,7 +202,7 @@ impl<D: Digest> BufferedHasher<D> {
     #[inline(always)]
     pub fn digest(&self) -> D::Output {
         match &self.stream {
-            None => D::oneshot(&self.buf[..self.len], self.seed),
+            None => D::oneshot(&self.buf[..self.len], self.key),
             Some(stream) => {
                 let mut stream = stream.clone();
                 D::update(&mut stream, &self.buf[..self.len]);
@@ -209,8 +213,8 @@ impl<D: Digest> BufferedHasher<D> {
 
     #[cold]
     fn spill(&mut self, bytes: &[u8]) {
-        let seed = self.seed;
-        let stream = self.stream.get_or_insert_with(|| Box::new(D::stream(seed)));
+        let key = self.key;
+        let stream = self.stream.get_or_insert_with(|| Box::new(D::stream(key)));
         D::update(stream, &self.buf[..self.len]);
         self.len = 0;
         if bytes.len() <= INLINE_CAPACITY {
@@ -510,6 +514,276 @@ pub fn random_seed() -> u64 {
     let mut hasher = state.build_hasher();
     hasher.write_u64(DEFAULT_SEED);
     hasher.finish()
+}
+
+/// A 128-bit secret key for keyed hashing ([`Hashing::Keyed`]): SipHash-1-3, a keyed
+/// pseudo-random function, replaces seeded XXH3, so positions cannot be predicted, or keys
+/// crafted to collide, without the key.
+///
+/// The key never appears in a filter's bytes, nor in this type's `Debug` output; a filter
+/// stores only its [`fingerprint`](SecretKey::fingerprint), which identifies the key without
+/// revealing it. Two keys compare in constant time.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::SecretKey;
+///
+/// let key = SecretKey::from_bytes(*b"0123456789abcdef");
+/// assert_eq!(key.to_bytes(), *b"0123456789abcdef");
+/// assert_ne!(SecretKey::random(), SecretKey::random());
+/// assert!(!format!("{key:?}").contains("0123"));
+/// ```
+#[derive(Clone, Copy)]
+pub struct SecretKey([u64; 2]);
+
+/// What [`SecretKey::fingerprint`] authenticates: the key's fingerprint is the SipHash-2-4 of
+/// these bytes under the key (a different function from the keys' SipHash-1-3).
+const FINGERPRINT_MESSAGE: &[u8] = b"bloom-family key fingerprint v1";
+
+impl SecretKey {
+    /// The key whose 16 bytes are `bytes` (two little-endian 64-bit words, as SipHash reads
+    /// its key).
+    pub const fn from_bytes(bytes: [u8; 16]) -> SecretKey {
+        let mut low = [0u8; 8];
+        let mut high = [0u8; 8];
+        let mut i = 0;
+        while i < 8 {
+            low[i] = bytes[i];
+            high[i] = bytes[i + 8];
+            i += 1;
+        }
+        SecretKey([u64::from_le_bytes(low), u64::from_le_bytes(high)])
+    }
+
+    /// A key drawn from the operating system's randomness, through the standard library's
+    /// `RandomState` (whose keys the OS provides): two 64-bit outputs of SipHash under a
+    /// fresh random key.
+    pub fn random() -> SecretKey {
+        let state = std::collections::hash_map::RandomState::new();
+        let draw = |word: u64| {
+            let mut hasher = state.build_hasher();
+            hasher.write_u64(word);
+            hasher.finish()
+        };
+        SecretKey([draw(0), draw(1)])
+    }
+
+    /// The key's 16 bytes, to keep it (in a secret store, never beside the filter).
+    pub fn to_bytes(&self) -> [u8; 16] {
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&self.0[0].to_le_bytes());
+        bytes[8..].copy_from_slice(&self.0[1].to_le_bytes());
+        bytes
+    }
+
+    /// A 64-bit identifier of the key, stored in a keyed filter's bytes in place of the seed:
+    /// a MAC (SipHash-2-4 under the key) of a fixed message. It tells a loader whether it was
+    /// given the right key; finding the key from it is as hard as breaking SipHash.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::hash::SecretKey;
+    ///
+    /// let a = SecretKey::from_bytes([1; 16]);
+    /// assert_eq!(a.fingerprint(), SecretKey::from_bytes([1; 16]).fingerprint());
+    /// assert_ne!(a.fingerprint(), SecretKey::from_bytes([2; 16]).fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> u64 {
+        crate::siphash::sip::<2, 4>(FINGERPRINT_MESSAGE, self.0)
+    }
+}
+
+/// Keys are compared in constant time: the comparison does not stop at the first differing
+/// bit.
+impl PartialEq for SecretKey {
+    fn eq(&self, other: &SecretKey) -> bool {
+        let diff = (self.0[0] ^ other.0[0]) | (self.0[1] ^ other.0[1]);
+        std::hint::black_box(diff) == 0
+    }
+}
+
+impl Eq for SecretKey {}
+
+/// Shows the fingerprint, never the key.
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SecretKey(fingerprint {:#018x})", self.fingerprint())
+    }
+}
+
+impl From<[u8; 16]> for SecretKey {
+    fn from(bytes: [u8; 16]) -> SecretKey {
+        SecretKey::from_bytes(bytes)
+    }
+}
+
+/// How a filter hashes its keys: the two schemes every general-purpose variant can use.
+///
+/// * [`Seeded`](Hashing::Seeded): XXH3-128 with a 64-bit seed ([`hash_key`]), the default
+///   ([`DEFAULT_SEED`]). Fast, identical everywhere, and the seed is stored in the filter's
+///   bytes: right when keys are not chosen by an adversary, or the bytes stay private.
+/// * [`Keyed`](Hashing::Keyed): SipHash-1-3 under a 128-bit [`SecretKey`], a keyed
+///   pseudo-random function: without the key, nobody can tell which bits a key sets, so
+///   keys cannot be crafted to answer "maybe" or to pile into a few blocks, even by someone
+///   who reads the filter's bytes (they hold only the key's fingerprint). `docs/security.md`
+///   weighs the two.
+///
+/// Either way one call hashes a key to the two 64-bit halves positions derive from. SipHash
+/// gives 64 bits; the keyed scheme's second half is a fixed bijective mix of the first (the
+/// SplitMix64 finaliser), so the pair is as unpredictable as the SipHash output itself.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{DEFAULT_SEED, Hashing, SecretKey, hash_key};
+///
+/// assert_eq!(Hashing::default(), Hashing::Seeded(DEFAULT_SEED));
+/// assert_eq!(Hashing::default().hash("a"), hash_key("a", DEFAULT_SEED));
+///
+/// let keyed = Hashing::Keyed(SecretKey::from_bytes([7; 16]));
+/// assert_ne!(keyed.hash("a"), Hashing::Keyed(SecretKey::from_bytes([8; 16])).hash("a"));
+/// assert_eq!(keyed.hash("a") as u64, keyed.hash64("a"));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Hashing {
+    /// Seeded XXH3-128 ([`hash_key`]).
+    Seeded(u64),
+    /// SipHash-1-3 under a secret key.
+    Keyed(SecretKey),
+}
+
+impl Default for Hashing {
+    fn default() -> Hashing {
+        Hashing::Seeded(DEFAULT_SEED)
+    }
+}
+
+/// A seed is the seeded scheme with that seed.
+impl From<u64> for Hashing {
+    fn from(seed: u64) -> Hashing {
+        Hashing::Seeded(seed)
+    }
+}
+
+/// Added to a keyed digest before the mix that gives its second half, so a digest of 0 does
+/// not give a second half of 0 (the mix's fixed point).
+const KEYED_HIGH_SALT: u64 = 0xD1B5_4A32_D192_ED03;
+
+impl Hashing {
+    /// The 128-bit digest of `key`, whose two halves a filter derives its positions from.
+    #[inline(always)]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        match *self {
+            Hashing::Seeded(seed) => hash_key(key, seed),
+            Hashing::Keyed(secret) => {
+                let low = keyed_hash(key, &secret);
+                (u128::from(crate::keys::mix(low ^ KEYED_HIGH_SALT)) << 64) | u128::from(low)
+            }
+        }
+    }
+
+    /// The low 64 bits of [`hash`](Hashing::hash), for filters that need only one hash value
+    /// (the blocked filters); the keyed scheme skips the second half's mix.
+    #[inline(always)]
+    pub fn hash64<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        match *self {
+            Hashing::Seeded(seed) => hash_key(key, seed) as u64,
+            Hashing::Keyed(secret) => keyed_hash(key, &secret),
+        }
+    }
+
+    /// The seed, for the seeded scheme.
+    pub fn seed(&self) -> Option<u64> {
+        match *self {
+            Hashing::Seeded(seed) => Some(seed),
+            Hashing::Keyed(_) => None,
+        }
+    }
+
+    /// Whether keys are hashed under a secret key.
+    pub fn is_keyed(&self) -> bool {
+        matches!(self, Hashing::Keyed(_))
+    }
+
+    /// The format's tag for this scheme.
+    pub fn scheme(&self) -> crate::format::HashScheme {
+        match self {
+            Hashing::Seeded(_) => crate::format::HashScheme::Xxh3_128,
+            Hashing::Keyed(_) => crate::format::HashScheme::SipHash13Keyed,
+        }
+    }
+
+    /// The header's 64-bit hashing field: the seed, or the key's fingerprint.
+    #[doc(hidden)]
+    pub fn header_word(&self) -> u64 {
+        match self {
+            Hashing::Seeded(seed) => *seed,
+            Hashing::Keyed(secret) => secret.fingerprint(),
+        }
+    }
+
+    /// The hashing of a filter whose header gives `scheme` and the field `word`, loaded with
+    /// `key` (or none).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::KeyRequired`](crate::Error::KeyRequired) for a keyed filter loaded without a
+    /// key; [`Error::WrongKey`](crate::Error::WrongKey) when the key's fingerprint is not
+    /// the one stored; [`Error::NotKeyed`](crate::Error::NotKeyed) for a key given to a
+    /// seeded filter; [`Error::UnsupportedHashScheme`](crate::Error::UnsupportedHashScheme)
+    /// for another scheme.
+    #[doc(hidden)]
+    pub fn from_header(
+        scheme: crate::format::HashScheme,
+        word: u64,
+        key: Option<&SecretKey>,
+    ) -> Result<Hashing, crate::Error> {
+        use crate::format::HashScheme;
+        match (scheme, key) {
+            (HashScheme::Xxh3_128, None) => Ok(Hashing::Seeded(word)),
+            (HashScheme::Xxh3_128, Some(_)) => Err(crate::Error::NotKeyed),
+            (HashScheme::SipHash13Keyed, None) => Err(crate::Error::KeyRequired),
+            (HashScheme::SipHash13Keyed, Some(secret)) => {
+                if secret.fingerprint() == word {
+                    Ok(Hashing::Keyed(*secret))
+                } else {
+                    Err(crate::Error::WrongKey)
+                }
+            }
+            (other, _) => Err(crate::Error::UnsupportedHashScheme { found: other as u8 }),
+        }
+    }
+
+    /// `Ok` when two filters hash alike, so their bits can be combined.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`](crate::Error::Incompatible) naming `"seed"` (two seeds), `"key"`
+    /// (two keys, by fingerprint) or `"hash scheme"` (one seeded, one keyed, by scheme tag).
+    #[doc(hidden)]
+    pub fn check_same(&self, other: &Hashing) -> Result<(), crate::Error> {
+        match (self, other) {
+            (Hashing::Seeded(a), Hashing::Seeded(b)) => crate::Error::check_same("seed", *a, *b),
+            (Hashing::Keyed(a), Hashing::Keyed(b)) if a == b => Ok(()),
+            (Hashing::Keyed(a), Hashing::Keyed(b)) => {
+                crate::Error::check_same("key", a.fingerprint(), b.fingerprint())
+            }
+            _ => {
+                crate::Error::check_same("hash scheme", self.scheme() as u64, other.scheme() as u64)
+            }
+        }
+    }
+}
+
+/// SipHash-1-3 of the bytes `key.hash()` writes (integers in the canonical width, as
+/// [`hash_key`]), under `secret`.
+#[inline(always)]
+fn keyed_hash<T: Hash + ?Sized>(key: &T, secret: &SecretKey) -> u64 {
+    let mut hasher = BufferedHasher::<crate::siphash::Sip13>::new(secret.0);
+    key.hash(&mut hasher);
+    hasher.digest()
 }
 
 /// Maps a uniformly distributed 64-bit value to `[0, n)` without division and without modulo

@@ -44,4 +44,4 @@ pub use crate::math::{
 pub use crate::par_collect_via_par_insert_all;
 #[cfg(feature = "serde")]
 pub use crate::serde_via_bytes;
-pub use crate::{collect_via_insert_all, filter_via_inherent};
+pub use crate::{collect_via_insert_all, filter_via_inherent, keyed_via_inherent};

@@ -109,6 +109,7 @@ pub mod hash;
 pub mod internal;
 pub mod keys;
 pub mod math;
+mod siphash;
 
 pub use error::{Error, IoError};
 pub use filter::Filter;

@@ -4,7 +4,7 @@ use std::hash::Hash;
 use std::io::{Read, Write};
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
-use bloom_core::hash::{hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
 use bloom_core::internal::{self, Output, Probes};
@@ -125,13 +125,21 @@ impl CountingBloomFilter {
     /// use bloom_counting::CountingBloomFilter;
     ///
     /// let filter = CountingBloomFilter::new(1000, 0.01)?.with_seed(42);
-    /// assert_eq!(filter.seed(), 42);
+    /// assert_eq!(filter.seed(), Some(42));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.params.seed = seed;
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
         self.clear();
         self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.params.hashing
     }
 
     /// Returns this filter emptied and re-keyed with a seed from the operating system's
@@ -152,17 +160,17 @@ impl CountingBloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](Self::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.params.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.params.hashing.seed()
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by the
-    /// `_hash` methods.
+    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128, or keyed SipHash-1-3:
+    /// see [`Hashing`]), as taken by the `_hash` methods.
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.params.seed)
+        self.params.hashing.hash(key)
     }
 
     #[inline(always)]
@@ -423,7 +431,7 @@ impl CountingBloomFilter {
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         let query = Probed::new(
             &self.counters,
-            self.params.seed,
+            self.params.hashing,
             self.params.num_hashes,
             self.params.num_counters,
         );
@@ -564,7 +572,7 @@ impl CountingBloomFilter {
         let bits = self.counters.to_bit_store().unwrap_or_else(|_| {
             bloom_core::internal::out_of_memory(self.counters.heap_bytes() / 4)
         });
-        BloomFilter::from_bits(bits, self.params.num_hashes, self.params.seed)
+        BloomFilter::from_bits(bits, self.params.num_hashes, self.params.hashing)
             .expect("a counting filter's probe count is valid for a classic filter")
     }
 
@@ -643,7 +651,11 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Params::read_frame(&mut reader)?)
+        Self::from_bytes(&Self::frame_from(&mut reader)?)
+    }
+
+    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
+        Params::read_frame(reader)
     }
 
     /// Reads a filter written by [`to_bytes`](Self::to_bytes).
@@ -653,9 +665,14 @@ impl CountingBloomFilter {
     /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
     /// [`Error::WrongVariant`], [`Error::UnsupportedHashScheme`],
     /// [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a panic, and never an
-    /// allocation larger than `bytes`.
+    /// allocation larger than `bytes`. [`Error::KeyRequired`] for a
+    /// [keyed](Self::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes)?;
+        Self::decode_with(bytes, None)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, payload) = Params::decode(bytes, key)?;
         let counters = Counters::from_le_bytes(payload, params.num_counters)?;
         Ok(CountingBloomFilter { counters, params })
     }
@@ -664,6 +681,8 @@ impl CountingBloomFilter {
 bloom_core::internal::collect_via_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::internal::filter_via_inherent!(CountingBloomFilter, hash: u128);
+
+bloom_core::internal::keyed_via_inherent!(CountingBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(CountingBloomFilter);
@@ -723,7 +742,7 @@ mod parallel {
                 keys,
                 |key| {
                     Probes::new(
-                        hash_key(key, params.seed),
+                        params.hashing.hash(key),
                         params.num_hashes,
                         params.num_counters,
                     )

@@ -1,6 +1,7 @@
-//! Number of counters, probe count and seed, and their place in the binary format.
+//! Number of counters, probe count and hashing, and their place in the binary format.
 
 use bloom_core::format::Variant;
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::{Error, internal, math};
 
 use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
@@ -10,7 +11,7 @@ use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
 pub(crate) struct Params {
     pub(crate) num_counters: u64,
     pub(crate) num_hashes: u32,
-    pub(crate) seed: u64,
+    pub(crate) hashing: Hashing,
 }
 
 impl Params {
@@ -28,7 +29,7 @@ impl Params {
         Ok(Params {
             num_counters,
             num_hashes,
-            seed: bloom_core::hash::DEFAULT_SEED,
+            hashing: Hashing::default(),
         })
     }
 
@@ -39,7 +40,7 @@ impl Params {
             u64::from(self.num_hashes),
             u64::from(other.num_hashes),
         )?;
-        Error::check_same("seed", self.seed, other.seed)
+        self.hashing.check_same(&other.hashing)
     }
 
     /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
@@ -52,7 +53,7 @@ impl Params {
         internal::encode_size_and_hashes(
             output,
             Variant::Counting,
-            self.seed,
+            &self.hashing,
             self.num_counters,
             self.num_hashes,
             payload_len,
@@ -70,22 +71,27 @@ impl Params {
         )
     }
 
-    /// Decodes and validates the frame; returns the parameters and the payload (the words).
-    pub(crate) fn decode(bytes: &[u8]) -> Result<(Params, &[u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Counting, |num_counters| {
-            if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
-                Ok(())
-            } else {
-                Err(Error::corrupt(format!(
-                    "num_counters {num_counters} out of range"
-                )))
-            }
-        })?;
+    /// Decodes and validates the frame, its hashing checked against `key`; returns the
+    /// parameters and the payload (the words).
+    pub(crate) fn decode<'a>(
+        bytes: &'a [u8],
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, &'a [u8]), Error> {
+        let frame =
+            internal::decode_size_and_hashes(bytes, Variant::Counting, key, |num_counters| {
+                if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
+                    Ok(())
+                } else {
+                    Err(Error::corrupt(format!(
+                        "num_counters {num_counters} out of range"
+                    )))
+                }
+            })?;
         Ok((
             Params {
                 num_counters: frame.size,
                 num_hashes: frame.num_hashes,
-                seed: frame.seed,
+                hashing: frame.hashing,
             },
             frame.payload,
         ))

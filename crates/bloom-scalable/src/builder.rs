@@ -1,7 +1,7 @@
 //! The builder of a [`ScalableBloomFilter`], for everything `new` leaves at its default.
 
 use bloom_core::Error;
-use bloom_core::hash::{DEFAULT_SEED, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 
 use crate::ScalableBloomFilter;
 use crate::config::{Config, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, MAX_LAYERS};
@@ -54,7 +54,7 @@ impl Builder {
                 max_layers: MAX_LAYERS,
                 max_bytes: u64::MAX,
                 scaling: true,
-                seed: DEFAULT_SEED,
+                hashing: Hashing::default(),
             },
         }
     }
@@ -106,7 +106,7 @@ impl Builder {
     /// are equal; use a secret seed when keys may come from an adversary (see
     /// [`bloom_core::hash`]).
     pub fn seed(mut self, seed: u64) -> Builder {
-        self.config.seed = seed;
+        self.config.hashing = Hashing::Seeded(seed);
         self
     }
 
@@ -114,6 +114,23 @@ impl Builder {
     /// ([`bloom_core::hash::random_seed`]).
     pub fn random_seed(self) -> Builder {
         self.seed(random_seed())
+    }
+
+    /// Hashes every layer's keys with SipHash-1-3 under the secret `key` instead of a seed
+    /// ([`Hashing::Keyed`]): see
+    /// [`ScalableBloomFilter::with_key`]. The bytes of the filter hold only the key's
+    /// fingerprint; load them with
+    /// [`from_bytes_with_key`](ScalableBloomFilter::from_bytes_with_key).
+    pub fn key(mut self, key: [u8; 16]) -> Builder {
+        self.config.hashing = Hashing::Keyed(SecretKey::from_bytes(key));
+        self
+    }
+
+    /// Hashes with a secret key drawn from the operating system's randomness
+    /// ([`SecretKey::random`]).
+    pub fn random_key(mut self) -> Builder {
+        self.config.hashing = Hashing::Keyed(SecretKey::random());
+        self
     }
 
     /// Builds the filter with its first layer.

@@ -119,13 +119,11 @@ impl ScalableBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        let bytes = internal::read_frame(
-            &mut reader,
-            Variant::Scalable,
-            HashScheme::Xxh3_128,
-            PARAMS_LEN,
-        )?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes(&Self::frame_from(&mut reader)?)
+    }
+
+    pub(crate) fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
+        internal::read_frame(reader, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
@@ -149,8 +147,8 @@ impl ScalableBloomFilter {
         internal::encode_to(
             output,
             Variant::Scalable,
-            HashScheme::Xxh3_128,
-            c.seed,
+            c.hashing.scheme(),
+            c.hashing.header_word(),
             &params,
             payload_len,
             |out| {
@@ -179,9 +177,18 @@ impl ScalableBloomFilter {
     /// [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a panic. Each layer's bits
     /// are allocated only once their bytes are known to be present, so a short input
     /// cannot make it allocate much: the bit arrays take the bytes the input holds for them,
-    /// plus a fixed bookkeeping struct per layer (64 layers at most).
+    /// plus a fixed bookkeeping struct per layer (64 layers at most). [`Error::KeyRequired`]
+    /// for a [keyed](ScalableBloomFilter::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::decode_with(bytes, None)
+    }
+
+    pub(crate) fn decode_with(
+        bytes: &[u8],
+        key: Option<&bloom_core::hash::SecretKey>,
+    ) -> Result<Self, Error> {
         let frame = format::decode(bytes, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let hashing = bloom_core::hash::Hashing::from_header(frame.scheme, frame.seed, key)?;
         let mut r = ByteReader::new(frame.params);
         let initial_capacity = r.u64()?;
         let fpr = r.f64()?;
@@ -204,7 +211,7 @@ impl ScalableBloomFilter {
             max_layers,
             max_bytes,
             scaling: flags & FLAG_NON_SCALING == 0,
-            seed: frame.seed,
+            hashing,
         };
         config
             .validate()
@@ -276,7 +283,7 @@ fn read_layer(config: &Config, index: usize, payload: &mut ByteReader<'_>) -> Re
             "layer {index} has {ones} bits set for {len} keys of {num_hashes} probes"
         )));
     }
-    ScalableBloomFilter::layer_from_bits(bits, num_hashes, config.seed, expected.capacity, len)
+    ScalableBloomFilter::layer_from_bits(bits, num_hashes, config.hashing, expected.capacity, len)
 }
 
 #[cfg(test)]

@@ -31,8 +31,8 @@ pub(crate) struct Config {
     pub(crate) max_bytes: u64,
     /// False for a filter that never opens a second layer (its one layer gets all of P).
     pub(crate) scaling: bool,
-    /// The seed every layer hashes with.
-    pub(crate) seed: u64,
+    /// How every layer hashes (one seed or one key for all).
+    pub(crate) hashing: bloom_core::hash::Hashing,
 }
 
 /// The size of one layer: the keys it takes and the classic filter that holds them.
@@ -141,7 +141,7 @@ impl Config {
             u64::from(!self.scaling),
             u64::from(!other.scaling),
         )?;
-        Error::check_same("seed", self.seed, other.seed)
+        self.hashing.check_same(&other.hashing)
     }
 }
 
@@ -199,7 +199,7 @@ mod tests {
             max_layers: MAX_LAYERS,
             max_bytes: u64::MAX,
             scaling: true,
-            seed: 1,
+            hashing: bloom_core::hash::Hashing::Seeded(1),
         }
     }
 

@@ -3,6 +3,7 @@
 use bloom_classic::BloomFilter;
 use bloom_core::Error;
 use bloom_core::bits::BitStore;
+use bloom_core::hash::Hashing;
 
 use crate::config::LayerSize;
 
@@ -21,11 +22,11 @@ pub struct Layer {
 }
 
 impl Layer {
-    /// An empty layer of the given size, hashing with `seed`.
-    pub(crate) fn new(size: &LayerSize, seed: u64) -> Result<Layer, Error> {
+    /// An empty layer of the given size, hashing by `hashing`.
+    pub(crate) fn new(size: &LayerSize, hashing: Hashing) -> Result<Layer, Error> {
         let bits = BitStore::new(size.num_bits)?;
         Ok(Layer {
-            filter: BloomFilter::from_bits(bits, size.num_hashes, seed)?,
+            filter: BloomFilter::from_bits(bits, size.num_hashes, hashing)?,
             capacity: size.capacity,
             len: 0,
         })

@@ -10,7 +10,7 @@
 use std::hash::Hash;
 
 use bloom_core::bits::BitStore;
-use bloom_core::hash::hash_key;
+use bloom_core::hash::Hashing;
 use bloom_core::internal::Steps;
 use bloom_core::internal::batch::{BatchQuery, Loop};
 
@@ -113,17 +113,17 @@ pub(crate) fn contains_hash(layers: &[Layer], hash: u128) -> bool {
 pub(crate) struct LayeredBatch<'a> {
     layers: &'a [Layer],
     probes: Vec<LayerProbes<'a>>,
-    seed: u64,
+    hashing: Hashing,
 }
 
 impl<'a> LayeredBatch<'a> {
-    /// The query over `layers`, whose keys are hashed with `seed`.
-    pub(crate) fn new(layers: &'a [Layer], seed: u64) -> Self {
+    /// The query over `layers`, whose keys are hashed by `hashing`.
+    pub(crate) fn new(layers: &'a [Layer], hashing: Hashing) -> Self {
         debug_assert!(layers.len() <= 64, "one bit per layer in the masks");
         LayeredBatch {
             layers,
             probes: layers.iter().map(LayerProbes::new).collect(),
-            seed,
+            hashing,
         }
     }
 }
@@ -150,7 +150,7 @@ impl BatchQuery for LayeredBatch<'_> {
 
     #[inline(always)]
     fn stage<T: Hash>(&self, key: &T, _eager: bool) -> (u128, u64) {
-        let hash = hash_key(key, self.seed);
+        let hash = self.hashing.hash(key);
         let x0 = Steps::new(hash).value();
         for p in self.probes.iter().rev() {
             p.bits.prefetch_pair(x0);
@@ -208,7 +208,7 @@ impl BatchQuery for LayeredBatch<'_> {
     /// The direct loop runs on cached layers.
     #[inline(always)]
     fn contains_now<T: Hash>(&self, key: &T) -> bool {
-        contains_hash_cached(self.layers, hash_key(key, self.seed))
+        contains_hash_cached(self.layers, self.hashing.hash(key))
     }
 }
 
@@ -264,7 +264,7 @@ mod tests {
             let one_by_one: Vec<bool> =
                 queries.iter().map(|k| contains_hash(&f.layers, f.hash(k))).collect();
             prop_assert_eq!(&one_by_one, &expected);
-            let query = LayeredBatch::new(&f.layers, f.seed());
+            let query = LayeredBatch::new(&f.layers, f.hashing());
             for len in [0, 1, 4, 13, 100, queries.len()] {
                 let part = &queries[..len.min(queries.len())];
                 let mut out = vec![true; 3];
@@ -281,7 +281,7 @@ mod tests {
         assert_eq!(f.layers()[0].filter().num_hashes(), 1);
         let queries: Vec<u64> = (0..3000).collect();
         let mut out = Vec::new();
-        let query = LayeredBatch::new(&f.layers, f.seed());
+        let query = LayeredBatch::new(&f.layers, f.hashing());
         bloom_core::internal::batch::contains_batch_uncached(&query, &queries, &mut out);
         for (k, got) in queries.iter().zip(out) {
             assert_eq!(got, naive(&f, f.hash(k)), "{k}");

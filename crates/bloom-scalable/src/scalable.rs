@@ -4,7 +4,6 @@ use std::hash::Hash;
 
 use bloom_core::Error;
 use bloom_core::bits::BitStore;
-use bloom_core::hash::hash_key;
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 
 use crate::Builder;
@@ -104,7 +103,7 @@ impl ScalableBloomFilter {
                 ),
             ));
         }
-        let layer = Layer::new(&size, config.seed)?;
+        let layer = Layer::new(&size, config.hashing)?;
         Ok(Self::from_parts(config, vec![layer]))
     }
 
@@ -132,12 +131,13 @@ impl ScalableBloomFilter {
         std::mem::size_of::<Self>() as u64
     }
 
-    /// The 128-bit hash every layer derives its probes from (seeded XXH3-128), as taken by
+    /// The 128-bit hash every layer derives its probes from (seeded XXH3-128, or keyed
+    /// SipHash-1-3: see [`Hashing`](bloom_core::hash::Hashing)), as taken by
     /// [`insert_hash`](ScalableBloomFilter::insert_hash) and
     /// [`contains_hash`](ScalableBloomFilter::contains_hash).
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.config.seed)
+        self.config.hashing.hash(key)
     }
 
     /// Adds a key. Returns `Ok(true)` if it was possibly present already (some layer holds
@@ -219,7 +219,7 @@ impl ScalableBloomFilter {
                 self.config.max_bytes
             )));
         }
-        let layer = Layer::new(&size, self.config.seed)
+        let layer = Layer::new(&size, self.config.hashing)
             .map_err(|e| full(format!("layer {index} cannot be made: {e}")))?;
         self.layers.push(layer);
         self.update_cached();
@@ -283,7 +283,7 @@ impl ScalableBloomFilter {
     /// buffer: `out` is cleared and receives one answer per key, so a reused buffer costs no
     /// allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let query = query::LayeredBatch::new(&self.layers, self.config.seed);
+        let query = query::LayeredBatch::new(&self.layers, self.config.hashing);
         bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 
@@ -406,9 +406,33 @@ impl ScalableBloomFilter {
         self.config.scaling
     }
 
-    /// The hash seed every layer uses.
-    pub fn seed(&self) -> u64 {
-        self.config.seed
+    /// The hash seed every layer uses; `None` for a [keyed](ScalableBloomFilter::with_key)
+    /// filter.
+    pub fn seed(&self) -> Option<u64> {
+        self.config.hashing.seed()
+    }
+
+    /// The filter emptied (as [`clear`](ScalableBloomFilter::clear) empties it) and rehashed.
+    fn with_hashing(mut self, hashing: bloom_core::hash::Hashing) -> Self {
+        use bloom_core::hash::Hashing;
+        self.clear();
+        self.config.hashing = hashing;
+        let layers = std::mem::take(&mut self.layers);
+        self.layers = layers
+            .into_iter()
+            .map(|layer| Layer {
+                filter: match hashing {
+                    Hashing::Seeded(seed) => layer.filter.with_seed(seed),
+                    Hashing::Keyed(key) => layer.filter.with_key(key.to_bytes()),
+                },
+                ..layer
+            })
+            .collect();
+        self
+    }
+
+    fn current_hashing(&self) -> bloom_core::hash::Hashing {
+        self.config.hashing
     }
 
     /// Removes every key: drops every layer but the first, and empties that one, so the
@@ -497,12 +521,12 @@ impl ScalableBloomFilter {
     pub(crate) fn layer_from_bits(
         bits: BitStore,
         num_hashes: u32,
-        seed: u64,
+        hashing: bloom_core::hash::Hashing,
         capacity: u64,
         len: u64,
     ) -> Result<Layer, Error> {
         Ok(Layer {
-            filter: bloom_classic::BloomFilter::from_bits(bits, num_hashes, seed)?,
+            filter: bloom_classic::BloomFilter::from_bits(bits, num_hashes, hashing)?,
             capacity,
             len,
         })
@@ -565,6 +589,8 @@ impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
 }
 
 bloom_core::internal::filter_via_inherent!(ScalableBloomFilter, hash: u128, insert: fallible);
+
+bloom_core::internal::keyed_via_inherent!(ScalableBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(ScalableBloomFilter);

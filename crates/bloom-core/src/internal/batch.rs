@@ -28,7 +28,7 @@
 use std::hash::Hash;
 
 use super::caches::last_level_cache_bytes;
-use crate::hash::{Probes, hash_key};
+use crate::hash::{Hashing, Probes};
 
 /// A typical per-core share of the last-level cache. Filters up to this many bytes count
 /// as cached for the counting filter and the scalable filter's layers, which then test
@@ -424,8 +424,8 @@ pub trait ProbeSet {
 pub struct Probed<'a, S> {
     /// The array.
     pub store: &'a S,
-    /// The filter's seed.
-    pub seed: u64,
+    /// How the filter hashes its keys.
+    pub hashing: Hashing,
     /// Probes per key (k).
     pub num_hashes: u32,
     /// Positions of the array (m).
@@ -433,13 +433,13 @@ pub struct Probed<'a, S> {
 }
 
 impl<'a, S> Probed<'a, S> {
-    /// The query over `store`, of `num_positions` positions, for keys hashed with `seed`
+    /// The query over `store`, of `num_positions` positions, for keys hashed by `hashing`
     /// and probed `num_hashes` times.
     #[inline(always)]
-    pub fn new(store: &'a S, seed: u64, num_hashes: u32, num_positions: u64) -> Self {
+    pub fn new(store: &'a S, hashing: Hashing, num_hashes: u32, num_positions: u64) -> Self {
         Probed {
             store,
-            seed,
+            hashing,
             num_hashes,
             num_positions,
         }
@@ -477,7 +477,7 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
 
     #[inline(always)]
     fn stage<T: Hash>(&self, key: &T, eager: bool) -> (u128, bool) {
-        let hash = hash_key(key, self.seed);
+        let hash = self.hashing.hash(key);
         let probes = self.probes(hash);
         if eager {
             self.store.prefetch(probes);
@@ -507,8 +507,7 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
 
     #[inline(always)]
     fn contains_now<T: Hash>(&self, key: &T) -> bool {
-        self.store
-            .contains_now(self.probes(hash_key(key, self.seed)))
+        self.store.contains_now(self.probes(self.hashing.hash(key)))
     }
 }
 
