@@ -14,6 +14,9 @@
 //!   and every short, lying or failing stream is an error;
 //! * golden bytes pin the format.
 //!
+//! [`keyed::Keyed`] wraps any keyable variant so the same suite runs on filters hashed under
+//! a secret key (`tests/keyed.rs`).
+//!
 //! [`Subject::build`] takes `expected_items: u64`, as every filter's `new` does (the
 //! workspace's size rule, `docs/design.md`, "Sizes and parameters"); `tests/sizes.rs` pins
 //! that rule for every public signature.
@@ -26,6 +29,7 @@ use std::io;
 use bloom_core::{Error, Filter};
 
 pub mod counting;
+pub mod keyed;
 mod subjects;
 
 /// A filter under test: how to build one, and what its theory predicts.
