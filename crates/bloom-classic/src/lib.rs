@@ -31,12 +31,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Choosing the seed
+//! # Choosing the seed, or a key
 //!
 //! All filters use [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) unless given another
 //! with `with_seed`, so filters built anywhere can be merged with `union`. When keys come
-//! from an adversary, use a secret seed (`with_random_seed`): with a known seed, keys can be
-//! crafted to share bits and push up the false-positive rate.
+//! from an adversary, or the filter's bytes are published, hash under a secret key
+//! (`with_key`, `with_random_key`): SipHash-1-3 instead of seeded XXH3, so nobody without the
+//! key can craft keys that share bits, find false positives offline, or test keys against
+//! the bytes. The bytes keep only the key's fingerprint; `docs/security.md` has the threats
+//! and the cost.
+//!
+//! ```
+//! use bloom_classic::BloomFilter;
+//! use bloom_core::Error;
+//!
+//! let key = *b"0123456789abcdef"; // in practice, from a secret store
+//! let mut seen = BloomFilter::new(10_000, 0.01)?.with_key(key);
+//! seen.insert("https://example.com/");
+//! let bytes = seen.to_bytes();
+//! assert_eq!(BloomFilter::from_bytes(&bytes), Err(Error::KeyRequired));
+//! let loaded = BloomFilter::from_bytes_with_key(&bytes, &key)?;
+//! assert!(loaded.contains("https://example.com/"));
+//! # Ok::<(), Error>(())
+//! ```
 //!
 //! # Sizes
 //!

@@ -37,7 +37,9 @@
 //! public and fixed, which is right when the keys are not chosen by an adversary. When keys
 //! come from untrusted input (URLs, user names), an attacker who knows the seed can craft keys
 //! that all land on the same bits and drive the false-positive rate up; give such filters a
-//! secret seed (for example [`random_seed`]) and keep it with the filter.
+//! secret seed (for example [`random_seed`]) and keep it with the filter, or, better, a
+//! secret key ([`Hashing::Keyed`]): SipHash-1-3 under a 128-bit [`SecretKey`], a keyed
+//! pseudo-random function whose key never reaches the filter's bytes (`docs/security.md`).
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
@@ -667,7 +669,7 @@ impl From<u64> for Hashing {
     }
 }
 
-/// Added to a keyed digest before the mix that gives its second half, so a digest of 0 does
+/// XORed into a keyed digest before the mix that gives its second half, so a digest of 0 does
 /// not give a second half of 0 (the mix's fixed point).
 const KEYED_HIGH_SALT: u64 = 0xD1B5_4A32_D192_ED03;
 

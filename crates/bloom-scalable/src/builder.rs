@@ -18,7 +18,8 @@ use crate::config::{Config, DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, MAX
 /// | [`max_bytes`](Builder::max_bytes) | no cap |
 /// | [`max_layers`](Builder::max_layers) | [`MAX_LAYERS`] (64) |
 /// | [`non_scaling`](Builder::non_scaling) | off: the filter grows |
-/// | [`seed`](Builder::seed) | [`DEFAULT_SEED`] |
+/// | [`seed`](Builder::seed) | [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) |
+/// | [`key`](Builder::key), [`random_key`](Builder::random_key) | none: hashed with the seed |
 ///
 /// # Examples
 ///

@@ -50,7 +50,10 @@
 //! Every filter uses [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) unless the builder sets
 //! another, so filters built anywhere can be united. When keys come from an adversary, use a
 //! secret seed ([`Builder::random_seed`]): with a known seed, keys can be crafted to share
-//! bits and push up the false-positive rate.
+//! bits and push up the false-positive rate. Better, hash under a secret key
+//! ([`Builder::key`], [`Builder::random_key`]): SipHash-1-3 for every layer, and bytes that
+//! hold only the key's fingerprint (load them with
+//! [`ScalableBloomFilter::from_bytes_with_key`]; `docs/security.md`).
 //!
 //! # Sizes
 //!
