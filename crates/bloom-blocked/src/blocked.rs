@@ -451,31 +451,140 @@ impl BlockedBloomFilter {
     }
 
     /// Adds every key of `other`: afterwards `self` is exactly the filter built from both key
-    /// sets.
+    /// sets. The two may differ in size by a power of two: the larger is
+    /// [folded](BlockedBloomFilter::fold) to the smaller first (`self` shrinks when it is the
+    /// larger), so the result is the filter of both key sets at the smaller size.
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self` is unchanged.
+    /// [`Error::Incompatible`] when probe count or hashing (seed or key) differ, or the sizes
+    /// are not a power of two apart; `self` is unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// let mut small = BlockedBloomFilter::with_params(512 * 64, 6)?;
+    /// let mut large = BlockedBloomFilter::with_params(512 * 256, 6)?;
+    /// small.insert("left");
+    /// large.insert("right");
+    /// small.union(&large)?;
+    /// assert!(small.contains("left") && small.contains("right"));
+    /// assert_eq!(small.num_blocks(), 64);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn union(&mut self, other: &BlockedBloomFilter) -> Result<(), Error> {
-        self.params.check_compatible(&other.params)?;
-        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
-            *a |= *b;
+        self.combine(other, |a, b| *a |= b)
+    }
+
+    /// Keeps only bits set in both filters: afterwards `self` answers "possibly present" for
+    /// every key both held (and possibly for others). Sizes a power of two apart are folded
+    /// to the smaller first, as in [`union`](BlockedBloomFilter::union).
+    ///
+    /// # Errors
+    ///
+    /// As [`union`](BlockedBloomFilter::union); `self` is unchanged.
+    pub fn intersect(&mut self, other: &BlockedBloomFilter) -> Result<(), Error> {
+        self.combine(other, |a, b| *a &= b)
+    }
+
+    /// Applies `op` word by word to `self` and `other`, the larger folded to the smaller.
+    fn combine(
+        &mut self,
+        other: &BlockedBloomFilter,
+        op: impl Fn(&mut u64, u64),
+    ) -> Result<(), Error> {
+        self.params.check_foldable(&other.params)?;
+        let (ours, theirs) = (self.num_blocks(), other.num_blocks());
+        let folded;
+        let other_words = if ours == theirs {
+            other.blocks.words()
+        } else if ours < theirs {
+            let factor = params::fold_factor(theirs, ours, BLOCK_BITS)?;
+            folded = other.blocks.fold(factor)?;
+            folded.words()
+        } else {
+            let factor = params::fold_factor(ours, theirs, BLOCK_BITS)?;
+            *self = self.fold(factor)?;
+            other.blocks.words()
+        };
+        for (a, &b) in self.blocks.words_mut().iter_mut().zip(other_words) {
+            op(a, b);
         }
         Ok(())
     }
 
-    /// Keeps only bits set in both filters: afterwards `self` answers "possibly present" for
-    /// every key both held (and possibly for others).
+    /// The filter folded by `factor` (a power of two dividing the block count): block `j` of
+    /// the result is the OR of blocks `j * factor` to `j * factor + factor - 1`. Because a
+    /// key's block is the multiply-shift of its hash and its bits inside the block do not
+    /// depend on the block count, the result is exactly (byte for byte) the filter of
+    /// `num_blocks / factor` blocks built from the same keys: build large when the number of
+    /// keys is unknown, fold to the size the count needs once it is known. The rate rises to
+    /// that of the smaller filter.
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when size, probe count or hashing (seed or key) differ; `self` is unchanged.
-    pub fn intersect(&mut self, other: &BlockedBloomFilter) -> Result<(), Error> {
-        self.params.check_compatible(&other.params)?;
-        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
-            *a &= *b;
-        }
-        Ok(())
+    /// [`Error::InvalidParameter`] (`factor`) unless `factor` is a power of two dividing
+    /// [`num_blocks`](BlockedBloomFilter::num_blocks); [`Error::OutOfMemory`] when the
+    /// allocator refuses the result.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// let mut large = BlockedBloomFilter::with_params(512 * 1024, 7)?;
+    /// let mut small = BlockedBloomFilter::with_params(512 * 128, 7)?;
+    /// for key in 0..1_000u64 {
+    ///     large.insert(&key);
+    ///     small.insert(&key);
+    /// }
+    /// assert_eq!(large.fold(8)?, small);
+    /// assert!(large.fold(3).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold(&self, factor: u32) -> Result<Self, Error> {
+        let blocks = self.blocks.fold(factor)?;
+        let params = Params {
+            num_blocks: blocks.len() as u64,
+            ..self.params
+        };
+        let mut folded = Self::from_parts(blocks, params);
+        folded.kernel = Kernel::new(self.kernel.probe(), params.num_hashes);
+        Ok(folded)
+    }
+
+    /// The filter folded as far as a filter for `expected_items` keys at `fpr` allows: by
+    /// the largest power of two that leaves at least the blocks
+    /// [`new(expected_items, fpr)`](BlockedBloomFilter::new) would allocate (a copy when no
+    /// fold fits). The bits per block stay this filter's, so its probe count is kept. A
+    /// filter meant to be folded is best built with a power-of-two block count
+    /// ([`with_params`](BlockedBloomFilter::with_params)`(512 << s, k)`): `new` sizes to the
+    /// block, and an odd count cannot be folded at all.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](BlockedBloomFilter::new) for the parameters, and of
+    /// [`fold`](BlockedBloomFilter::fold).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// // Sized for about a million keys (2^14 blocks, k = 7); only ten thousand came.
+    /// let mut filter = BlockedBloomFilter::with_params(512 << 14, 7)?;
+    /// filter.insert_all(0..10_000u64);
+    /// let fitted = filter.fold_to_fit(10_000, 0.01)?;
+    /// assert_eq!(fitted.num_blocks(), 256);
+    /// assert!(fitted.estimated_fpr() < 0.012);
+    /// assert!((0..10_000u64).all(|k| fitted.contains(&k)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold_to_fit(&self, expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        let needed = Params::for_items(expected_items, fpr)?.num_blocks;
+        self.fold(params::largest_fold(self.num_blocks() as u64, needed))
     }
 
     /// The filter in the workspace's binary format (`docs/format.md`): the header,

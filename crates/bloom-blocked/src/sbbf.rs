@@ -8,6 +8,7 @@ use bloom_core::internal::{self, BufferedHasher, ByteReader, Output, Sink, Xxh64
 use bloom_core::{Error, format};
 use xxhash_rust::xxh64::xxh64;
 
+use crate::params::fold_factor;
 use crate::probe::{Probe, SplitKernel};
 use crate::storage::{Blocks, SplitBlock};
 use crate::thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
@@ -115,6 +116,11 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
+        Ok(Self::with_num_bytes(Self::bytes_for(ndv, fpp)?))
+    }
+
+    /// The bytes Parquet's rule gives `(ndv, fpp)`, before rounding to a power of two.
+    fn bytes_for(ndv: u64, fpp: f64) -> Result<usize, Error> {
         bloom_core::internal::check_count("ndv", ndv)?;
         bloom_core::internal::check_rate("fpp", fpp)?;
         let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
@@ -126,7 +132,7 @@ impl SplitBlockBloomFilter {
                 max_bits: BITSET_MAX_BYTES as u64 * 8,
             });
         }
-        Ok(Self::with_num_bytes(num_bytes as usize))
+        Ok(num_bytes as usize)
     }
 
     /// A filter of `num_bytes` bytes by Parquet's rule: clamped to 32 bytes..128 MiB and
@@ -366,38 +372,162 @@ impl SplitBlockBloomFilter {
         self.blocks.clear();
     }
 
-    /// Adds every value of `other`.
+    /// Adds every value of `other`. Parquet's sizes are powers of two, so any two filters
+    /// combine: the larger is [folded](SplitBlockBloomFilter::fold) to the smaller first
+    /// (`self` shrinks when it is the larger), and the result is the filter of both value
+    /// sets at the smaller size.
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the sizes differ; `self` is unchanged.
+    /// [`Error::Incompatible`] (`num_bytes`) when the sizes are not a power of two apart
+    /// (only for sizes Parquet does not produce); `self` is unchanged.
     pub fn union(&mut self, other: &SplitBlockBloomFilter) -> Result<(), Error> {
-        Error::check_same(
-            "num_bytes",
-            self.num_bytes() as u64,
-            other.num_bytes() as u64,
-        )?;
-        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
-            *a |= *b;
+        self.combine(other, |a, b| *a |= b)
+    }
+
+    /// Keeps only bits set in both filters (the larger folded to the smaller first, as in
+    /// [`union`](SplitBlockBloomFilter::union)).
+    ///
+    /// # Errors
+    ///
+    /// As [`union`](SplitBlockBloomFilter::union); `self` is unchanged.
+    pub fn intersect(&mut self, other: &SplitBlockBloomFilter) -> Result<(), Error> {
+        self.combine(other, |a, b| *a &= b)
+    }
+
+    /// Applies `op` word by word to `self` and `other`, the larger folded to the smaller.
+    fn combine(
+        &mut self,
+        other: &SplitBlockBloomFilter,
+        op: impl Fn(&mut u64, u64),
+    ) -> Result<(), Error> {
+        let (ours, theirs) = (self.num_blocks(), other.num_blocks());
+        let block_bits = BLOCK_BYTES as u64 * 8;
+        let folded;
+        let other_words = if ours == theirs {
+            other.blocks.words()
+        } else if ours < theirs {
+            folded = other.blocks.fold(fold_factor(theirs, ours, block_bits)?)?;
+            folded.words()
+        } else {
+            *self = self.fold(fold_factor(ours, theirs, block_bits)?)?;
+            other.blocks.words()
+        };
+        for (a, &b) in self.blocks.words_mut().iter_mut().zip(other_words) {
+            op(a, b);
         }
         Ok(())
     }
 
-    /// Keeps only bits set in both filters.
+    /// The filter folded by `factor` (a power of two dividing the block count): block `j` of
+    /// the result is the OR of blocks `j * factor` to `j * factor + factor - 1`. Parquet picks
+    /// a value's block as `((h >> 32) * z) >> 32` and its bits from the low 32 bits of `h`, so
+    /// the result is exactly (byte for byte) the filter of `z / factor` blocks built from the
+    /// same values, and any Parquet reader finds every value in it. Build a column chunk's
+    /// filter at the largest size before its distinct count is known, then fold it to the
+    /// size the count needs ([`fold_to_fit`](SplitBlockBloomFilter::fold_to_fit)).
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the sizes differ; `self` is unchanged.
-    pub fn intersect(&mut self, other: &SplitBlockBloomFilter) -> Result<(), Error> {
-        Error::check_same(
-            "num_bytes",
-            self.num_bytes() as u64,
-            other.num_bytes() as u64,
-        )?;
-        for (a, b) in self.blocks.words_mut().iter_mut().zip(other.blocks.words()) {
-            *a &= *b;
+    /// [`Error::InvalidParameter`] (`factor`) unless `factor` is a power of two dividing
+    /// [`num_blocks`](SplitBlockBloomFilter::num_blocks) (at least one block is left);
+    /// [`Error::OutOfMemory`] when the allocator refuses the result.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut large = SplitBlockBloomFilter::with_num_bytes(1 << 20);
+    /// let mut small = SplitBlockBloomFilter::with_num_bytes(1 << 14);
+    /// for v in 0..1_000i64 {
+    ///     large.insert_i64(v);
+    ///     small.insert_i64(v);
+    /// }
+    /// assert_eq!(large.fold(64)?.bitset_bytes(), small.bitset_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold(&self, factor: u32) -> Result<Self, Error> {
+        Ok(SplitBlockBloomFilter {
+            blocks: self.blocks.fold(factor)?,
+            kernel: self.kernel,
+        })
+    }
+
+    /// The filter folded to the size [`new(ndv, fpp)`](SplitBlockBloomFilter::new) gives,
+    /// or left as it is (a copy) when it is already that small or smaller: Parquet's writers
+    /// can size for the most values a column chunk may hold, and fit the filter to the count
+    /// they saw when the chunk is written.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](SplitBlockBloomFilter::new) for the parameters, and of
+    /// [`fold`](SplitBlockBloomFilter::fold).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut filter = SplitBlockBloomFilter::new(10_000_000, 0.01)?;
+    /// for v in 0..50_000i64 {
+    ///     filter.insert_i64(v);
+    /// }
+    /// let fitted = filter.fold_to_fit(50_000, 0.01)?;
+    /// assert_eq!(fitted.num_bytes(), SplitBlockBloomFilter::new(50_000, 0.01)?.num_bytes());
+    /// assert!((0..50_000i64).all(|v| fitted.contains_i64(v)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold_to_fit(&self, ndv: u64, fpp: f64) -> Result<Self, Error> {
+        let needed = parquet_num_bytes(Self::bytes_for(ndv, fpp)?) / BLOCK_BYTES;
+        let factor = (self.num_blocks() / needed).max(1);
+        // Both counts are powers of two, so the ratio is one (or below 1, clamped to 1).
+        self.fold(u32::try_from(factor).unwrap_or(1 << 31))
+    }
+
+    /// The filter folded as often as its expected rate stays within `target_fpp`, judged
+    /// from its fill: with a share `f` of bits set, `j` folds (each ORing pairs of blocks)
+    /// leave a fill of `1 - (1 - f)^(2^j)` and an expected rate of that to the 8th power (8
+    /// bits tested per value); an empty filter folds to one block. This is the rule of the
+    /// `parquet` crate's `Sbbf::fold_to_target_fpp` (version 59), and gives its bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `target_fpp` not in (0, 1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut filter = SplitBlockBloomFilter::with_num_bytes(1 << 20);
+    /// for v in 0..10_000i64 {
+    ///     filter.insert_i64(v);
+    /// }
+    /// let folded = filter.fold_to_fpp(0.01)?;
+    /// assert!(folded.num_bytes() <= 1 << 14);
+    /// assert!(folded.estimated_fpr() <= 0.011);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold_to_fpp(&self, target_fpp: f64) -> Result<Self, Error> {
+        bloom_core::internal::check_rate("target_fpp", target_fpp)?;
+        let blocks = self.num_blocks();
+        let max_folds = blocks.trailing_zeros();
+        let fill = self.count_ones() as f64 / (blocks as f64 * (BLOCK_BYTES * 8) as f64);
+        let mut folds = 0;
+        if fill == 0.0 {
+            folds = max_folds;
+        } else {
+            let mut clear = 1.0 - fill;
+            while folds < max_folds {
+                clear *= clear;
+                if (1.0 - clear).powi(8) > target_fpp {
+                    break;
+                }
+                folds += 1;
+            }
         }
-        Ok(())
+        self.fold(1 << folds)
     }
 
     /// The raw bitset as Parquet stores it: the blocks' `u32` words, little-endian.

@@ -184,6 +184,46 @@ impl<B: BlockType + Copy> Blocks<B> {
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
         self.words.as_mut_slice()
     }
+
+    /// The array folded by `factor`: `len / factor` blocks, block `j` the OR of blocks
+    /// `j * factor` to `j * factor + factor - 1`. With multiply-shift block selection
+    /// ([`at`](Blocks::at)), a value that selects block `i` of `len` blocks selects block
+    /// `i / factor` of `len / factor`: `floor(floor(x f n / 2^64) / f) = floor(x n / 2^64)`.
+    /// So when the bits inside a block do not depend on the block count, the folded array is
+    /// exactly the one the same keys would have filled at the smaller size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] (`factor`) unless `factor` is a power of two that divides
+    /// the number of blocks; [`Error::OutOfMemory`] when the allocator refuses the result.
+    pub(crate) fn fold(&self, factor: u32) -> Result<Blocks<B>, Error> {
+        let factor_blocks = factor as usize;
+        if !factor.is_power_of_two() || self.len % factor_blocks != 0 {
+            return Err(Error::invalid(
+                "factor",
+                format!(
+                    "must be a power of two dividing the {} blocks (got {factor})",
+                    self.len
+                ),
+            ));
+        }
+        let mut folded = Blocks::<B>::zeroed(self.len / factor_blocks)?;
+        let group_words = factor_blocks * Self::WORDS_PER_BLOCK;
+        if self.is_written() {
+            for (out, group) in folded
+                .words_mut()
+                .chunks_exact_mut(Self::WORDS_PER_BLOCK)
+                .zip(self.words().chunks_exact(group_words))
+            {
+                for block in group.chunks_exact(Self::WORDS_PER_BLOCK) {
+                    for (o, w) in out.iter_mut().zip(block) {
+                        *o |= *w;
+                    }
+                }
+            }
+        }
+        Ok(folded)
+    }
 }
 
 /// A copy in fresh aligned memory (aborting, as the standard collections do, if the

@@ -1,0 +1,205 @@
+//! Folding (issue 16, point 3): a blocked or split-block filter folded by a power of two is
+//! byte for byte the filter built at the smaller size from the same keys; unions across
+//! sizes; and Parquet's reader finds every value in a folded split-block filter.
+
+use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_core::Error;
+use parquet::bloom_filter::Sbbf;
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn blocked_fold_is_the_smaller_filter(
+        keys in proptest::collection::vec(any::<u64>(), 0..3_000),
+        odd in prop_oneof![Just(1u64), Just(3), Just(5), Just(7)],
+        log_blocks in 0u32..9,
+        log_factor in 0u32..9,
+        k in 1u32..=16,
+    ) {
+        let log_factor = log_factor.min(log_blocks);
+        let large_blocks = odd << log_blocks;
+        let small_blocks = large_blocks >> log_factor;
+        let mut large = BlockedBloomFilter::with_params(large_blocks * 512, k).unwrap();
+        let mut small = BlockedBloomFilter::with_params(small_blocks * 512, k).unwrap();
+        large.insert_all(&keys);
+        small.insert_all(&keys);
+        let folded = large.fold(1 << log_factor).unwrap();
+        prop_assert_eq!(folded.to_bytes(), small.to_bytes());
+        prop_assert!(keys.iter().all(|key| folded.contains(key)));
+    }
+
+    #[test]
+    fn split_block_fold_is_the_smaller_filter(
+        values in proptest::collection::vec(any::<i64>(), 0..3_000),
+        log_bytes in 5u32..18,
+        log_factor in 0u32..13,
+    ) {
+        let log_factor = log_factor.min(log_bytes - 5);
+        let mut large = SplitBlockBloomFilter::with_num_bytes(1 << log_bytes);
+        let mut small = SplitBlockBloomFilter::with_num_bytes(1 << (log_bytes - log_factor));
+        for &v in &values {
+            large.insert_i64(v);
+            small.insert_i64(v);
+        }
+        let folded = large.fold(1 << log_factor).unwrap();
+        prop_assert_eq!(folded.to_bytes(), small.to_bytes());
+        prop_assert!(values.iter().all(|&v| folded.contains_i64(v)));
+    }
+
+    #[test]
+    fn blocked_union_across_sizes_is_the_smaller_filter_of_both(
+        left in proptest::collection::vec(any::<u64>(), 0..1_000),
+        right in proptest::collection::vec(any::<u64>(), 0..1_000),
+        log_small in 0u32..6,
+        log_factor in 0u32..6,
+        self_is_larger in any::<bool>(),
+    ) {
+        let small_blocks = 1u64 << log_small;
+        let large_blocks = small_blocks << log_factor;
+        let (ours_blocks, theirs_blocks) = if self_is_larger {
+            (large_blocks, small_blocks)
+        } else {
+            (small_blocks, large_blocks)
+        };
+        let mut ours = BlockedBloomFilter::with_params(ours_blocks * 512, 7).unwrap();
+        let mut theirs = BlockedBloomFilter::with_params(theirs_blocks * 512, 7).unwrap();
+        let mut expected = BlockedBloomFilter::with_params(small_blocks * 512, 7).unwrap();
+        ours.insert_all(&left);
+        theirs.insert_all(&right);
+        expected.insert_all(left.iter().chain(&right));
+        ours.union(&theirs).unwrap();
+        prop_assert_eq!(ours.to_bytes(), expected.to_bytes());
+    }
+
+    #[test]
+    fn split_block_union_across_sizes_is_the_smaller_filter_of_both(
+        left in proptest::collection::vec(any::<i64>(), 0..1_000),
+        right in proptest::collection::vec(any::<i64>(), 0..1_000),
+        log_small in 5u32..12,
+        log_factor in 0u32..6,
+    ) {
+        let mut large = SplitBlockBloomFilter::with_num_bytes(1 << (log_small + log_factor));
+        let mut small = SplitBlockBloomFilter::with_num_bytes(1 << log_small);
+        let mut expected = SplitBlockBloomFilter::with_num_bytes(1 << log_small);
+        for &v in &left {
+            large.insert_i64(v);
+            expected.insert_i64(v);
+        }
+        for &v in &right {
+            small.insert_i64(v);
+            expected.insert_i64(v);
+        }
+        let mut a = large.clone();
+        a.union(&small).unwrap();
+        prop_assert_eq!(a.bitset_bytes(), expected.bitset_bytes());
+        let mut b = small.clone();
+        b.union(&large).unwrap();
+        prop_assert_eq!(b.bitset_bytes(), expected.bitset_bytes());
+    }
+}
+
+#[test]
+fn bad_factors_and_sizes_are_errors() {
+    let f = BlockedBloomFilter::with_params(512 * 12, 6).unwrap();
+    for factor in [0, 3, 8, 16, 1 << 31] {
+        assert!(
+            matches!(
+                f.fold(factor),
+                Err(Error::InvalidParameter { name: "factor", .. })
+            ),
+            "factor {factor}"
+        );
+    }
+    assert_eq!(f.fold(4).unwrap().num_blocks(), 3);
+    assert_eq!(f.fold(1).unwrap(), f);
+
+    // Sizes 3 blocks against 2, or 12 against 4 (a factor of 3): not foldable.
+    let mut a = BlockedBloomFilter::with_params(512 * 12, 6).unwrap();
+    for blocks in [8u64, 4, 5] {
+        let b = BlockedBloomFilter::with_params(512 * blocks, 6).unwrap();
+        assert!(
+            matches!(
+                a.union(&b),
+                Err(Error::Incompatible {
+                    parameter: "num_bits",
+                    ..
+                })
+            ),
+            "{blocks} blocks"
+        );
+        assert_eq!(a.num_blocks(), 12, "a failed union leaves self unchanged");
+    }
+    // Another k or seed is still an error, whatever the sizes.
+    let other_k = BlockedBloomFilter::with_params(512 * 6, 7).unwrap();
+    assert!(a.union(&other_k).is_err());
+    let other_seed = BlockedBloomFilter::with_params(512 * 6, 6)
+        .unwrap()
+        .with_seed(1);
+    assert!(a.union(&other_seed).is_err());
+
+    let s = SplitBlockBloomFilter::with_num_bytes(1024);
+    assert!(s.fold(64).is_err(), "32 blocks cannot fold by 64");
+    assert_eq!(s.fold(32).unwrap().num_bytes(), 32);
+    assert!(s.fold(6).is_err());
+}
+
+#[test]
+fn parquet_reads_a_folded_filter_and_finds_every_value() {
+    // A writer that does not know the column chunk's distinct count sizes for the most it
+    // may hold, then fits the filter to the count it saw.
+    let mut filter = SplitBlockBloomFilter::new(4_000_000, 0.01).unwrap();
+    let values: Vec<i64> = bloom_tests::SplitMix64(11)
+        .take(30_000)
+        .map(|v| v as i64)
+        .collect();
+    for &v in &values {
+        filter.insert_i64(v);
+    }
+    let fitted = filter.fold_to_fit(30_000, 0.01).unwrap();
+    assert_eq!(
+        fitted.num_bytes(),
+        SplitBlockBloomFilter::new(30_000, 0.01)
+            .unwrap()
+            .num_bytes()
+    );
+    assert!(fitted.num_bytes() * 64 <= filter.num_bytes());
+    let theirs = Sbbf::from_bytes(&fitted.to_parquet_bytes()).unwrap();
+    assert!(values.iter().all(|v| theirs.check(v)));
+    // And the rate is the smaller filter's: about 1% of absent values pass.
+    let passed = bloom_tests::SplitMix64(12)
+        .take(100_000)
+        .filter(|&v| theirs.check(&(v as i64)))
+        .count();
+    assert!(passed < 1_500, "{passed} of 100,000 absent values pass");
+}
+
+#[test]
+fn fold_to_fpp_gives_the_bytes_of_parquets_fold() {
+    for (num_bytes, count, target) in [
+        (1usize << 20, 10_000usize, 0.01),
+        (1 << 16, 500, 0.001),
+        (1 << 12, 0, 0.05),
+        (1 << 18, 200_000, 0.01),
+    ] {
+        let mut ours = SplitBlockBloomFilter::with_num_bytes(num_bytes);
+        let mut theirs = Sbbf::new_with_num_of_bytes(num_bytes);
+        for v in bloom_tests::SplitMix64(num_bytes as u64).take(count) {
+            ours.insert_i64(v as i64);
+            theirs.insert(&(v as i64));
+        }
+        let folded = ours.fold_to_fpp(target).unwrap();
+        theirs.fold_to_target_fpp(target);
+        let mut expected = Vec::new();
+        theirs.write_bitset(&mut expected).unwrap();
+        assert_eq!(
+            folded.bitset_bytes(),
+            expected,
+            "{num_bytes} bytes, {count} values, target {target}"
+        );
+    }
+    let f = SplitBlockBloomFilter::with_num_bytes(64);
+    assert!(f.fold_to_fpp(0.0).is_err());
+    assert!(f.fold_to_fpp(f64::NAN).is_err());
+}
