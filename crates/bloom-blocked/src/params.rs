@@ -255,6 +255,40 @@ fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64
     hi
 }
 
+/// The factor that folds `large` blocks onto `small`: `large / small` when that is a power of
+/// two (up to 2^31), the one shape of sizes two filters can be combined across.
+///
+/// # Errors
+///
+/// [`Error::Incompatible`] naming `num_bits` (of 512-bit blocks as `block_bits`) otherwise.
+pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result<u32, Error> {
+    let incompatible = || Error::Incompatible {
+        parameter: "num_bits",
+        left: large as u64 * block_bits,
+        right: small as u64 * block_bits,
+    };
+    if small == 0 || large % small != 0 {
+        return Err(incompatible());
+    }
+    match u32::try_from(large / small) {
+        Ok(factor) if factor.is_power_of_two() => Ok(factor),
+        _ => Err(incompatible()),
+    }
+}
+
+/// The largest power-of-two factor that divides `blocks` and leaves at least `needed` blocks
+/// (1 when none does).
+pub(crate) fn largest_fold(blocks: u64, needed: u64) -> u32 {
+    let mut factor = 1u32;
+    while factor < 1 << 31
+        && blocks % (2 * u64::from(factor)) == 0
+        && blocks / (2 * u64::from(factor)) >= needed.max(1)
+    {
+        factor *= 2;
+    }
+    factor
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,38 +370,4 @@ mod tests {
         assert!(Params::for_items(10, 1e-30).is_ok());
         assert!(Params::for_items(1, 0.5).is_ok());
     }
-}
-
-/// The factor that folds `large` blocks onto `small`: `large / small` when that is a power of
-/// two (up to 2^31), the one shape of sizes two filters can be combined across.
-///
-/// # Errors
-///
-/// [`Error::Incompatible`] naming `num_bits` (of 512-bit blocks as `block_bits`) otherwise.
-pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result<u32, Error> {
-    let incompatible = || Error::Incompatible {
-        parameter: "num_bits",
-        left: large as u64 * block_bits,
-        right: small as u64 * block_bits,
-    };
-    if small == 0 || large % small != 0 {
-        return Err(incompatible());
-    }
-    match u32::try_from(large / small) {
-        Ok(factor) if factor.is_power_of_two() => Ok(factor),
-        _ => Err(incompatible()),
-    }
-}
-
-/// The largest power-of-two factor that divides `blocks` and leaves at least `needed` blocks
-/// (1 when none does).
-pub(crate) fn largest_fold(blocks: u64, needed: u64) -> u32 {
-    let mut factor = 1u32;
-    while factor < 1 << 31
-        && blocks % (2 * u64::from(factor)) == 0
-        && blocks / (2 * u64::from(factor)) >= needed.max(1)
-    {
-        factor *= 2;
-    }
-    factor
 }
