@@ -517,6 +517,9 @@ impl OneLine for AtomicBlockedBloomFilter {
     }
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(AtomicBlockedBloomFilter, insert: shared);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -850,6 +850,9 @@ impl<'a, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<'a, Q> {
     }
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(BlockedBloomFilter, insert: mut);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -766,6 +766,9 @@ impl OneLine for SplitBlockBloomFilter {
     }
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(SplitBlockBloomFilter);
+
 #[cfg(test)]
 mod tests {
     use super::*;

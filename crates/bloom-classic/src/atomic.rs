@@ -378,6 +378,9 @@ impl AtomicBloomFilter {
     }
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(AtomicBloomFilter, insert: shared);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -573,6 +573,9 @@ mod parallel {
     bloom_core::internal::par_collect_via_par_insert_all!(BloomFilter, fpr: DEFAULT_FPR);
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(BloomFilter, insert: mut);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -758,6 +758,9 @@ mod parallel {
     bloom_core::internal::par_collect_via_par_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
 }
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(CountingBloomFilter, insert: mut);
+
 #[cfg(test)]
 mod tests {
     use super::*;

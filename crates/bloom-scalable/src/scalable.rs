@@ -595,6 +595,9 @@ bloom_core::internal::keyed_via_inherent!(ScalableBloomFilter);
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(ScalableBloomFilter);
 
+#[cfg(feature = "rayon")]
+bloom_core::internal::par_queries_via_batch!(ScalableBloomFilter);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -416,6 +416,158 @@ pub fn par_scatter<T, I, P, U>(
     );
 }
 
+/// The fewest keys one task of [`par_contains_batch`] answers: enough for the batch engine's
+/// bursts to run at speed and to repay a task's fork.
+const MIN_QUERY_TASK: usize = 1 << 14;
+
+/// Tasks per thread of [`par_contains_batch`]: a few, so rayon balances a thread slowed by
+/// the host.
+const QUERY_TASKS_PER_THREAD: usize = 4;
+
+/// Answers `keys` on all of rayon's threads: the keys are cut into tasks of at least 16,384,
+/// each answered by `batch_into` (a filter's `contains_batch_into`) into a buffer of its
+/// thread and copied to its place in the result. With one thread or fewer keys than a task,
+/// `batch_into` answers them all on the calling thread. The answers are those of one
+/// `contains_batch` call.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::internal::par::par_contains_batch;
+///
+/// let keys: Vec<u64> = (0..100_000).collect();
+/// let even = par_contains_batch(&keys, |part, out| {
+///     out.clear();
+///     out.extend(part.iter().map(|k| k % 2 == 0));
+/// });
+/// assert_eq!(even.len(), keys.len());
+/// assert!(even.iter().zip(&keys).all(|(&e, k)| e == (k % 2 == 0)));
+/// ```
+pub fn par_contains_batch<T: Sync>(
+    keys: &[T],
+    batch_into: impl Fn(&[T], &mut Vec<bool>) + Sync,
+) -> Vec<bool> {
+    let threads = rayon::current_num_threads();
+    let task = keys
+        .len()
+        .div_ceil(threads * QUERY_TASKS_PER_THREAD)
+        .max(MIN_QUERY_TASK);
+    if threads <= 1 || keys.len() <= task {
+        let mut out = Vec::with_capacity(keys.len());
+        batch_into(keys, &mut out);
+        return out;
+    }
+    let mut out = vec![false; keys.len()];
+    out.par_chunks_mut(task)
+        .zip(keys.par_chunks(task))
+        .for_each_init(Vec::new, |buffer, (answers, part)| {
+            batch_into(part, buffer);
+            answers.copy_from_slice(buffer);
+        });
+    out
+}
+
+/// Keys [`par_insert_iter`] gathers per chunk: 2^20, enough for every plan of
+/// [`par_insert_all`] to run in parallel (copies need 262,144 keys each), and a bounded
+/// buffer (8 MiB of `u64` keys) whatever the iterator's length.
+pub const ITER_CHUNK: usize = 1 << 20;
+
+/// Feeds the keys of an iterator to `insert_chunk` (a filter's `par_insert_all`) in chunks
+/// of [`ITER_CHUNK`], while the next chunk is gathered on another thread: a build from a
+/// generator or a reader of any length, without the caller cutting it into slices and in
+/// memory bounded by two chunks. The result is that of one `par_insert_all` call over all
+/// the keys (every plan gives the sequential loop's bits or counters, whatever the chunks).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::internal::par::par_insert_iter;
+///
+/// let mut seen = Vec::new();
+/// par_insert_iter(0..3_000_000u64, |chunk: &[u64]| seen.push(chunk.len()));
+/// assert_eq!(seen, [1 << 20, 1 << 20, 3_000_000 - (2 << 20)]);
+/// ```
+pub fn par_insert_iter<T, I>(keys: I, mut insert_chunk: impl FnMut(&[T]) + Send)
+where
+    T: Send + Sync,
+    I: IntoIterator<Item = T>,
+    I::IntoIter: Send,
+{
+    let mut keys = keys.into_iter();
+    let gather = |keys: &mut I::IntoIter, chunk: &mut Vec<T>| {
+        chunk.clear();
+        chunk.extend(keys.by_ref().take(ITER_CHUNK));
+    };
+    let mut current = Vec::new();
+    gather(&mut keys, &mut current);
+    let mut next = Vec::new();
+    while !current.is_empty() {
+        rayon::join(|| insert_chunk(&current), || gather(&mut keys, &mut next));
+        std::mem::swap(&mut current, &mut next);
+    }
+}
+
+/// Implements `par_contains_batch` for a filter type through its inherent
+/// `contains_batch_into`, and, with `insert: mut` or `insert: shared`, `par_insert_iter`
+/// through its `par_insert_all` (taking `&mut self` or `&self`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! par_queries_via_batch {
+    ($filter:ident) => {
+        impl $filter {
+            /// Answers [`contains`](Self::contains) for every key on all of rayon's threads:
+            /// the keys are cut into tasks of at least 16,384, each answered by the batch
+            /// engine (`contains_batch`) on its own thread. The answers are those of
+            /// `contains_batch`; on one thread, or fewer keys than two tasks, it is that call.
+            /// Past the caches each thread's misses overlap on their own, so two threads
+            /// give up to twice one thread's throughput.
+            pub fn par_contains_batch<T: ::std::hash::Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
+                $crate::internal::par::par_contains_batch(keys, |part, out| {
+                    self.contains_batch_into(part, out)
+                })
+            }
+        }
+    };
+    ($filter:ident, insert: mut) => {
+        $crate::par_queries_via_batch!($filter);
+        impl $filter {
+            /// Adds every key of an iterator of any length with
+            /// [`par_insert_all`](Self::par_insert_all), a chunk of 2^20 keys at a time,
+            /// gathering the next chunk while the current one is inserted: memory beyond the
+            /// filter is two chunks. The result is that of `par_insert_all` over all the keys.
+            pub fn par_insert_iter<T, I>(&mut self, keys: I)
+            where
+                T: ::std::hash::Hash + Send + Sync,
+                I: IntoIterator<Item = T>,
+                I::IntoIter: Send,
+            {
+                $crate::internal::par::par_insert_iter(keys, |chunk: &[T]| {
+                    self.par_insert_all(chunk)
+                });
+            }
+        }
+    };
+    ($filter:ident, insert: shared) => {
+        $crate::par_queries_via_batch!($filter);
+        impl $filter {
+            /// Adds every key of an iterator of any length with
+            /// [`par_insert_all`](Self::par_insert_all), a chunk of 2^20 keys at a time,
+            /// gathering the next chunk while the current one is inserted: memory beyond the
+            /// filter is two chunks.
+            pub fn par_insert_iter<T, I>(&self, keys: I)
+            where
+                T: ::std::hash::Hash + Send + Sync,
+                I: IntoIterator<Item = T>,
+                I::IntoIter: Send,
+            {
+                $crate::internal::par::par_insert_iter(keys, |chunk: &[T]| {
+                    self.par_insert_all(chunk)
+                });
+            }
+        }
+    };
+}
+
 #[doc(hidden)]
 pub use rayon as __rayon;
 
