@@ -416,8 +416,8 @@ impl AtomicBlockedBloomFilter {
         Ok(BlockedBloomFilter::decode_with(bytes, key)?.into_atomic())
     }
 
-    fn frame_from(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-        crate::params::Params::read_frame(reader)
+    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        Ok(BlockedBloomFilter::read_with(reader, key)?.into_atomic())
     }
 }
 

@@ -664,11 +664,21 @@ impl BlockedBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Self::frame_from(&mut reader)?)
+        Self::read_with(&mut reader, None)
     }
 
-    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
-        Params::read_frame(reader)
+    /// `read_from`, the hashing checked against `key`: the payload is read straight into
+    /// the blocks, so the filter is held once.
+    pub(crate) fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, words) = Params::read_streamed(reader, key)?;
+        let num_blocks = usize::try_from(params.num_blocks).map_err(|_| Error::TooLarge {
+            requested_bits: params.num_bits() as f64,
+            max_bits: math::MAX_NUM_BITS,
+        })?;
+        Ok(Self::from_parts(
+            Blocks::from_words(words, num_blocks)?,
+            params,
+        ))
     }
 
     /// Reads a filter written by [`to_bytes`](BlockedBloomFilter::to_bytes) (by this type or

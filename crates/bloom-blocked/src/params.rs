@@ -177,16 +177,6 @@ impl Params {
         )
     }
 
-    /// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
-    pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-        internal::read_frame(
-            reader,
-            Variant::Blocked,
-            bloom_core::format::HashScheme::Xxh3_128,
-            internal::SIZE_AND_HASHES_LEN,
-        )
-    }
-
     /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
     /// words, little-endian), whose length is checked against the parameters. The hashing is
     /// checked against `key`.
@@ -194,36 +184,57 @@ impl Params {
         bytes: &'a [u8],
         key: Option<&SecretKey>,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, key, |num_bits| {
-            if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-                Err(Error::corrupt(format!(
-                    "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-                )))
-            } else {
-                Ok(())
-            }
-        })?;
-        check_probes(frame.num_hashes).map_err(|_| {
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, key, check_size)?;
+        let params = Params::checked(frame.size, frame.num_hashes, frame.hashing)?;
+        params.check_payload(frame.payload.len() as u64)?;
+        Ok((params, frame.payload))
+    }
+
+    /// Reads one frame from a stream, its payload straight into the word store the filter
+    /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
+    /// and the payload, and the words.
+    pub(crate) fn read_streamed(
+        reader: &mut dyn std::io::Read,
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+        let frame = internal::read_frame_words(
+            reader,
+            Variant::Blocked,
+            bloom_core::format::HashScheme::Xxh3_128,
+            internal::SIZE_AND_HASHES_LEN,
+        )?;
+        let (num_bits, num_hashes, hashing) =
+            internal::streamed_size_and_hashes(&frame, key, check_size)?;
+        let params = Params::checked(num_bits, num_hashes, hashing)?;
+        params.check_payload(frame.payload.len() as u64 * 8)?;
+        Ok((params, frame.payload))
+    }
+
+    /// The parameters of a stored filter: `num_bits` checked by [`check_size`], the probe
+    /// count against the kernels' range.
+    fn checked(num_bits: u64, num_hashes: u32, hashing: Hashing) -> Result<Params, Error> {
+        check_probes(num_hashes).map_err(|_| {
             Error::corrupt(format!(
-                "num_hashes {} is not in 1..={MAX_PROBES}",
-                frame.num_hashes
+                "num_hashes {num_hashes} is not in 1..={MAX_PROBES}"
             ))
         })?;
-        let num_bits = frame.size;
-        if frame.payload.len() as u64 != num_bits / 8 {
-            return Err(Error::corrupt(format!(
-                "{} payload bytes for {num_bits} bits",
-                frame.payload.len()
-            )));
+        Ok(Params {
+            num_blocks: num_bits / BLOCK_BITS,
+            num_hashes,
+            hashing,
+        })
+    }
+
+    /// Checks a stored payload's length against the blocks.
+    fn check_payload(&self, payload_bytes: u64) -> Result<(), Error> {
+        if payload_bytes == self.num_bits() / 8 {
+            Ok(())
+        } else {
+            Err(Error::corrupt(format!(
+                "{payload_bytes} payload bytes for {} bits",
+                self.num_bits()
+            )))
         }
-        Ok((
-            Params {
-                num_blocks: num_bits / BLOCK_BITS,
-                num_hashes: frame.num_hashes,
-                hashing: frame.hashing,
-            },
-            frame.payload,
-        ))
     }
 }
 
@@ -253,6 +264,17 @@ fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64
         }
     }
     hi
+}
+
+/// Checks a stored bit count: a whole number of 512-bit blocks, 1 to `MAX_NUM_BITS` bits.
+fn check_size(num_bits: u64) -> Result<(), Error> {
+    if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+        Err(Error::corrupt(format!(
+            "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+        )))
+    } else {
+        Ok(())
+    }
 }
 
 /// The factor that folds `large` blocks onto `small`: `large / small` when that is a power of

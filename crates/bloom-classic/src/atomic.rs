@@ -277,8 +277,8 @@ impl AtomicBloomFilter {
         Ok(BloomFilter::decode_with(bytes, key)?.into_atomic())
     }
 
-    fn frame_from(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-        Params::read_frame(reader)
+    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        Ok(BloomFilter::read_with(reader, key)?.into_atomic())
     }
 
     /// Writes the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) to `writer`, 64 KiB at

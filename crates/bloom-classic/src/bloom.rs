@@ -463,11 +463,15 @@ impl BloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Self::frame_from(&mut reader)?)
+        Self::read_with(&mut reader, None)
     }
 
-    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
-        Params::read_frame(reader)
+    /// `read_from`, the hashing checked against `key`: the payload is read straight into
+    /// the bit array, so the filter is held once.
+    pub(crate) fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, words) = Params::read_frame(reader, key)?;
+        let bits = BitStore::from_parts(words, params.num_bits)?;
+        Ok(BloomFilter { bits, params })
     }
 
     /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) (by this type or by

@@ -57,14 +57,29 @@ impl Params {
         )
     }
 
-    /// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
-    pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-        internal::read_frame(
+    /// Reads one frame from a stream, its payload straight into the word store the filter
+    /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`,
+    /// and the words.
+    pub(crate) fn read_frame(
+        reader: &mut dyn std::io::Read,
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+        let frame = internal::read_frame_words(
             reader,
             Variant::Classic,
             bloom_core::format::HashScheme::Xxh3_128,
             internal::SIZE_AND_HASHES_LEN,
-        )
+        )?;
+        let (num_bits, num_hashes, hashing) =
+            internal::streamed_size_and_hashes(&frame, key, check_size)?;
+        Ok((
+            Params {
+                num_bits,
+                num_hashes,
+                hashing,
+            },
+            frame.payload,
+        ))
     }
 
     /// Decodes and validates the frame, its hashing checked against `key`; returns the
@@ -73,13 +88,7 @@ impl Params {
         bytes: &'a [u8],
         key: Option<&SecretKey>,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, key, |num_bits| {
-            if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
-                Ok(())
-            } else {
-                Err(Error::corrupt(format!("num_bits {num_bits} out of range")))
-            }
-        })?;
+        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, key, check_size)?;
         Ok((
             Params {
                 num_bits: frame.size,
@@ -88,6 +97,15 @@ impl Params {
             },
             frame.payload,
         ))
+    }
+}
+
+/// Checks a stored bit count: 1..=`MAX_NUM_BITS`.
+fn check_size(num_bits: u64) -> Result<(), Error> {
+    if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
+        Ok(())
+    } else {
+        Err(Error::corrupt(format!("num_bits {num_bits} out of range")))
     }
 }
 

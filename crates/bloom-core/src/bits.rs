@@ -336,6 +336,138 @@ impl Words<u64> {
         Ok(words)
     }
 
+    /// The words of the next `byte_len` little-endian bytes of `reader` (a multiple of 8),
+    /// read straight into the store a stream's payload ends up in, each piece also handed to
+    /// `feed` (the frame's checksum) as it arrives.
+    ///
+    /// The store starts at one [`STREAM_CHUNK`](crate::format::STREAM_CHUNK) and doubles as
+    /// bytes arrive, never past `byte_len`: a length that claims more than the stream holds
+    /// costs at most twice the bytes read before [`Error::Truncated`], and an honest stream
+    /// ends in exactly the store the filter keeps, with no copy of the payload beside it. The
+    /// store grows by `realloc`, which moves large blocks by remapping their pages (no copy)
+    /// where the allocator can; the words added are zeroed before they are read into.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when the stream ends first; [`Error::Corrupt`] when `byte_len`
+    /// is not a multiple of 8 and the stream holds that many bytes; [`Error::Io`] when it fails; [`Error::TooLarge`] or
+    /// [`Error::OutOfMemory`] when the store cannot grow.
+    #[doc(hidden)]
+    pub fn read_le_from(
+        reader: &mut dyn std::io::Read,
+        byte_len: u64,
+        feed: &mut dyn FnMut(&[u8]),
+    ) -> Result<Self, Error> {
+        if byte_len % 8 != 0 {
+            // No store can hold it; a short stream is still reported as one.
+            let mut scratch = [0u8; 4096];
+            let mut got = 0u64;
+            while got < byte_len {
+                let want = (byte_len - got).min(scratch.len() as u64) as usize;
+                let n = loop {
+                    match reader.read(&mut scratch[..want]) {
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        other => break other?,
+                    }
+                };
+                if n == 0 {
+                    return Err(Error::Truncated {
+                        needed: byte_len,
+                        available: got,
+                    });
+                }
+                got += n as u64;
+            }
+            return Err(Error::corrupt(format!(
+                "{byte_len} payload bytes: not a whole number of 64-bit words"
+            )));
+        }
+        let total = usize::try_from(byte_len / 8).map_err(|_| Error::TooLarge {
+            requested_bits: byte_len as f64 * 8.0,
+            max_bits: MAX_NUM_BITS,
+        })?;
+        let chunk_words = crate::format::STREAM_CHUNK / 8;
+        let mut words = Words::<u64>::zeroed(total.min(chunk_words))?;
+        let mut got = 0usize;
+        while got < total * 8 {
+            if got == words.len * 8 {
+                words.grow(words.len.saturating_mul(2).min(total))?;
+            }
+            let end = (words.len * 8).min(got + crate::format::STREAM_CHUNK);
+            let bytes = words.bytes_mut();
+            let n = loop {
+                match reader.read(&mut bytes[got..end]) {
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other?,
+                }
+            };
+            if n == 0 {
+                return Err(Error::Truncated {
+                    needed: byte_len,
+                    available: got as u64,
+                });
+            }
+            feed(&bytes[got..got + n]);
+            got += n;
+        }
+        for w in words.as_mut_slice() {
+            *w = u64::from_le(*w);
+        }
+        Ok(words)
+    }
+
+    /// The words as bytes, for reading into.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len * 8;
+        // SAFETY: the words are `len` initialised `u64`s; viewing them as `8 * len` bytes
+        // (alignment 1, every bit pattern valid both ways) through the exclusive borrow of
+        // `self` aliases nothing.
+        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr().cast::<u8>(), len) }
+    }
+
+    /// Grows the store to `len` words (at least its length), keeping its words and zeroing
+    /// the new ones, by `realloc`; the store still starts on a 64-byte boundary.
+    fn grow(&mut self, len: usize) -> Result<(), Error> {
+        debug_assert!(len >= self.len);
+        let too_large = || Error::TooLarge {
+            requested_bits: len as f64 * 64.0,
+            max_bits: MAX_NUM_BITS,
+        };
+        let cap = len.checked_add(SLACK_WORDS).ok_or_else(too_large)?;
+        let bytes = cap.checked_mul(8).ok_or_else(too_large)?;
+        Layout::from_size_align(bytes, 8).map_err(|_| too_large())?;
+        let old = self.layout();
+        // SAFETY: the pointer is the one the global allocator returned for `old` (`offset`
+        // words before `start`), and `bytes` is non-zero and, rounded to the alignment,
+        // does not overflow `isize` (checked by `Layout::from_size_align` above).
+        let raw =
+            unsafe { std::alloc::realloc(self.start.as_ptr().sub(self.offset).cast(), old, bytes) };
+        let base = NonNull::new(raw.cast::<u64>()).ok_or(Error::OutOfMemory { bytes })?;
+        let address = base.as_ptr() as usize;
+        let offset = (address.next_multiple_of(LINE_BYTES) - address) / 8;
+        // SAFETY: `realloc` kept the first `old.size()` bytes, so the words sit `self.offset`
+        // words into the new block; moving them to `offset` (both at most SLACK_WORDS, and
+        // `offset + self.len <= cap`) stays inside it, and `ptr::copy` allows overlap. The
+        // words from `self.len` to `len` are then zeroed, inside the block too.
+        unsafe {
+            if offset != self.offset {
+                std::ptr::copy(
+                    base.as_ptr().add(self.offset),
+                    base.as_ptr().add(offset),
+                    self.len,
+                );
+            }
+            std::ptr::write_bytes(base.as_ptr().add(offset + self.len), 0, len - self.len);
+            self.start = base.add(offset);
+        }
+        self.cap = cap;
+        self.offset = offset;
+        self.len = len;
+        self.written.store(true, Ordering::Relaxed);
+        advise_huge_pages(self.as_slice());
+        Ok(())
+    }
+
     /// A copy in fresh memory (aligned and advised like a new store).
     ///
     /// # Errors

@@ -359,8 +359,8 @@ macro_rules! collect_via_insert_all {
 /// * `fn current_hashing(&self) -> Hashing`;
 /// * `fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error>`:
 ///   `from_bytes`, checking the header's scheme against the key;
-/// * `fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error>`: one frame's bytes
-///   from a stream (`read_from` without the decoding).
+/// * `fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error>`:
+///   `read_from`, checking the header's scheme against the key.
 ///
 /// One set of methods, documented once, for the classic, atomic, counting, scalable,
 /// blocked and atomic blocked filters.
@@ -422,7 +422,10 @@ macro_rules! keyed_via_inherent {
                 mut reader: R,
                 key: &[u8; 16],
             ) -> Result<Self, $crate::Error> {
-                Self::from_bytes_with_key(&Self::frame_from(&mut reader)?, key)
+                Self::read_with(
+                    &mut reader,
+                    Some(&$crate::hash::SecretKey::from_bytes(*key)),
+                )
             }
         }
     };

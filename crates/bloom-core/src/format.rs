@@ -384,6 +384,68 @@ pub fn read_frame(
     Ok(bytes)
 }
 
+/// A frame read from a stream by [`read_frame_words`]: the header's fields, the parameters,
+/// and the payload already in the word store a filter keeps.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct StreamedFrame {
+    /// The hash scheme found (as in [`Frame::scheme`]).
+    pub scheme: HashScheme,
+    /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
+    pub seed: u64,
+    /// The variant parameters.
+    pub params: Vec<u8>,
+    /// The payload as native `u64` words (read from little-endian bytes).
+    pub payload: crate::bits::Words<u64>,
+}
+
+/// Reads one frame whose payload is little-endian 64-bit words straight into a word store
+/// ([`Words::read_le_from`](crate::bits::Words::read_le_from)): the streaming form of
+/// [`decode`] for the variants whose payload is their storage, so `read_from` holds the
+/// payload once (the store the filter keeps) instead of a byte buffer and a copy. Checks the
+/// header as [`read_frame`] does, then the checksum over everything read; the variant checks
+/// its parameters against the payload.
+///
+/// # Errors
+///
+/// Those of [`read_frame`]; [`Error::ChecksumMismatch`]; [`Error::Corrupt`] for a payload
+/// that is not whole words.
+#[doc(hidden)]
+pub fn read_frame_words(
+    reader: &mut dyn io::Read,
+    variant: Variant,
+    scheme: HashScheme,
+    params_len: usize,
+) -> Result<StreamedFrame, Error> {
+    let mut head = Vec::new();
+    read_field(reader, &mut head, HEADER_LEN as u64)?;
+    let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
+    read_field(reader, &mut head, params_len as u64 + 8)?;
+    let mut checksum = Xxh3::new();
+    checksum.update(&head);
+    let payload_len = u64::from_le_bytes(
+        head[HEADER_LEN + params_len..]
+            .try_into()
+            .expect("8 bytes were read"),
+    );
+    let payload =
+        crate::bits::Words::read_le_from(reader, payload_len, &mut |bytes| checksum.update(bytes))?;
+    let mut stored = Vec::new();
+    read_field(reader, &mut stored, 8)?;
+    let stored = u64::from_le_bytes(stored[..8].try_into().expect("8 bytes were read"));
+    let computed = checksum.digest();
+    if stored != computed {
+        return Err(Error::ChecksumMismatch { computed, stored });
+    }
+    head.truncate(HEADER_LEN + params_len);
+    Ok(StreamedFrame {
+        scheme,
+        seed,
+        params: head.split_off(HEADER_LEN),
+        payload,
+    })
+}
+
 /// Appends `len` bytes from `reader` to `bytes`, a chunk at a time.
 fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Result<(), Error> {
     let mut got = 0u64;
@@ -691,8 +753,42 @@ pub fn decode_size_and_hashes<'a>(
     check_size: impl FnOnce(u64) -> Result<(), Error>,
 ) -> Result<SizeAndHashes<'a>, Error> {
     let frame = decode(bytes, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
-    let hashing = crate::hash::Hashing::from_header(frame.scheme, frame.seed, key)?;
-    let mut r = ByteReader::new(frame.params);
+    let (size, num_hashes, hashing) =
+        size_and_hashes(frame.scheme, frame.seed, frame.params, key, check_size)?;
+    Ok(SizeAndHashes {
+        size,
+        num_hashes,
+        hashing,
+        payload: frame.payload,
+    })
+}
+
+/// [`decode_size_and_hashes`] of a frame read from a stream by [`read_frame_words`]: the
+/// size, the probe count and the hashing, with the same checks (the payload's length is the
+/// variant's to check against them).
+///
+/// # Errors
+///
+/// As [`decode_size_and_hashes`], for the fields a streamed frame still has to check.
+#[doc(hidden)]
+pub fn streamed_size_and_hashes(
+    frame: &StreamedFrame,
+    key: Option<&crate::hash::SecretKey>,
+    check_size: impl FnOnce(u64) -> Result<(), Error>,
+) -> Result<(u64, u32, crate::hash::Hashing), Error> {
+    size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)
+}
+
+/// The size, probe count and hashing of a size-and-hashes frame's header and parameters.
+fn size_and_hashes(
+    scheme: HashScheme,
+    seed: u64,
+    params: &[u8],
+    key: Option<&crate::hash::SecretKey>,
+    check_size: impl FnOnce(u64) -> Result<(), Error>,
+) -> Result<(u64, u32, crate::hash::Hashing), Error> {
+    let hashing = crate::hash::Hashing::from_header(scheme, seed, key)?;
+    let mut r = ByteReader::new(params);
     let size = r.u64()?;
     let num_hashes = r.u32()?;
     check_size(size)?;
@@ -701,12 +797,7 @@ pub fn decode_size_and_hashes<'a>(
             "num_hashes {num_hashes} out of range"
         )));
     }
-    Ok(SizeAndHashes {
-        size,
-        num_hashes,
-        hashing,
-        payload: frame.payload,
-    })
+    Ok((size, num_hashes, hashing))
 }
 
 #[cfg(test)]

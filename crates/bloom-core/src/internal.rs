@@ -30,7 +30,8 @@ pub use crate::bits::{
 // The binary format's building blocks (a user reads bytes through `format::decode`).
 pub use crate::format::{
     ByteReader, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
-    SizeAndHashes, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, read_frame,
+    SizeAndHashes, StreamedFrame, decode_size_and_hashes, encode, encode_size_and_hashes,
+    encode_to, read_frame, read_frame_words, streamed_size_and_hashes,
 };
 
 // The checks every constructor runs, and the rounding of estimates.

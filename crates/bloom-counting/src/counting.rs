@@ -651,11 +651,12 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Self::frame_from(&mut reader)?)
+        Self::read_with(&mut reader, None)
     }
 
-    fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
-        Params::read_frame(reader)
+    /// `read_from`, the hashing checked against `key`.
+    fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        Self::decode_with(&Params::read_frame(reader)?, key)
     }
 
     /// Reads a filter written by [`to_bytes`](Self::to_bytes).

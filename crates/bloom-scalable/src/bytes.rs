@@ -119,11 +119,17 @@ impl ScalableBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&Self::frame_from(&mut reader)?)
+        Self::read_with(&mut reader, None)
     }
 
-    pub(crate) fn frame_from(reader: &mut dyn Read) -> Result<Vec<u8>, Error> {
-        internal::read_frame(reader, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)
+    /// `read_from`, the hashing checked against `key`.
+    pub(crate) fn read_with(
+        reader: &mut dyn Read,
+        key: Option<&bloom_core::hash::SecretKey>,
+    ) -> Result<Self, Error> {
+        let bytes =
+            internal::read_frame(reader, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        Self::decode_with(&bytes, key)
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
