@@ -7,7 +7,8 @@
 //! alternating order, over several rounds, in thread CPU time. Printed per variant, n and
 //! key set: the median ns per query of both, and the median over the chunks of the keyed
 //! time divided by the seeded time on the same chunk (the figure issue 17 bounds at 1.3 for
-//! n = 1M); the batch query's ratio the same way.
+//! n = 1M); the batch query's ratio the same way. The first rows time the hash alone:
+//! `Hashing::hash64` key by key, and `hash64_batch` (SIMD lanes for the keyed scheme).
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin keyed_cost [n ...]
@@ -89,11 +90,22 @@ fn main() {
                     ks.iter().fold(0u64, |acc, k| acc ^ h.hash64(k)) as usize
                 })
             });
+            let mut hashes = Vec::new();
+            let b = chunked_ratios(queries, CHUNK, ROUNDS, &[1], 0, |c, chunk| {
+                let h = if c == 0 { seeded } else { keyed };
+                cpu_ns_per_key(chunk, |ks| {
+                    h.hash64_batch(ks, &mut hashes);
+                    hashes.iter().fold(0u64, |acc, &x| acc ^ x) as usize
+                })
+            });
             println!(
-                "| hash64 alone | {n} | {set} | {:.2} | {:.2} | {:.3} | | | |",
+                "| hash64 alone | {n} | {set} | {:.2} | {:.2} | {:.3} | {:.2} | {:.2} | {:.3} |",
                 t.median_time(0),
                 t.median_time(1),
                 t.median_ratio(1),
+                b.median_time(0),
+                b.median_time(1),
+                b.median_ratio(1),
             );
         }
 

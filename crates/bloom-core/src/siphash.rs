@@ -155,6 +155,196 @@ impl Digest for Sip13 {
     }
 }
 
+/// Lanes of [`sip13_lanes`]: eight 64-bit lanes, one AVX-512 register (two AVX2 ones).
+pub(crate) const LANES: usize = 8;
+
+/// Eight SipHash states, one per lane, as four arrays of lanes: each step of a round is one
+/// operation over all eight lanes, which the compiler emits as one vector instruction.
+type LaneState = [[u64; LANES]; 4];
+
+/// One SipRound on every lane.
+#[inline(always)]
+fn lanes_round(v: &mut LaneState) {
+    let [v0, v1, v2, v3] = v;
+    for l in 0..LANES {
+        v0[l] = v0[l].wrapping_add(v1[l]);
+        v2[l] = v2[l].wrapping_add(v3[l]);
+        v1[l] = v1[l].rotate_left(13) ^ v0[l];
+        v3[l] = v3[l].rotate_left(16) ^ v2[l];
+        v0[l] = v0[l].rotate_left(32);
+        v2[l] = v2[l].wrapping_add(v1[l]);
+        v0[l] = v0[l].wrapping_add(v3[l]);
+        v1[l] = v1[l].rotate_left(17) ^ v2[l];
+        v3[l] = v3[l].rotate_left(21) ^ v0[l];
+        v2[l] = v2[l].rotate_left(32);
+    }
+}
+
+/// One compression round of the message words `m` on every lane.
+#[inline(always)]
+fn lanes_compress(v: &mut LaneState, m: &[u64; LANES]) {
+    for l in 0..LANES {
+        v[3][l] ^= m[l];
+    }
+    lanes_round(v);
+    for l in 0..LANES {
+        v[0][l] ^= m[l];
+    }
+}
+
+/// SipHash-1-3 of eight messages of one length at once, each lane a message, under one key:
+/// the rounds of [`sip`] over arrays of eight words. `word(i)` gives the `i`-th little-endian
+/// word of the `len / 8` whole ones of every lane, `tail()` every lane's last `len % 8` bytes
+/// as the low bytes of a word.
+#[inline(always)]
+fn sip13_lanes_generic(
+    key: [u64; 2],
+    len: usize,
+    word: impl Fn(usize) -> [u64; LANES],
+    tail: impl Fn() -> [u64; LANES],
+) -> [u64; LANES] {
+    let [k0, k1] = key;
+    let mut v: LaneState = [
+        [INIT[0] ^ k0; LANES],
+        [INIT[1] ^ k1; LANES],
+        [INIT[2] ^ k0; LANES],
+        [INIT[3] ^ k1; LANES],
+    ];
+    for i in 0..len / 8 {
+        lanes_compress(&mut v, &word(i));
+    }
+    let mut last = tail();
+    for m in &mut last {
+        *m |= (len as u64) << 56;
+    }
+    lanes_compress(&mut v, &last);
+    for w in &mut v[2] {
+        *w ^= 0xff;
+    }
+    for _ in 0..3 {
+        lanes_round(&mut v);
+    }
+    std::array::from_fn(|l| v[0][l] ^ v[1][l] ^ v[2][l] ^ v[3][l])
+}
+
+/// SipHash-1-3 of eight messages of `len` bytes each (`messages[l][..len]`), under `key`: the
+/// digests [`sip`] gives them one by one. Runs the AVX-512 or AVX2 build of the lanes where
+/// the CPU has it, a plain build elsewhere.
+pub(crate) fn sip13_lanes(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64; LANES] {
+    debug_assert!(messages.iter().all(|m| m.len() >= len));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { sip13_lanes_avx512(messages, len, key) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { sip13_lanes_avx2(messages, len, key) };
+        }
+    }
+    sip13_lanes_portable(messages, len, key)
+}
+
+/// SipHash-1-3 of eight 8-byte messages (each given as its little-endian word), under one
+/// key: the common case of integer keys, with no loop over the length and no bounds check.
+pub(crate) fn sip13_lanes_word(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F, checked just above.
+            return unsafe { sip13_lanes_word_avx512(words, key) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { sip13_lanes_word_avx2(words, key) };
+        }
+    }
+    sip13_lanes_word_portable(words, key)
+}
+
+/// [`sip13_lanes_word`] without target features.
+#[inline(always)]
+pub(crate) fn sip13_lanes_word_portable(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
+    sip13_lanes_generic(key, 8, |_| words, || [0; LANES])
+}
+
+/// [`sip13_lanes_word`] built for AVX-512F.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sip13_lanes_word_avx512(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
+    sip13_lanes_word_portable(words, key)
+}
+
+/// [`sip13_lanes_word`] built for AVX2.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sip13_lanes_word_avx2(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
+    sip13_lanes_word_portable(words, key)
+}
+
+/// The lanes read from byte slices: whole words, then the tail.
+#[inline(always)]
+fn sip13_lanes_of(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64; LANES] {
+    let whole = len / 8 * 8;
+    let word = |l: usize, i: usize| {
+        let bytes: [u8; 8] = messages[l][8 * i..8 * i + 8].try_into().expect("8 bytes");
+        u64::from_le_bytes(bytes)
+    };
+    sip13_lanes_generic(
+        key,
+        len,
+        |i| std::array::from_fn(|l| word(l, i)),
+        || {
+            if whole == len {
+                [0; LANES]
+            } else {
+                std::array::from_fn(|l| partial_word(&messages[l][whole..len]))
+            }
+        },
+    )
+}
+
+/// [`sip13_lanes`] without target features: correct everywhere, vectorised as far as the
+/// baseline instruction set allows.
+pub(crate) fn sip13_lanes_portable(
+    messages: &[&[u8]; LANES],
+    len: usize,
+    key: [u64; 2],
+) -> [u64; LANES] {
+    sip13_lanes_of(messages, len, key)
+}
+
+/// [`sip13_lanes`] built for AVX-512F.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sip13_lanes_avx512(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64; LANES] {
+    sip13_lanes_of(messages, len, key)
+}
+
+/// [`sip13_lanes`] built for AVX2.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sip13_lanes_avx2(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64; LANES] {
+    sip13_lanes_of(messages, len, key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +403,55 @@ mod tests {
                 reference.finish(),
                 "len {len}"
             );
+        }
+    }
+
+    #[test]
+    fn lanes_give_the_digests_one_by_one_on_every_build() {
+        let key = [0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908];
+        for len in 0..70usize {
+            let messages: Vec<Vec<u8>> = (0..LANES)
+                .map(|l| (0..len).map(|i| (i * 13 + l * 101 + len) as u8).collect())
+                .collect();
+            let refs: [&[u8]; LANES] = std::array::from_fn(|l| &messages[l][..]);
+            let expected: [u64; LANES] = std::array::from_fn(|l| sip::<1, 3>(refs[l], key));
+            assert_eq!(sip13_lanes(&refs, len, key), expected, "len {len}");
+            assert_eq!(sip13_lanes_portable(&refs, len, key), expected, "len {len}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 was detected.
+                    assert_eq!(unsafe { sip13_lanes_avx2(&refs, len, key) }, expected);
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: AVX-512F was detected.
+                    assert_eq!(unsafe { sip13_lanes_avx512(&refs, len, key) }, expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn word_lanes_give_the_digests_one_by_one_on_every_build() {
+        let key = [0x1234_5678_9abc_def0, 0x0fed_cba9_8765_4321];
+        for seed in 0..50u64 {
+            let words: [u64; LANES] =
+                std::array::from_fn(|l| crate::keys::mix(seed * 8 + l as u64));
+            let expected: [u64; LANES] =
+                std::array::from_fn(|l| sip::<1, 3>(&words[l].to_le_bytes(), key));
+            assert_eq!(sip13_lanes_word(words, key), expected);
+            assert_eq!(sip13_lanes_word_portable(words, key), expected);
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 was detected.
+                    assert_eq!(unsafe { sip13_lanes_word_avx2(words, key) }, expected);
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: AVX-512F was detected.
+                    assert_eq!(unsafe { sip13_lanes_word_avx512(words, key) }, expected);
+                }
+            }
         }
     }
 

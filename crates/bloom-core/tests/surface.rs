@@ -99,6 +99,7 @@ const SURFACE: &[&str] = &[
     "hash::Hashing",
     "hash::Hashing::hash",
     "hash::Hashing::hash64",
+    "hash::Hashing::hash64_batch",
     "hash::Hashing::seed",
     "hash::Hashing::is_keyed",
     "hash::Hashing::scheme",
