@@ -223,10 +223,12 @@ pub fn ours() -> Vec<crate::measure::Entry> {
     vec![
         Entry::of::<crate::candidates::Classic>(),
         Entry::of::<crate::candidates::AtomicClassic>(),
+        Entry::of::<crate::candidates::KeyedClassic>(),
         Entry::of::<crate::candidates::Counting>(),
         Entry::of::<crate::candidates::Scalable>(),
         Entry::of::<crate::candidates::Blocked>(),
         Entry::of::<crate::candidates::AtomicBlocked>(),
+        Entry::of::<crate::candidates::KeyedBlocked>(),
         Entry::of::<crate::candidates::SplitBlock>(),
     ]
 }

@@ -59,7 +59,7 @@ fn every_candidate_records_the_kernel_it_ran() {
         let p = row.target_fpr;
         match row.candidate.as_str() {
             // What the filter itself says it runs, built alike.
-            "blocked" => assert_eq!(
+            "blocked" | "blocked-keyed" => assert_eq!(
                 kernel,
                 Some(probe_kernel(BlockedBloomFilter::new(n, p).unwrap().probe())),
                 "at p = {p}"
@@ -220,10 +220,12 @@ fn every_variant_of_the_workspace_has_an_adapter() {
         [
             "classic",
             "atomic-classic",
+            "classic-keyed",
             "counting",
             "scalable",
             "blocked",
             "atomic-blocked",
+            "blocked-keyed",
             "split-block",
         ]
     );

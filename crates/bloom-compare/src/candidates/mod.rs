@@ -5,7 +5,8 @@ mod ours;
 mod peers;
 
 pub use ours::{
-    AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, Scalable, SplitBlock, probe_kernel,
+    AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, KeyedBlocked, KeyedClassic, Scalable,
+    SplitBlock, probe_kernel,
 };
 #[cfg(feature = "peers")]
 pub use peers::{

@@ -33,6 +33,12 @@ macro_rules! bulk_adapter {
     ($(#[$doc:meta])* $adapter:ident, $filter:ident, $info:tt) => {
         bulk_adapter!(@ [] $(#[$doc])* $adapter, $filter, $info);
     };
+    (@new $filter:ident) => {
+        $filter::new
+    };
+    (@new $filter:ident, $new:path) => {
+        $new
+    };
     (@ [$($mut:tt)?] $(#[$doc:meta])* $adapter:ident, $filter:ident, {
         id: $id:literal,
         name: $name:literal,
@@ -40,6 +46,7 @@ macro_rules! bulk_adapter {
         structure: $structure:literal,
         deletes: $deletes:literal,
         $(kernel: $kernel:path,)?
+        $(new: $new:path,)?
     }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
@@ -69,7 +76,8 @@ macro_rules! bulk_adapter {
                 fpr: f64,
                 keys: &[K],
             ) -> Result<Built<$filter>, BuildError> {
-                let $($mut)? filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                let $($mut)? filter = bulk_adapter!(@new $filter $(, $new)?)(capacity, fpr)
+                    .map_err(BuildError::new)?;
                 filter.insert_all(keys);
                 Ok(Built::all(filter, keys.len()))
             }
@@ -95,7 +103,8 @@ macro_rules! bulk_adapter {
                 keys: &[K],
                 pool: &ThreadPool,
             ) -> Result<$filter, BuildError> {
-                let $($mut)? filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                let $($mut)? filter = bulk_adapter!(@new $filter $(, $new)?)(capacity, fpr)
+                    .map_err(BuildError::new)?;
                 pool.install(|| filter.par_insert_all(keys));
                 Ok(filter)
             }
@@ -147,6 +156,46 @@ bulk_adapter!(
         structure: "k bits in one 512-bit block (one cache line) per key",
         deletes: false,
         kernel: probe_kernel,
+    }
+);
+
+/// The secret key of the keyed candidates (any 16 bytes do: the comparison measures the
+/// cost of keyed hashing, not its secrecy).
+const COMPARE_KEY: [u8; 16] = *b"bloom-compare-k!";
+
+/// [`BloomFilter::new`], keyed with [`COMPARE_KEY`].
+fn keyed_classic(capacity: u64, fpr: f64) -> Result<BloomFilter, bloom_core::Error> {
+    Ok(BloomFilter::new(capacity, fpr)?.with_key(COMPARE_KEY))
+}
+
+/// [`BlockedBloomFilter::new`], keyed with [`COMPARE_KEY`].
+fn keyed_blocked(capacity: u64, fpr: f64) -> Result<BlockedBloomFilter, bloom_core::Error> {
+    Ok(BlockedBloomFilter::new(capacity, fpr)?.with_key(COMPARE_KEY))
+}
+
+bulk_adapter!(
+    /// [`BloomFilter`] hashing under a secret key (SipHash-1-3, `with_key`): what keyed
+    /// hashing costs the classic filter (`docs/security.md`).
+    KeyedClassic, mut BloomFilter, {
+        id: "classic-keyed",
+        name: "BloomFilter (keyed)",
+        crate_name: "bloom-classic",
+        structure: "as BloomFilter, SipHash-1-3 under a secret key",
+        deletes: false,
+        new: keyed_classic,
+    }
+);
+
+bulk_adapter!(
+    /// [`BlockedBloomFilter`] hashing under a secret key (SipHash-1-3, `with_key`).
+    KeyedBlocked, mut BlockedBloomFilter, {
+        id: "blocked-keyed",
+        name: "BlockedBloomFilter (keyed)",
+        crate_name: "bloom-blocked",
+        structure: "as BlockedBloomFilter, SipHash-1-3 under a secret key",
+        deletes: false,
+        kernel: probe_kernel,
+        new: keyed_blocked,
     }
 );
 
