@@ -14,7 +14,7 @@
 //! cargo run --release -p bloom-benches --bin keyed_cost [n ...]
 //! ```
 
-use bloom_benches::{chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
+use bloom_benches::{ChunkTimes, chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_classic::BloomFilter;
 use bloom_core::hash::{Hashing, SecretKey};
@@ -51,19 +51,22 @@ macro_rules! report {
                     keyed.contains_batch(ks).iter().filter(|&&x| x).count()
                 }),
             });
-            println!(
-                "| {} | {} | {set} | {:.2} | {:.2} | {:.3} | {:.2} | {:.2} | {:.3} |",
-                $name,
-                $n,
-                t.median_time(0),
-                t.median_time(1),
-                t.median_ratio(1),
-                b.median_time(0),
-                b.median_time(1),
-                b.median_ratio(1),
-            );
+            print_row($name, $n, set, &t, &b);
         }
     };
+}
+
+/// One table row: the seeded (candidate 0) and keyed (1) medians of `single` and `batch`.
+fn print_row(name: &str, n: usize, set: &str, single: &ChunkTimes, batch: &ChunkTimes) {
+    println!(
+        "| {name} | {n} | {set} | {:.2} | {:.2} | {:.3} | {:.2} | {:.2} | {:.3} |",
+        single.median_time(0),
+        single.median_time(1),
+        single.median_ratio(1),
+        batch.median_time(0),
+        batch.median_time(1),
+        batch.median_ratio(1),
+    );
 }
 
 fn main() {
@@ -98,15 +101,7 @@ fn main() {
                     hashes.iter().fold(0u64, |acc, &x| acc ^ x) as usize
                 })
             });
-            println!(
-                "| hash64 alone | {n} | {set} | {:.2} | {:.2} | {:.3} | {:.2} | {:.2} | {:.3} |",
-                t.median_time(0),
-                t.median_time(1),
-                t.median_ratio(1),
-                b.median_time(0),
-                b.median_time(1),
-                b.median_ratio(1),
-            );
+            print_row("hash64 alone", n, set, &t, &b);
         }
 
         let mut seeded = BloomFilter::new(n as u64, FPR).expect("valid parameters");

@@ -85,53 +85,37 @@ trait Subject: Sized + Sync {
     fn read(r: std::fs::File) -> Result<Self, bloom_core::Error>;
 }
 
-impl Subject for BlockedBloomFilter {
-    const NAME: &'static str = "BlockedBloomFilter";
-    fn build(n: u64) -> Self {
-        let mut f = BlockedBloomFilter::new(n, FPR).expect("valid parameters");
-        f.par_insert_iter(distinct_keys(0, n));
-        f
-    }
-    fn bytes(&self) -> usize {
-        self.memory_usage()
-    }
-    fn batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.contains_batch(keys)
-    }
-    fn par_batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.par_contains_batch(keys)
-    }
-    fn write(&self, w: std::fs::File) -> Result<(), bloom_core::Error> {
-        self.write_to(std::io::BufWriter::new(w))
-    }
-    fn read(r: std::fs::File) -> Result<Self, bloom_core::Error> {
-        BlockedBloomFilter::read_from(r)
-    }
+/// The [`Subject`] impl of a filter type with the workspace's common methods.
+macro_rules! subject {
+    ($filter:ident) => {
+        impl Subject for $filter {
+            const NAME: &'static str = stringify!($filter);
+            fn build(n: u64) -> Self {
+                let mut f = $filter::new(n, FPR).expect("valid parameters");
+                f.par_insert_iter(distinct_keys(0, n));
+                f
+            }
+            fn bytes(&self) -> usize {
+                self.memory_usage()
+            }
+            fn batch(&self, keys: &[u64]) -> Vec<bool> {
+                self.contains_batch(keys)
+            }
+            fn par_batch(&self, keys: &[u64]) -> Vec<bool> {
+                self.par_contains_batch(keys)
+            }
+            fn write(&self, w: std::fs::File) -> Result<(), bloom_core::Error> {
+                self.write_to(std::io::BufWriter::new(w))
+            }
+            fn read(r: std::fs::File) -> Result<Self, bloom_core::Error> {
+                $filter::read_from(r)
+            }
+        }
+    };
 }
 
-impl Subject for BloomFilter {
-    const NAME: &'static str = "BloomFilter";
-    fn build(n: u64) -> Self {
-        let mut f = BloomFilter::new(n, FPR).expect("valid parameters");
-        f.par_insert_iter(distinct_keys(0, n));
-        f
-    }
-    fn bytes(&self) -> usize {
-        self.memory_usage()
-    }
-    fn batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.contains_batch(keys)
-    }
-    fn par_batch(&self, keys: &[u64]) -> Vec<bool> {
-        self.par_contains_batch(keys)
-    }
-    fn write(&self, w: std::fs::File) -> Result<(), bloom_core::Error> {
-        self.write_to(std::io::BufWriter::new(w))
-    }
-    fn read(r: std::fs::File) -> Result<Self, bloom_core::Error> {
-        BloomFilter::read_from(r)
-    }
-}
+subject!(BlockedBloomFilter);
+subject!(BloomFilter);
 
 fn run<F: Subject>(n: u64, dir: &std::path::Path) {
     let name = F::NAME;

@@ -529,40 +529,25 @@ macro_rules! par_queries_via_batch {
         }
     };
     ($filter:ident, insert: mut) => {
+        $crate::par_queries_via_batch!(@iter $filter, [mut]);
+    };
+    ($filter:ident, insert: shared) => {
+        $crate::par_queries_via_batch!(@iter $filter, []);
+    };
+    (@iter $filter:ident, [$($mut:tt)?]) => {
         $crate::par_queries_via_batch!($filter);
         impl $filter {
             /// Adds every key of an iterator of any length with
             /// [`par_insert_all`](Self::par_insert_all), a chunk of 2^20 keys at a time,
             /// gathering the next chunk while the current one is inserted: memory beyond the
             /// filter is two chunks. The result is that of `par_insert_all` over all the keys.
-            pub fn par_insert_iter<T, I>(&mut self, keys: I)
+            pub fn par_insert_iter<T, I>(&$($mut)? self, keys: I)
             where
                 T: ::std::hash::Hash + Send + Sync,
                 I: IntoIterator<Item = T>,
                 I::IntoIter: Send,
             {
-                $crate::internal::par::par_insert_iter(keys, |chunk: &[T]| {
-                    self.par_insert_all(chunk)
-                });
-            }
-        }
-    };
-    ($filter:ident, insert: shared) => {
-        $crate::par_queries_via_batch!($filter);
-        impl $filter {
-            /// Adds every key of an iterator of any length with
-            /// [`par_insert_all`](Self::par_insert_all), a chunk of 2^20 keys at a time,
-            /// gathering the next chunk while the current one is inserted: memory beyond the
-            /// filter is two chunks.
-            pub fn par_insert_iter<T, I>(&self, keys: I)
-            where
-                T: ::std::hash::Hash + Send + Sync,
-                I: IntoIterator<Item = T>,
-                I::IntoIter: Send,
-            {
-                $crate::internal::par::par_insert_iter(keys, |chunk: &[T]| {
-                    self.par_insert_all(chunk)
-                });
+                $crate::internal::par::par_insert_iter(keys, |chunk: &[T]| self.par_insert_all(chunk));
             }
         }
     };
