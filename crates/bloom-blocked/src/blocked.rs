@@ -686,7 +686,7 @@ impl BlockedBloomFilter {
     }
 
     pub(crate) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes, key)?;
+        let (params, payload) = Params::decode(bytes, key, internal::Checksum::Verify)?;
         let mut filter = Self::from_params(params)?;
         for (w, chunk) in filter
             .blocks

@@ -187,22 +187,25 @@ impl Params {
         )
     }
 
-    /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
+    /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
+    /// verifies it, a view's `from_bytes` skips it); returns the parameters and the payload (the blocks'
     /// words, little-endian), whose length is checked against the parameters. The hashing is
     /// checked against `key`.
     pub(crate) fn decode<'a>(
         bytes: &'a [u8],
         key: Option<&SecretKey>,
+        checksum: internal::Checksum,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, key, |num_bits| {
-            if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-                Err(Error::corrupt(format!(
-                    "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-                )))
-            } else {
-                Ok(())
-            }
-        })?;
+        let frame =
+            internal::decode_size_and_hashes(bytes, Variant::Blocked, key, checksum, |num_bits| {
+                if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+                    Err(Error::corrupt(format!(
+                        "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+                    )))
+                } else {
+                    Ok(())
+                }
+            })?;
         check_probes(frame.num_hashes).map_err(|_| {
             Error::corrupt(format!(
                 "num_hashes {} is not in 1..={MAX_PROBES}",

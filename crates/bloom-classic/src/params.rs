@@ -67,19 +67,22 @@ impl Params {
         )
     }
 
-    /// Decodes and validates the frame, its hashing checked against `key`; returns the
+    /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
+    /// verifies it, a view's `from_bytes` skips it), its hashing checked against `key`; returns the
     /// parameters and the payload (the words).
     pub(crate) fn decode<'a>(
         bytes: &'a [u8],
         key: Option<&SecretKey>,
+        checksum: internal::Checksum,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, key, |num_bits| {
-            if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
-                Ok(())
-            } else {
-                Err(Error::corrupt(format!("num_bits {num_bits} out of range")))
-            }
-        })?;
+        let frame =
+            internal::decode_size_and_hashes(bytes, Variant::Classic, key, checksum, |num_bits| {
+                if (1..=math::MAX_NUM_BITS).contains(&num_bits) {
+                    Ok(())
+                } else {
+                    Err(Error::corrupt(format!("num_bits {num_bits} out of range")))
+                }
+            })?;
         Ok((
             Params {
                 num_bits: frame.size,

@@ -29,8 +29,9 @@ pub use crate::bits::{
 
 // The binary format's building blocks (a user reads bytes through `format::decode`).
 pub use crate::format::{
-    ByteReader, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
-    SizeAndHashes, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, read_frame,
+    ByteReader, Checksum, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
+    SizeAndHashes, decode_frame, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to,
+    read_frame, verify_checksum,
 };
 
 // The checks every constructor runs, and the rounding of estimates.
