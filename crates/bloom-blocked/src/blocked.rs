@@ -11,7 +11,7 @@ use bloom_core::{Error, math};
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
-use crate::storage::{Block, Blocks};
+use crate::storage::{Block, BlockRead, Blocks};
 
 /// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
 /// blocks prefetched before any of them is written. (The batch queries run through the
@@ -365,28 +365,13 @@ impl BlockedBloomFilter {
     /// prefetch their blocks, then test all), so the cache misses overlap with each other and
     /// with the work of hashing and testing.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        // The kernel is chosen once, outside the loop: each implementation gets a loop of
-        // its own with no dispatch per key.
-        struct Run<'a, 'k, T> {
-            filter: &'a BlockedBloomFilter,
-            keys: &'k [T],
-            out: &'k mut Vec<bool>,
-        }
-        impl<T: Hash> probe::TestUser<()> for Run<'_, '_, T> {
-            #[inline(always)]
-            fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) {
-                let query = BatchOf {
-                    filter: self.filter,
-                    test,
-                };
-                batch::contains_batch_into(&Lines(&query), self.keys, self.out);
-            }
-        }
-        self.kernel.with_test(Run {
-            filter: self,
+        batch_into(
+            self.kernel,
+            self.blocks.reader(),
+            self.params.hashing,
             keys,
             out,
-        });
+        );
     }
 
     /// The number of bits set.
@@ -812,41 +797,79 @@ mod parallel {
     bloom_core::internal::par_collect_via_par_insert_all!(BlockedBloomFilter, fpr: DEFAULT_FPR);
 }
 
-/// The blocked filter in the batch engine, with the block test of its kernel: one block per
-/// key.
-struct BatchOf<'a, Q> {
-    filter: &'a BlockedBloomFilter,
+/// The batch query of a blocked filter's blocks, wherever they lie (the owning filter's
+/// memory, a view's bytes): the workspace's batch engine over [`BatchOf`], with `kernel`'s
+/// block test chosen once, outside the loop, so each implementation gets a loop of its own
+/// with no dispatch per key.
+#[inline(always)]
+pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
+    kernel: Kernel,
+    blocks: S,
+    hashing: Hashing,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    struct Run<'k, S, T> {
+        blocks: S,
+        hashing: Hashing,
+        keys: &'k [T],
+        out: &'k mut Vec<bool>,
+    }
+    impl<S: BlockRead<Block>, T: Hash> probe::TestUser<()> for Run<'_, S, T> {
+        #[inline(always)]
+        fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) {
+            let query = BatchOf {
+                blocks: self.blocks,
+                hashing: self.hashing,
+                test,
+            };
+            batch::contains_batch_into(&Lines(&query), self.keys, self.out);
+        }
+    }
+    kernel.with_test(Run {
+        blocks,
+        hashing,
+        keys,
+        out,
+    });
+}
+
+/// A blocked filter's blocks in the batch engine, with the block test of its kernel: one
+/// block per key.
+struct BatchOf<S, Q> {
+    blocks: S,
+    hashing: Hashing,
     test: Q,
 }
 
-impl<'a, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<'a, Q> {
+impl<S: BlockRead<Block>, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<S, Q> {
     /// The key's block and the word that places its bits there ([`probe::spread`]).
-    type Staged = (&'a Block, u64);
+    type Staged = (S::At, u64);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.filter.blocks.heap_bytes()
+        self.blocks.footprint()
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> (&'a Block, u64) {
-        let hash = self.filter.hash(key);
-        (self.filter.block(hash), probe::spread(hash))
+    fn locate<T: Hash>(&self, key: &T) -> (S::At, u64) {
+        let hash = self.hashing.hash64(key);
+        (self.blocks.at(hash), probe::spread(hash))
     }
 
     #[inline(always)]
-    fn prefetch(&self, (block, _): (&'a Block, u64)) {
-        prefetch(block);
+    fn prefetch(&self, (block, _): (S::At, u64)) {
+        S::prefetch(block);
     }
 
     #[inline(always)]
-    fn test(&self, (block, g): (&'a Block, u64)) -> bool {
-        (self.test)(block, g)
+    fn test(&self, (block, g): (S::At, u64)) -> bool {
+        S::with(block, |block| (self.test)(block, g))
     }
 
     #[inline(always)]
-    fn empty(&self) -> (&'a Block, u64) {
-        (self.filter.blocks.at(0), 0)
+    fn empty(&self) -> (S::At, u64) {
+        (self.blocks.at(0), 0)
     }
 }
 
