@@ -812,6 +812,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
     struct Run<'k, S, T> {
         blocks: S,
         hashing: Hashing,
+        num_hashes: u32,
         keys: &'k [T],
         out: &'k mut Vec<bool>,
     }
@@ -821,6 +822,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
             let query = BatchOf {
                 blocks: self.blocks,
                 hashing: self.hashing,
+                num_hashes: self.num_hashes,
                 test,
             };
             batch::contains_batch_into(&Lines(&query), self.keys, self.out);
@@ -829,6 +831,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
     kernel.with_test(Run {
         blocks,
         hashing,
+        num_hashes: kernel.num_hashes(),
         keys,
         out,
     });
@@ -839,6 +842,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
 struct BatchOf<S, Q> {
     blocks: S,
     hashing: Hashing,
+    num_hashes: u32,
     test: Q,
 }
 
@@ -864,7 +868,11 @@ impl<S: BlockRead<Block>, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<S, Q> 
 
     #[inline(always)]
     fn test(&self, (block, g): (S::At, u64)) -> bool {
-        S::with(block, |block| (self.test)(block, g))
+        S::test(
+            block,
+            |block| (self.test)(block, g),
+            |bytes| probe::contains_le_bytes(bytes, g, self.num_hashes),
+        )
     }
 
     #[inline(always)]

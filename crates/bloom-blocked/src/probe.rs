@@ -193,6 +193,21 @@ pub(crate) fn contains_words(word: impl Fn(usize) -> u64, g: u64, num_hashes: u3
     all & 1 != 0
 }
 
+/// [`contains_portable`] on a block's 64 bytes as the format stores them (eight
+/// little-endian `u64` words) at any address: a view's unaligned block.
+#[inline(always)]
+pub(crate) fn contains_le_bytes(block: &[u8], g: u64, num_hashes: u32) -> bool {
+    contains_words(|w| le_word(block, w), g, num_hashes)
+}
+
+/// Word `w` of a block's little-endian bytes.
+#[inline(always)]
+fn le_word(block: &[u8], w: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&block[8 * w..8 * w + 8]);
+    u64::from_le_bytes(word)
+}
+
 /// Sets the key's bits in `block`; returns whether all were set before.
 #[inline]
 pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> bool {
@@ -304,6 +319,11 @@ impl Kernel {
             .into_iter()
             .map(|kind| Kernel { kind, num_hashes })
             .collect()
+    }
+
+    /// The number of probes it tests.
+    pub(crate) fn num_hashes(&self) -> u32 {
+        self.num_hashes
     }
 
     /// The implementation this kernel runs.
@@ -438,6 +458,19 @@ pub(crate) fn split_contains_portable(block: &SplitBlock, x: u32) -> bool {
         .iter()
         .zip(mask)
         .fold(true, |all, (&w, m)| all & (w & m != 0))
+}
+
+/// Parquet's check on a block's 32 bytes as the format stores them (eight little-endian
+/// `u32` words) at any address: a view's unaligned block.
+#[inline(always)]
+pub(crate) fn split_contains_le_bytes(block: &[u8], x: u32) -> bool {
+    block
+        .chunks_exact(4)
+        .zip(split_mask(x))
+        .fold(true, |all, (w, m)| {
+            let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            all & (w & m != 0)
+        })
 }
 
 /// Parquet's insert (portable); returns whether all bits were set before.
@@ -889,6 +922,19 @@ mod tests {
                         crate::storage::AtomicBlock(block.0.map(std::sync::atomic::AtomicU64::new));
                     let relaxed = |w: usize| atomic.0[w].load(std::sync::atomic::Ordering::Relaxed);
                     assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
+                    // A view's unaligned block: the same words as little-endian bytes, one
+                    // byte past an aligned address.
+                    let mut bytes = [0u8; 65];
+                    for (chunk, w) in bytes[1..].chunks_exact_mut(8).zip(block.0) {
+                        chunk.copy_from_slice(&w.to_le_bytes());
+                    }
+                    assert_eq!(contains_le_bytes(&bytes[1..], g, k), expected, "k {k}");
+                    let split = crate::storage::SplitBlock::from_le_bytes(&bytes[1..33]);
+                    let x = g as u32;
+                    assert_eq!(
+                        split_contains_le_bytes(&bytes[1..33], x),
+                        split_contains_portable(&split, x)
+                    );
                 }
             }
         }

@@ -9,8 +9,9 @@ use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, S
 use xxhash_rust::xxh64::xxh64;
 
 use crate::params::fold_factor;
+use crate::probe::split_contains_le_bytes;
 use crate::probe::{Probe, SplitKernel};
-use crate::storage::{BlockRead, Blocks, LeBlock, SplitBlock};
+use crate::storage::{BlockRead, Blocks, SplitBlock};
 use crate::thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
 
 /// Parameter bytes in the binary format: `num_bytes` u64.
@@ -798,7 +799,11 @@ impl<S: BlockRead<SplitBlock>> OneLine for SplitBatch<S> {
 
     #[inline(always)]
     fn test(&self, (block, x): (S::At, u32)) -> bool {
-        S::with(block, |block| self.kernel.contains(block, x))
+        S::test(
+            block,
+            |block| self.kernel.contains(block, x),
+            |bytes| split_contains_le_bytes(bytes, x),
+        )
     }
 
     #[inline(always)]

@@ -45,26 +45,9 @@ unsafe impl BlockType for AtomicBlock {}
 // SAFETY: eight u32 words, size 32, align 32, no padding; zero is valid.
 unsafe impl BlockType for SplitBlock {}
 
-/// A plain block that can be read from the format's little-endian bytes.
-pub(crate) trait LeBlock: BlockType + Copy + Default {
-    /// The block whose little-endian words are `bytes` (`size_of::<Self>()` of them).
-    fn from_le_bytes(bytes: &[u8]) -> Self;
-}
-
-impl LeBlock for Block {
-    #[inline(always)]
-    fn from_le_bytes(bytes: &[u8]) -> Block {
-        let mut block = Block::default();
-        for (w, b) in block.0.iter_mut().zip(bytes.chunks_exact(8)) {
-            *w = u64::from_le_bytes(b.try_into().expect("chunks of 8"));
-        }
-        block
-    }
-}
-
-impl LeBlock for SplitBlock {
-    #[inline(always)]
-    fn from_le_bytes(bytes: &[u8]) -> SplitBlock {
+impl SplitBlock {
+    /// The block whose little-endian `u32` words are `bytes` (32 of them).
+    pub(crate) fn from_le_bytes(bytes: &[u8]) -> SplitBlock {
         let mut block = SplitBlock::default();
         for (w, b) in block.0.iter_mut().zip(bytes.chunks_exact(4)) {
             *w = u32::from_le_bytes(b.try_into().expect("chunks of 4"));
@@ -86,8 +69,13 @@ pub(crate) trait BlockRead<B>: Copy {
     fn at(&self, x: u64) -> Self::At;
     /// Prefetches the cache lines of a selected block.
     fn prefetch(at: Self::At);
-    /// Runs `f` on the selected block.
-    fn with<R>(at: Self::At, f: impl FnOnce(&B) -> R) -> R;
+    /// Tests the selected block: `in_place` on blocks in aligned memory (the kernels), or
+    /// `on_bytes` on the block's little-endian bytes at any address.
+    fn test(
+        at: Self::At,
+        in_place: impl FnOnce(&B) -> bool,
+        on_bytes: impl FnOnce(&[u8]) -> bool,
+    ) -> bool;
 }
 
 /// Aligned blocks in memory: an owning filter's ([`Blocks::reader`]), or a view's payload
@@ -138,23 +126,24 @@ impl<'a, B: BlockType> BlockRead<B> for BlockSlice<'a, B> {
     }
 
     #[inline(always)]
-    fn with<R>(at: &'a B, f: impl FnOnce(&B) -> R) -> R {
-        f(at)
+    fn test(at: &'a B, in_place: impl FnOnce(&B) -> bool, _: impl FnOnce(&[u8]) -> bool) -> bool {
+        in_place(at)
     }
 }
 
-/// Blocks as the format's little-endian bytes at any address: a selected block's bytes are
-/// copied into an aligned local block, which the filter's kernels then test. On a machine of
-/// either byte order, whatever the alignment.
+/// Blocks as the format's little-endian bytes at any address: a selected block is tested on
+/// its bytes, each word read with an unaligned little-endian load (the portable kernels'
+/// loops over words; no copy into an aligned block, whose stores the vector kernels' wide
+/// loads could not be forwarded from). On a machine of either byte order.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LeBlocks<'a, B: LeBlock> {
+pub(crate) struct LeBlocks<'a, B: BlockType + Copy> {
     /// `len * size_of::<B>()` bytes.
     bytes: &'a [u8],
     len: usize,
     _marker: PhantomData<B>,
 }
 
-impl<'a, B: LeBlock> LeBlocks<'a, B> {
+impl<'a, B: BlockType + Copy> LeBlocks<'a, B> {
     /// The blocks of `bytes`, `None` unless it is a non-zero whole number of blocks.
     pub(crate) fn new(bytes: &'a [u8]) -> Option<Self> {
         let len = bytes.len() / size_of::<B>();
@@ -188,7 +177,7 @@ impl<'a, B: LeBlock> LeBlocks<'a, B> {
     }
 }
 
-impl<'a, B: LeBlock> BlockRead<B> for LeBlocks<'a, B> {
+impl<'a, B: BlockType + Copy> BlockRead<B> for LeBlocks<'a, B> {
     /// The selected block's bytes.
     type At = &'a [u8];
 
@@ -213,8 +202,12 @@ impl<'a, B: LeBlock> BlockRead<B> for LeBlocks<'a, B> {
     }
 
     #[inline(always)]
-    fn with<R>(at: &'a [u8], f: impl FnOnce(&B) -> R) -> R {
-        f(&B::from_le_bytes(at))
+    fn test(
+        at: &'a [u8],
+        _: impl FnOnce(&B) -> bool,
+        on_bytes: impl FnOnce(&[u8]) -> bool,
+    ) -> bool {
+        on_bytes(at)
     }
 }
 

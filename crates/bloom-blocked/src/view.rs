@@ -10,19 +10,19 @@ use crate::blocked::{BlockedBloomFilter, batch_into};
 use crate::params::Params;
 use crate::probe::{self, Kernel, Probe, SplitKernel};
 use crate::sbbf::{self, SplitBatch, SplitBlockBloomFilter};
-use crate::storage::{Block, BlockRead, BlockSlice, LeBlock, LeBlocks, SplitBlock};
+use crate::storage::{Block, BlockRead, BlockSlice, BlockType, LeBlocks, SplitBlock};
 
 /// A view's blocks: in place where the payload lies on the block's alignment on a
 /// little-endian machine (the kernels then read the bytes directly), otherwise as bytes each
 /// query copies its block from (two cache lines per block instead of one: see
 /// docs/format.md, "Views", for what that costs). Decided once, when the view opens.
 #[derive(Debug, Clone, Copy)]
-enum ViewBlocks<'a, B: LeBlock> {
+enum ViewBlocks<'a, B: BlockType + Copy> {
     Aligned(BlockSlice<'a, B>),
     Bytes(LeBlocks<'a, B>),
 }
 
-impl<'a, B: LeBlock> ViewBlocks<'a, B> {
+impl<'a, B: BlockType + Copy> ViewBlocks<'a, B> {
     /// The blocks of a payload whose length the parameters were checked against.
     fn new(payload: &'a [u8]) -> Result<Self, Error> {
         let bytes = LeBlocks::new(payload).ok_or_else(|| {
@@ -36,12 +36,17 @@ impl<'a, B: LeBlock> ViewBlocks<'a, B> {
             .map_or(ViewBlocks::Bytes(bytes), ViewBlocks::Aligned))
     }
 
-    /// Runs `f` on the block `x` selects.
+    /// Tests the block `x` selects, as [`BlockRead::test`].
     #[inline(always)]
-    fn with_block<R>(&self, x: u64, f: impl FnOnce(&B) -> R) -> R {
+    fn test(
+        &self,
+        x: u64,
+        in_place: impl FnOnce(&B) -> bool,
+        on_bytes: impl FnOnce(&[u8]) -> bool,
+    ) -> bool {
         match self {
-            ViewBlocks::Aligned(blocks) => BlockSlice::with(blocks.at(x), f),
-            ViewBlocks::Bytes(blocks) => copied(*blocks, x, f),
+            ViewBlocks::Aligned(blocks) => BlockSlice::test(blocks.at(x), in_place, on_bytes),
+            ViewBlocks::Bytes(blocks) => LeBlocks::test(blocks.at(x), in_place, on_bytes),
         }
     }
 
@@ -49,15 +54,6 @@ impl<'a, B: LeBlock> ViewBlocks<'a, B> {
     fn is_aligned(&self) -> bool {
         matches!(self, ViewBlocks::Aligned(_))
     }
-}
-
-/// The copying arm of [`ViewBlocks::with_block`], out of line: inlined, its aligned local
-/// block made every single-key query's loop realign its stack frame and hold a larger body,
-/// and the aligned arm paid for it (measured: aligned views' `contains` at 10 million keys
-/// 1.17x the owned filter's time inlined; docs/format.md, "Views").
-#[inline(never)]
-fn copied<B: LeBlock, R>(blocks: LeBlocks<'_, B>, x: u64, f: impl FnOnce(&B) -> R) -> R {
-    LeBlocks::with(blocks.at(x), f)
 }
 
 /// A read-only [`BlockedBloomFilter`] over the bytes of its
@@ -258,9 +254,12 @@ impl<'a> BlockedBloomFilterRef<'a> {
     /// Whether a pre-computed hash ([`hash`](BlockedBloomFilterRef::hash)) may be present.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let g = probe::spread(hash);
-        self.blocks
-            .with_block(hash, |block| self.kernel.contains(block, g))
+        let (g, k) = (probe::spread(hash), self.params.num_hashes);
+        self.blocks.test(
+            hash,
+            |block| self.kernel.contains(block, g),
+            |bytes| probe::contains_le_bytes(bytes, g, k),
+        )
     }
 
     /// Answers [`contains`](BlockedBloomFilterRef::contains) for every key, in order,
@@ -402,10 +401,11 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
     /// Whether a pre-computed XXH64 hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        self.blocks
-            .with_block(SplitBlockBloomFilter::block_key(hash), |block| {
-                self.kernel.contains(block, hash as u32)
-            })
+        self.blocks.test(
+            SplitBlockBloomFilter::block_key(hash),
+            |block| self.kernel.contains(block, hash as u32),
+            |bytes| probe::split_contains_le_bytes(bytes, hash as u32),
+        )
     }
 
     /// Whether a generic key may be present (see [`SplitBlockBloomFilter`] on how generic
