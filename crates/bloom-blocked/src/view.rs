@@ -13,9 +13,10 @@ use crate::sbbf::{self, SplitBatch, SplitBlockBloomFilter};
 use crate::storage::{Block, BlockRead, BlockSlice, BlockType, LeBlocks, SplitBlock};
 
 /// A view's blocks: in place where the payload lies on the block's alignment on a
-/// little-endian machine (the kernels then read the bytes directly), otherwise as bytes each
-/// query copies its block from (two cache lines per block instead of one: see
-/// docs/format.md, "Views", for what that costs). Decided once, when the view opens.
+/// little-endian machine (the vector kernels then read the bytes directly), otherwise as
+/// bytes, each block tested by the portable loop with unaligned little-endian loads (and
+/// spread over two cache lines: docs/format.md, "Views", has what that costs). Decided once,
+/// when the view opens.
 #[derive(Debug, Clone, Copy)]
 enum ViewBlocks<'a, B: BlockType + Copy> {
     Aligned(BlockSlice<'a, B>),
@@ -66,10 +67,11 @@ impl<'a, B: BlockType + Copy> ViewBlocks<'a, B> {
 /// [`contains_batch`](BlockedBloomFilterRef::contains_batch) exactly as the owning filter
 /// would, with the same kernels ([`Probe`]) and the same batch engine. The bytes may start at
 /// any address: where the payload lies on a 64-byte boundary (on a little-endian machine)
-/// the kernels read the blocks in place; elsewhere each query copies its block's 64 bytes
-/// into an aligned block first ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says
-/// which). The format puts the payload 36 bytes into the frame, so a frame at the start of
-/// a page-aligned mapping takes the copying path; docs/format.md ("Views") has its cost.
+/// the kernels read the blocks in place; elsewhere each block is tested on its bytes by the
+/// portable loop, with unaligned little-endian loads ([`is_aligned`](BlockedBloomFilterRef::is_aligned)
+/// says which). The format puts the payload 36 bytes into the frame, so a frame at the start
+/// of a page-aligned mapping takes the unaligned path, where a block spans two cache lines;
+/// docs/format.md ("Views") has its cost.
 ///
 /// Opening does not read the checksum (it would read every byte):
 /// [`verify`](BlockedBloomFilterRef::verify) does, when the caller wants it;
@@ -168,13 +170,14 @@ impl<'a> BlockedBloomFilterRef<'a> {
         Ok(self)
     }
 
-    /// The query implementation this view runs.
+    /// The query implementation this view runs on aligned blocks.
     pub fn probe(&self) -> Probe {
         self.kernel.probe()
     }
 
     /// Whether the payload lies on a 64-byte boundary (on a little-endian machine), so the
-    /// kernels read the blocks in place; `false` when each query copies its block first.
+    /// kernels read the blocks in place; `false` when each block is tested on its bytes by
+    /// the portable loop (whatever [`probe`](BlockedBloomFilterRef::probe) says).
     pub fn is_aligned(&self) -> bool {
         self.blocks.is_aligned()
     }
@@ -290,7 +293,7 @@ impl<'a> BlockedBloomFilterRef<'a> {
 /// It answers as the owning filter would, with the same kernels and batch engine. The
 /// payload starts 32 bytes into the frame, so a frame at a 32-byte-aligned address (the
 /// start of a page-aligned mapping) has its 256-bit blocks aligned and read in place (on a
-/// little-endian machine); at other addresses each query copies its block's 32 bytes first.
+/// little-endian machine); at other addresses each block is tested on its bytes.
 /// [`verify`](SplitBlockBloomFilterRef::verify) checks the checksum, which opening skips.
 ///
 /// # Examples
