@@ -30,107 +30,72 @@ trait Viewed: Sized + PartialEq + Debug {
     fn to_owned(view: Self::View<'_>) -> Result<Self, Error>;
 }
 
-impl Viewed for BloomFilter {
-    type View<'a> = BloomFilterRef<'a>;
-    const PAYLOAD_AT: usize = 36;
-    fn build(size: u64, keys: &[u64]) -> Self {
-        let mut f = BloomFilter::with_params(size, 7).unwrap().with_seed(size);
-        f.insert_all(keys);
-        f
-    }
-    fn to_bytes(&self) -> Vec<u8> {
-        BloomFilter::to_bytes(self)
-    }
-    fn contains_batch(&self, keys: &[u64]) -> Vec<bool> {
-        BloomFilter::contains_batch(self, keys)
-    }
-    fn open(bytes: &[u8]) -> Result<BloomFilterRef<'_>, Error> {
-        BloomFilterRef::from_bytes(bytes)
-    }
-    fn view_contains(view: BloomFilterRef<'_>, key: &u64) -> (bool, bool) {
-        (view.contains(key), view.contains_hash(view.hash(key)))
-    }
-    fn view_batch(view: BloomFilterRef<'_>, keys: &[u64], out: &mut Vec<bool>) -> Vec<bool> {
-        view.contains_batch_into(keys, out);
-        view.contains_batch(keys)
-    }
-    fn verify(view: BloomFilterRef<'_>) -> Result<(), Error> {
-        view.verify()
-    }
-    fn to_owned(view: BloomFilterRef<'_>) -> Result<Self, Error> {
-        view.to_owned()
-    }
+/// Implements [`Viewed`] for an owning filter and its view, whose methods have the same
+/// names: `$build` makes the filter of about `size` bits holding `keys`.
+macro_rules! viewed {
+    ($owned:ty, $view:ident, $payload_at:expr, |$size:ident, $keys:ident| $build:expr) => {
+        impl Viewed for $owned {
+            type View<'a> = $view<'a>;
+            const PAYLOAD_AT: usize = $payload_at;
+            fn build($size: u64, $keys: &[u64]) -> Self {
+                $build
+            }
+            fn to_bytes(&self) -> Vec<u8> {
+                <$owned>::to_bytes(self)
+            }
+            fn contains_batch(&self, keys: &[u64]) -> Vec<bool> {
+                <$owned>::contains_batch(self, keys)
+            }
+            fn open(bytes: &[u8]) -> Result<$view<'_>, Error> {
+                $view::from_bytes(bytes)
+            }
+            fn view_contains(view: $view<'_>, key: &u64) -> (bool, bool) {
+                (view.contains(key), view.contains_hash(view.hash(key)))
+            }
+            fn view_batch(view: $view<'_>, keys: &[u64], out: &mut Vec<bool>) -> Vec<bool> {
+                view.contains_batch_into(keys, out);
+                view.contains_batch(keys)
+            }
+            fn verify(view: $view<'_>) -> Result<(), Error> {
+                view.verify()
+            }
+            fn to_owned(view: $view<'_>) -> Result<Self, Error> {
+                view.to_owned()
+            }
+        }
+    };
 }
 
-impl Viewed for BlockedBloomFilter {
-    type View<'a> = BlockedBloomFilterRef<'a>;
-    const PAYLOAD_AT: usize = 36;
-    fn build(size: u64, keys: &[u64]) -> Self {
-        let mut f = BlockedBloomFilter::with_params(size, 1 + (size % 16) as u32)
+viewed!(BloomFilter, BloomFilterRef, 36, |size, keys| {
+    let mut f = BloomFilter::with_params(size, 7).unwrap().with_seed(size);
+    f.insert_all(keys);
+    f
+});
+
+viewed!(
+    BlockedBloomFilter,
+    BlockedBloomFilterRef,
+    36,
+    |size, keys| {
+        let k = 1 + (size % 16) as u32;
+        let mut f = BlockedBloomFilter::with_params(size, k)
             .unwrap()
             .with_seed(size);
         f.insert_all(keys);
         f
     }
-    fn to_bytes(&self) -> Vec<u8> {
-        BlockedBloomFilter::to_bytes(self)
-    }
-    fn contains_batch(&self, keys: &[u64]) -> Vec<bool> {
-        BlockedBloomFilter::contains_batch(self, keys)
-    }
-    fn open(bytes: &[u8]) -> Result<BlockedBloomFilterRef<'_>, Error> {
-        BlockedBloomFilterRef::from_bytes(bytes)
-    }
-    fn view_contains(view: BlockedBloomFilterRef<'_>, key: &u64) -> (bool, bool) {
-        (view.contains(key), view.contains_hash(view.hash(key)))
-    }
-    fn view_batch(view: BlockedBloomFilterRef<'_>, keys: &[u64], out: &mut Vec<bool>) -> Vec<bool> {
-        view.contains_batch_into(keys, out);
-        view.contains_batch(keys)
-    }
-    fn verify(view: BlockedBloomFilterRef<'_>) -> Result<(), Error> {
-        view.verify()
-    }
-    fn to_owned(view: BlockedBloomFilterRef<'_>) -> Result<Self, Error> {
-        view.to_owned()
-    }
-}
+);
 
-impl Viewed for SplitBlockBloomFilter {
-    type View<'a> = SplitBlockBloomFilterRef<'a>;
-    const PAYLOAD_AT: usize = 32;
-    fn build(size: u64, keys: &[u64]) -> Self {
+viewed!(
+    SplitBlockBloomFilter,
+    SplitBlockBloomFilterRef,
+    32,
+    |size, keys| {
         let mut f = SplitBlockBloomFilter::with_num_bytes((size / 8) as usize);
         f.insert_all(keys);
         f
     }
-    fn to_bytes(&self) -> Vec<u8> {
-        SplitBlockBloomFilter::to_bytes(self)
-    }
-    fn contains_batch(&self, keys: &[u64]) -> Vec<bool> {
-        SplitBlockBloomFilter::contains_batch(self, keys)
-    }
-    fn open(bytes: &[u8]) -> Result<SplitBlockBloomFilterRef<'_>, Error> {
-        SplitBlockBloomFilterRef::from_bytes(bytes)
-    }
-    fn view_contains(view: SplitBlockBloomFilterRef<'_>, key: &u64) -> (bool, bool) {
-        (view.contains(key), view.contains_hash(view.hash(key)))
-    }
-    fn view_batch(
-        view: SplitBlockBloomFilterRef<'_>,
-        keys: &[u64],
-        out: &mut Vec<bool>,
-    ) -> Vec<bool> {
-        view.contains_batch_into(keys, out);
-        view.contains_batch(keys)
-    }
-    fn verify(view: SplitBlockBloomFilterRef<'_>) -> Result<(), Error> {
-        view.verify()
-    }
-    fn to_owned(view: SplitBlockBloomFilterRef<'_>) -> Result<Self, Error> {
-        view.to_owned()
-    }
-}
+);
 
 /// A buffer holding `bytes` at `offset` bytes past a 64-byte boundary, and that start.
 fn at_offset(bytes: &[u8], offset: usize) -> (Vec<u8>, usize) {

@@ -4,7 +4,7 @@ use std::hash::Hash;
 
 use bloom_core::Error;
 use bloom_core::hash::{Hashing, SecretKey};
-use bloom_core::internal::{self, Checksum};
+use bloom_core::internal::Checksum;
 
 use crate::blocked::{BlockedBloomFilter, batch_into};
 use crate::params::Params;
@@ -96,6 +96,14 @@ impl<'a, B: BlockType + Copy> ViewBlocks<'a, B> {
 /// let keys: Vec<u64> = (10_000..20_000).collect();
 /// assert_eq!(view.contains_batch(&keys), filter.contains_batch(&keys));
 /// assert_eq!(view.to_owned()?, filter);
+///
+/// // A keyed filter's bytes open with its key only.
+/// let key = *b"0123456789abcdef";
+/// let mut keyed = BlockedBloomFilter::new(1000, 0.01)?.with_key(key);
+/// keyed.insert("secret");
+/// let bytes = keyed.to_bytes();
+/// assert!(BlockedBloomFilterRef::from_bytes(&bytes).is_err());
+/// assert!(BlockedBloomFilterRef::from_bytes_with_key(&bytes, &key)?.contains("secret"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -108,48 +116,7 @@ pub struct BlockedBloomFilterRef<'a> {
 }
 
 impl<'a> BlockedBloomFilterRef<'a> {
-    /// A view of the bytes of [`BlockedBloomFilter::to_bytes`] (or of
-    /// [`AtomicBlockedBloomFilter::to_bytes`](crate::AtomicBlockedBloomFilter::to_bytes)).
-    /// Checks the header, the parameters and the payload's length, not the checksum: O(1) in
-    /// the filter's size. Queries run the best kernel the CPU has ([`Probe::best`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`BlockedBloomFilter::from_bytes`] but [`Error::ChecksumMismatch`] (see
-    /// [`verify`](BlockedBloomFilterRef::verify)); never a panic. [`Error::KeyRequired`] for
-    /// a keyed filter's bytes (see
-    /// [`from_bytes_with_key`](BlockedBloomFilterRef::from_bytes_with_key)).
-    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::open(bytes, None)
-    }
-
-    /// A view of a [keyed](BlockedBloomFilter::with_key) filter's bytes, hashing under `key`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](BlockedBloomFilterRef::from_bytes) but
-    /// [`Error::KeyRequired`]; [`Error::WrongKey`] when `key` is not the filter's key (by
-    /// its fingerprint), [`Error::NotKeyed`] for a seeded filter's bytes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
-    /// use bloom_core::Error;
-    ///
-    /// let key = *b"0123456789abcdef";
-    /// let mut filter = BlockedBloomFilter::new(1000, 0.01)?.with_key(key);
-    /// filter.insert("secret");
-    /// let bytes = filter.to_bytes();
-    /// assert_eq!(BlockedBloomFilterRef::from_bytes(&bytes).unwrap_err(), Error::KeyRequired);
-    /// let view = BlockedBloomFilterRef::from_bytes_with_key(&bytes, &key)?;
-    /// assert!(view.contains("secret"));
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn from_bytes_with_key(bytes: &'a [u8], key: &[u8; 16]) -> Result<Self, Error> {
-        Self::open(bytes, Some(&SecretKey::from_bytes(*key)))
-    }
-
+    /// The owning filter's decoder, the checksum skipped.
     fn open(bytes: &'a [u8], key: Option<&SecretKey>) -> Result<Self, Error> {
         let (params, payload) = Params::decode(bytes, key, Checksum::Skip)?;
         Ok(BlockedBloomFilterRef {
@@ -182,15 +149,6 @@ impl<'a> BlockedBloomFilterRef<'a> {
         self.blocks.is_aligned()
     }
 
-    /// Checks the checksum: reads every byte once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ChecksumMismatch`] when the bytes were altered since they were written.
-    pub fn verify(&self) -> Result<(), Error> {
-        internal::verify_checksum(self.bytes)
-    }
-
     /// The owning filter of these bytes, read by [`BlockedBloomFilter::from_bytes`] (or
     /// [`from_bytes_with_key`](BlockedBloomFilter::from_bytes_with_key) for a keyed view), so
     /// the checksum is checked.
@@ -200,16 +158,7 @@ impl<'a> BlockedBloomFilterRef<'a> {
     /// [`Error::ChecksumMismatch`] when the bytes were altered; [`Error::OutOfMemory`] when
     /// the allocator refuses the copy.
     pub fn to_owned(&self) -> Result<BlockedBloomFilter, Error> {
-        let key = match &self.params.hashing {
-            Hashing::Keyed(key) => Some(key),
-            Hashing::Seeded(_) => None,
-        };
-        BlockedBloomFilter::decode_with(self.bytes, key)
-    }
-
-    /// The bytes the view reads: the whole frame, as given to `from_bytes`.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
+        BlockedBloomFilter::decode_with(self.bytes, self.params.hashing.secret_key())
     }
 
     /// The number of bits (a multiple of 512).
@@ -322,14 +271,8 @@ pub struct SplitBlockBloomFilterRef<'a> {
 }
 
 impl<'a> SplitBlockBloomFilterRef<'a> {
-    /// A view of the bytes of [`SplitBlockBloomFilter::to_bytes`]. Checks the header, the
-    /// size and the payload's length, not the checksum: O(1) in the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`SplitBlockBloomFilter::from_bytes`] but [`Error::ChecksumMismatch`] (see
-    /// [`verify`](SplitBlockBloomFilterRef::verify)); never a panic.
-    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+    /// The owning filter's decoder, the checksum skipped.
+    fn open(bytes: &'a [u8]) -> Result<Self, Error> {
         let payload = sbbf::decode_payload(bytes, Checksum::Skip)?;
         Ok(SplitBlockBloomFilterRef {
             bytes,
@@ -359,15 +302,6 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
         self.blocks.is_aligned()
     }
 
-    /// Checks the checksum: reads every byte once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ChecksumMismatch`] when the bytes were altered since they were written.
-    pub fn verify(&self) -> Result<(), Error> {
-        internal::verify_checksum(self.bytes)
-    }
-
     /// The owning filter, read by [`SplitBlockBloomFilter::from_bytes`] (checksum included).
     ///
     /// # Errors
@@ -376,11 +310,6 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
     /// the allocator refuses the copy.
     pub fn to_owned(&self) -> Result<SplitBlockBloomFilter, Error> {
         SplitBlockBloomFilter::from_bytes(self.bytes)
-    }
-
-    /// The bytes the view reads: the whole frame, as given to `from_bytes`.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
     }
 
     /// Bytes of the bitset (32 per block).
@@ -447,6 +376,10 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
         }
     }
 }
+
+bloom_core::internal::view_via_open!(keyed BlockedBloomFilterRef, BlockedBloomFilter);
+
+bloom_core::internal::view_via_open!(SplitBlockBloomFilterRef, SplitBlockBloomFilter);
 
 #[cfg(test)]
 mod tests {

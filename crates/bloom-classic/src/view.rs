@@ -41,6 +41,14 @@ use crate::params::Params;
 /// assert!(fp < 1_150, "{fp} false positives in 100,000");
 /// assert!((10_000..20_000u64).all(|i| view.contains(&i) == filter.contains(&i)));
 /// assert_eq!(view.to_owned()?, filter);
+///
+/// // A keyed filter's bytes open with its key only.
+/// let key = *b"0123456789abcdef";
+/// let mut keyed = BloomFilter::new(1000, 0.01)?.with_key(key);
+/// keyed.insert("secret");
+/// let bytes = keyed.to_bytes();
+/// assert!(BloomFilterRef::from_bytes(&bytes).is_err());
+/// assert!(BloomFilterRef::from_bytes_with_key(&bytes, &key)?.contains("secret"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -52,47 +60,7 @@ pub struct BloomFilterRef<'a> {
 }
 
 impl<'a> BloomFilterRef<'a> {
-    /// A view of the bytes of [`BloomFilter::to_bytes`] (or of
-    /// [`AtomicBloomFilter::to_bytes`](crate::AtomicBloomFilter::to_bytes)). Checks the header,
-    /// the parameters and the payload's length (and its last word, which must have no bit
-    /// set past `num_bits`), not the checksum: O(1) in the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`BloomFilter::from_bytes`] but [`Error::ChecksumMismatch`] (see
-    /// [`verify`](BloomFilterRef::verify)); never a panic. [`Error::KeyRequired`] for a keyed
-    /// filter's bytes (see [`from_bytes_with_key`](BloomFilterRef::from_bytes_with_key)).
-    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        Self::open(bytes, None)
-    }
-
-    /// A view of a [keyed](BloomFilter::with_key) filter's bytes, hashing under `key`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](BloomFilterRef::from_bytes) but [`Error::KeyRequired`];
-    /// [`Error::WrongKey`] when `key` is not the filter's key (by its fingerprint),
-    /// [`Error::NotKeyed`] for a seeded filter's bytes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_classic::{BloomFilter, BloomFilterRef};
-    /// use bloom_core::Error;
-    ///
-    /// let key = *b"0123456789abcdef";
-    /// let mut filter = BloomFilter::new(1000, 0.01)?.with_key(key);
-    /// filter.insert("secret");
-    /// let bytes = filter.to_bytes();
-    /// assert_eq!(BloomFilterRef::from_bytes(&bytes).unwrap_err(), Error::KeyRequired);
-    /// let view = BloomFilterRef::from_bytes_with_key(&bytes, &key)?;
-    /// assert!(view.contains("secret"));
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn from_bytes_with_key(bytes: &'a [u8], key: &[u8; 16]) -> Result<Self, Error> {
-        Self::open(bytes, Some(&SecretKey::from_bytes(*key)))
-    }
-
+    /// The owning filter's decoder, the checksum skipped, and the payload's check.
     fn open(bytes: &'a [u8], key: Option<&SecretKey>) -> Result<Self, Error> {
         let (params, payload) = Params::decode(bytes, key, internal::Checksum::Skip)?;
         BitStore::check_le_bytes(payload, params.num_bits)?;
@@ -106,15 +74,6 @@ impl<'a> BloomFilterRef<'a> {
         })
     }
 
-    /// Checks the checksum: reads every byte once.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ChecksumMismatch`] when the bytes were altered since they were written.
-    pub fn verify(&self) -> Result<(), Error> {
-        internal::verify_checksum(self.bytes)
-    }
-
     /// The owning filter of these bytes, read by [`BloomFilter::from_bytes`] (or
     /// [`from_bytes_with_key`](BloomFilter::from_bytes_with_key) for a keyed view), so the
     /// checksum is checked.
@@ -124,16 +83,7 @@ impl<'a> BloomFilterRef<'a> {
     /// [`Error::ChecksumMismatch`] when the bytes were altered; [`Error::OutOfMemory`] when
     /// the allocator refuses the copy.
     pub fn to_owned(&self) -> Result<BloomFilter, Error> {
-        let key = match &self.params.hashing {
-            Hashing::Keyed(key) => Some(key),
-            Hashing::Seeded(_) => None,
-        };
-        BloomFilter::decode_with(self.bytes, key)
-    }
-
-    /// The bytes the view reads: the whole frame, as given to `from_bytes`.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.bytes
+        BloomFilter::decode_with(self.bytes, self.params.hashing.secret_key())
     }
 
     /// The number of bits.
@@ -214,6 +164,8 @@ impl<'a> BloomFilterRef<'a> {
         bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 }
+
+bloom_core::internal::view_via_open!(keyed BloomFilterRef, BloomFilter);
 
 /// The bits of a classic filter as its payload's bytes: bit `p` is bit `p % 8` of byte
 /// `p / 8`, whatever the address and the machine's byte order (the words are little-endian).

@@ -43,6 +43,6 @@ pub use crate::math::{
 // `#[macro_export]` macro is; named here so the crates have one path for everything internal).
 #[cfg(feature = "serde")]
 pub use crate::serde_via_bytes;
-pub use crate::{collect_via_insert_all, filter_via_inherent, keyed_via_inherent};
+pub use crate::{collect_via_insert_all, filter_via_inherent, keyed_via_inherent, view_via_open};
 #[cfg(feature = "rayon")]
 pub use crate::{par_collect_via_par_insert_all, par_queries_via_batch};
