@@ -812,7 +812,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
     struct Run<'k, S, T> {
         blocks: S,
         hashing: Hashing,
-        num_hashes: u32,
+        kernel: Kernel,
         keys: &'k [T],
         out: &'k mut Vec<bool>,
     }
@@ -822,7 +822,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
             let query = BatchOf {
                 blocks: self.blocks,
                 hashing: self.hashing,
-                num_hashes: self.num_hashes,
+                kernel: self.kernel,
                 test,
             };
             batch::contains_batch_into(&Lines(&query), self.keys, self.out);
@@ -831,7 +831,7 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
     kernel.with_test(Run {
         blocks,
         hashing,
-        num_hashes: kernel.num_hashes(),
+        kernel,
         keys,
         out,
     });
@@ -842,7 +842,9 @@ pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash>(
 struct BatchOf<S, Q> {
     blocks: S,
     hashing: Hashing,
-    num_hashes: u32,
+    /// For blocks tested on their bytes ([`Kernel::contains_le`]); `test` is its test of
+    /// aligned blocks, chosen once.
+    kernel: Kernel,
     test: Q,
 }
 
@@ -871,7 +873,11 @@ impl<S: BlockRead<Block>, Q: Fn(&Block, u64) -> bool> OneLine for BatchOf<S, Q> 
         S::test(
             block,
             |block| (self.test)(block, g),
-            |bytes| probe::contains_le_bytes(bytes, g, self.num_hashes),
+            |bytes| {
+                bytes
+                    .try_into()
+                    .is_ok_and(|b| self.kernel.contains_le(b, g))
+            },
         )
     }
 

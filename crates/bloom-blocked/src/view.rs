@@ -206,11 +206,15 @@ impl<'a> BlockedBloomFilterRef<'a> {
     /// Whether a pre-computed hash ([`hash`](BlockedBloomFilterRef::hash)) may be present.
     #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let (g, k) = (probe::spread(hash), self.params.num_hashes);
+        let g = probe::spread(hash);
         self.blocks.test(
             hash,
             |block| self.kernel.contains(block, g),
-            |bytes| probe::contains_le_bytes(bytes, g, k),
+            |bytes| {
+                bytes
+                    .try_into()
+                    .is_ok_and(|b| self.kernel.contains_le(b, g))
+            },
         )
     }
 
