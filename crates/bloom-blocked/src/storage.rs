@@ -131,10 +131,11 @@ impl<'a, B: BlockType> BlockRead<B> for BlockSlice<'a, B> {
     }
 }
 
-/// Blocks as the format's little-endian bytes at any address: a selected block is tested on
-/// its bytes, each word read with an unaligned little-endian load (the portable kernels'
-/// loops over words; no copy into an aligned block, whose stores the vector kernels' wide
-/// loads could not be forwarded from). On a machine of either byte order.
+/// Blocks as the format's little-endian bytes at any address: a selected block is tested
+/// where it lies (the blocked vector kernels read its bytes with unaligned loads, the
+/// portable tests each word with an unaligned little-endian load), never copied into an
+/// aligned block, whose stores the vector kernels' wide loads could not be forwarded from.
+/// On a machine of either byte order.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LeBlocks<'a, B: BlockType + Copy> {
     /// `len * size_of::<B>()` bytes.

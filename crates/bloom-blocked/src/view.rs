@@ -12,11 +12,10 @@ use crate::probe::{self, Kernel, Probe, SplitKernel};
 use crate::sbbf::{self, SplitBatch, SplitBlockBloomFilter};
 use crate::storage::{Block, BlockRead, BlockSlice, BlockType, LeBlocks, SplitBlock};
 
-/// A view's blocks: in place where the payload lies on the block's alignment on a
-/// little-endian machine (the vector kernels then read the bytes directly), otherwise as
-/// bytes, each block tested by the portable loop with unaligned little-endian loads (and
-/// spread over two cache lines: docs/format.md, "Views", has what that costs). Decided once,
-/// when the view opens.
+/// A view's blocks: as `&[B]` where the payload lies on the block's alignment on a
+/// little-endian machine (exactly the owning filter's path), otherwise as bytes, each block
+/// tested where it lies (spread over two cache lines: docs/format.md, "Views", has what that
+/// costs). Decided once, when the view opens.
 #[derive(Debug, Clone, Copy)]
 enum ViewBlocks<'a, B: BlockType + Copy> {
     Aligned(BlockSlice<'a, B>),
@@ -67,9 +66,9 @@ impl<'a, B: BlockType + Copy> ViewBlocks<'a, B> {
 /// [`contains_batch`](BlockedBloomFilterRef::contains_batch) exactly as the owning filter
 /// would, with the same kernels ([`Probe`]) and the same batch engine. The bytes may start at
 /// any address: where the payload lies on a 64-byte boundary (on a little-endian machine)
-/// the kernels read the blocks in place; elsewhere each block is tested on its bytes by the
-/// portable loop, with unaligned little-endian loads ([`is_aligned`](BlockedBloomFilterRef::is_aligned)
-/// says which). The format puts the payload 36 bytes into the frame, so a frame at the start
+/// the kernels read the blocks as aligned blocks, exactly as the owning filter does;
+/// elsewhere they read each block's 64 bytes where they lie, with unaligned loads
+/// ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says which). The format puts the payload 36 bytes into the frame, so a frame at the start
 /// of a page-aligned mapping takes the unaligned path, where a block spans two cache lines;
 /// docs/format.md ("Views") has its cost.
 ///
@@ -137,14 +136,14 @@ impl<'a> BlockedBloomFilterRef<'a> {
         Ok(self)
     }
 
-    /// The query implementation this view runs on aligned blocks.
+    /// The query implementation this view runs.
     pub fn probe(&self) -> Probe {
         self.kernel.probe()
     }
 
     /// Whether the payload lies on a 64-byte boundary (on a little-endian machine), so the
-    /// kernels read the blocks in place; `false` when each block is tested on its bytes by
-    /// the portable loop (whatever [`probe`](BlockedBloomFilterRef::probe) says).
+    /// kernels read aligned blocks; `false` when they read each block's bytes where they lie
+    /// (two cache lines each).
     pub fn is_aligned(&self) -> bool {
         self.blocks.is_aligned()
     }
@@ -246,7 +245,8 @@ impl<'a> BlockedBloomFilterRef<'a> {
 /// It answers as the owning filter would, with the same kernels and batch engine. The
 /// payload starts 32 bytes into the frame, so a frame at a 32-byte-aligned address (the
 /// start of a page-aligned mapping) has its 256-bit blocks aligned and read in place (on a
-/// little-endian machine); at other addresses each block is tested on its bytes.
+/// little-endian machine); at other addresses each block is tested on its bytes by the
+/// portable test, with unaligned little-endian loads.
 /// [`verify`](SplitBlockBloomFilterRef::verify) checks the checksum, which opening skips.
 ///
 /// # Examples
