@@ -1,8 +1,10 @@
 //! `BlockedBloomFilter::from_bytes` (and the atomic twin's) on arbitrary input: never a panic;
 //! whatever decodes round-trips to the same bytes and finds the keys it is given.
+//! `BlockedBloomFilterRef::from_bytes` never panics either, accepts (with `verify`) exactly
+//! what `from_bytes` accepts, and answers alike.
 #![no_main]
 
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, BlockedBloomFilterRef};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,5 +16,20 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(filter) = AtomicBlockedBloomFilter::from_bytes(data) {
         assert_eq!(filter.to_bytes(), data);
+    }
+    let view = BlockedBloomFilterRef::from_bytes(data);
+    let verified = view.as_ref().is_ok_and(|v| v.verify().is_ok());
+    assert_eq!(verified, BlockedBloomFilter::from_bytes(data).is_ok());
+    if let Ok(view) = view {
+        let keys = [data.len() as u64, 0, u64::MAX];
+        let answers = view.contains_batch(&keys);
+        assert!(
+            keys.iter()
+                .zip(&answers)
+                .all(|(k, &a)| view.contains(k) == a)
+        );
+        if let Ok(filter) = view.to_owned() {
+            assert_eq!(filter.contains_batch(&keys), answers);
+        }
     }
 });

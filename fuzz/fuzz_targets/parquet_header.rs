@@ -15,6 +15,9 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(filter) = SplitBlockBloomFilter::from_parquet_bytes(data) {
         let canonical = filter.to_parquet_bytes();
-        assert_eq!(SplitBlockBloomFilter::from_parquet_bytes(&canonical).unwrap(), filter);
+        assert_eq!(
+            SplitBlockBloomFilter::from_parquet_bytes(&canonical).unwrap(),
+            filter
+        );
     }
 });

@@ -16,7 +16,10 @@ fn exercise(bytes: &[u8]) {
         return;
     };
     let again = filter.to_bytes();
-    assert_eq!(again, bytes, "accepted bytes must be written back unchanged");
+    assert_eq!(
+        again, bytes,
+        "accepted bytes must be written back unchanged"
+    );
     let copy = ScalableBloomFilter::from_bytes(&again).expect("written bytes read back");
     assert_eq!(copy, filter);
     let _ = filter.estimated_fpr();
@@ -29,7 +32,10 @@ fn exercise(bytes: &[u8]) {
             break;
         }
         if let Ok(seen) = filter.insert(&key) {
-            assert!(filter.contains(&key), "inserted key {key} not found (seen {seen})");
+            assert!(
+                filter.contains(&key),
+                "inserted key {key} not found (seen {seen})"
+            );
         }
     }
     let mut united = copy.clone();

@@ -11,7 +11,7 @@ use bloom_core::{Error, math};
 use crate::AtomicBlockedBloomFilter;
 use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, Probe};
-use crate::storage::{Block, Blocks};
+use crate::storage::{Block, BlockRead, Blocks};
 
 /// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
 /// blocks prefetched before any of them is written. (The batch queries run through the
@@ -369,7 +369,13 @@ impl BlockedBloomFilter {
     /// at a time in SIMD lanes ([`Hashing::hash64_batch`]), then queries the hashes.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
         if !self.params.hashing.is_keyed() {
-            self.run_batch::<T, false>(keys, out);
+            batch_into::<_, T, false>(
+                self.kernel,
+                self.blocks.reader(),
+                self.params.hashing,
+                keys,
+                out,
+            );
             return;
         }
         out.clear();
@@ -378,35 +384,15 @@ impl BlockedBloomFilter {
         let mut answers = Vec::new();
         for chunk in keys.chunks(KEYED_BATCH_CHUNK) {
             self.params.hashing.hash64_batch(chunk, &mut hashes);
-            self.run_batch::<u64, true>(&hashes, &mut answers);
+            batch_into::<_, u64, true>(
+                self.kernel,
+                self.blocks.reader(),
+                self.params.hashing,
+                &hashes,
+                &mut answers,
+            );
             out.extend_from_slice(&answers);
         }
-    }
-
-    /// The batch engine over `keys`, or over hashes already computed when `PREHASHED`.
-    fn run_batch<T: Hash, const PREHASHED: bool>(&self, keys: &[T], out: &mut Vec<bool>) {
-        // The kernel is chosen once, outside the loop: each implementation gets a loop of
-        // its own with no dispatch per key.
-        struct Run<'a, 'k, T, const PREHASHED: bool> {
-            filter: &'a BlockedBloomFilter,
-            keys: &'k [T],
-            out: &'k mut Vec<bool>,
-        }
-        impl<T: Hash, const PREHASHED: bool> probe::TestUser<()> for Run<'_, '_, T, PREHASHED> {
-            #[inline(always)]
-            fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) {
-                let query = BatchOf::<_, PREHASHED> {
-                    filter: self.filter,
-                    test,
-                };
-                batch::contains_batch_into(&Lines(&query), self.keys, self.out);
-            }
-        }
-        self.kernel.with_test(Run::<T, PREHASHED> {
-            filter: self,
-            keys,
-            out,
-        });
     }
 
     /// The number of bits set.
@@ -716,7 +702,7 @@ impl BlockedBloomFilter {
     }
 
     pub(crate) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes, key)?;
+        let (params, payload) = Params::decode(bytes, key, internal::Checksum::Verify)?;
         let mut filter = Self::from_params(params)?;
         for (w, chunk) in filter
             .blocks
@@ -871,47 +857,104 @@ impl std::hash::Hasher for Passthrough {
     }
 }
 
-/// The blocked filter in the batch engine, with the block test of its kernel: one block per
-/// key. With `PREHASHED`, the keys are the filter's hashes of the real keys.
-struct BatchOf<'a, Q, const PREHASHED: bool> {
-    filter: &'a BlockedBloomFilter,
+/// The batch query of a blocked filter's blocks, wherever they lie (the owning filter's
+/// memory, a view's bytes): the workspace's batch engine over [`BatchOf`], with `kernel`'s
+/// block test chosen once, outside the loop, so each implementation gets a loop of its own
+/// with no dispatch per key. With `PREHASHED`, the keys are the filter's hashes of the real
+/// keys (a keyed filter's batch hashes them ahead, eight at a time).
+#[inline(always)]
+pub(crate) fn batch_into<S: BlockRead<Block>, T: Hash, const PREHASHED: bool>(
+    kernel: Kernel,
+    blocks: S,
+    hashing: Hashing,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    struct Run<'k, S, T, const PREHASHED: bool> {
+        blocks: S,
+        hashing: Hashing,
+        kernel: Kernel,
+        keys: &'k [T],
+        out: &'k mut Vec<bool>,
+    }
+    impl<S: BlockRead<Block>, T: Hash, const PREHASHED: bool> probe::TestUser<()>
+        for Run<'_, S, T, PREHASHED>
+    {
+        #[inline(always)]
+        fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) {
+            let query = BatchOf::<S, _, PREHASHED> {
+                blocks: self.blocks,
+                hashing: self.hashing,
+                kernel: self.kernel,
+                test,
+            };
+            batch::contains_batch_into(&Lines(&query), self.keys, self.out);
+        }
+    }
+    kernel.with_test(Run::<S, T, PREHASHED> {
+        blocks,
+        hashing,
+        kernel,
+        keys,
+        out,
+    });
+}
+
+/// A blocked filter's blocks in the batch engine, with the block test of its kernel: one
+/// block per key. With `PREHASHED`, the keys are hashes already.
+struct BatchOf<S, Q, const PREHASHED: bool> {
+    blocks: S,
+    hashing: Hashing,
+    /// For blocks tested on their bytes ([`Kernel::contains_le`]); `test` is its test of
+    /// aligned blocks, chosen once.
+    kernel: Kernel,
     test: Q,
 }
 
-impl<'a, Q: Fn(&Block, u64) -> bool, const PREHASHED: bool> OneLine for BatchOf<'a, Q, PREHASHED> {
+impl<S: BlockRead<Block>, Q: Fn(&Block, u64) -> bool, const PREHASHED: bool> OneLine
+    for BatchOf<S, Q, PREHASHED>
+{
     /// The key's block and the word that places its bits there ([`probe::spread`]).
-    type Staged = (&'a Block, u64);
+    type Staged = (S::At, u64);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.filter.blocks.heap_bytes()
+        self.blocks.footprint()
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> (&'a Block, u64) {
+    fn locate<T: Hash>(&self, key: &T) -> (S::At, u64) {
         let hash = if PREHASHED {
             let mut passthrough = Passthrough::default();
             key.hash(&mut passthrough);
             std::hash::Hasher::finish(&passthrough)
         } else {
-            self.filter.hash(key)
+            self.hashing.hash64(key)
         };
-        (self.filter.block(hash), probe::spread(hash))
+        (self.blocks.at(hash), probe::spread(hash))
     }
 
     #[inline(always)]
-    fn prefetch(&self, (block, _): (&'a Block, u64)) {
-        prefetch(block);
+    fn prefetch(&self, (block, _): (S::At, u64)) {
+        S::prefetch(block);
     }
 
     #[inline(always)]
-    fn test(&self, (block, g): (&'a Block, u64)) -> bool {
-        (self.test)(block, g)
+    fn test(&self, (block, g): (S::At, u64)) -> bool {
+        S::test(
+            block,
+            |block| (self.test)(block, g),
+            |bytes| {
+                bytes
+                    .try_into()
+                    .is_ok_and(|b| self.kernel.contains_le(b, g))
+            },
+        )
     }
 
     #[inline(always)]
-    fn empty(&self) -> (&'a Block, u64) {
-        (self.filter.blocks.at(0), 0)
+    fn empty(&self) -> (S::At, u64) {
+        (self.blocks.at(0), 0)
     }
 }
 

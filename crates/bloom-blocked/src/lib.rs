@@ -14,6 +14,9 @@
 //!   `Send + Sync`.
 //! * [`SplitBlockBloomFilter`]: Parquet's split-block filter, bit-compatible with every
 //!   Parquet implementation, with the Thrift [`ParquetHeader`] reader and writer.
+//! * [`BlockedBloomFilterRef`] and [`SplitBlockBloomFilterRef`]: read-only views of the
+//!   filters' bytes (a memory-mapped file), queried in place without copying them; they
+//!   open in O(1).
 //!
 //! All share the workspace's [`Filter`] trait, [`Error`] type and binary format.
 //! `docs/blocked.md` explains the choice of k, the position scheme and the storage.
@@ -56,6 +59,7 @@ mod probe;
 mod sbbf;
 mod storage;
 mod thrift;
+mod view;
 
 pub use atomic::AtomicBlockedBloomFilter;
 pub use blocked::{BlockedBloomFilter, DEFAULT_FPR};
@@ -63,3 +67,4 @@ pub use bloom_core::{Error, Filter};
 pub use probe::{BLOCK_BITS, Probe};
 pub use sbbf::SplitBlockBloomFilter;
 pub use thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
+pub use view::{BlockedBloomFilterRef, SplitBlockBloomFilterRef};

@@ -177,14 +177,17 @@ impl Params {
         )
     }
 
-    /// Decodes and validates the frame; returns the parameters and the payload (the blocks'
+    /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
+    /// verifies it, a view's `from_bytes` skips it); returns the parameters and the payload (the blocks'
     /// words, little-endian), whose length is checked against the parameters. The hashing is
     /// checked against `key`.
     pub(crate) fn decode<'a>(
         bytes: &'a [u8],
         key: Option<&SecretKey>,
+        checksum: internal::Checksum,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Blocked, key, check_size)?;
+        let frame =
+            internal::decode_size_and_hashes(bytes, Variant::Blocked, key, checksum, check_size)?;
         let params = Params::checked(frame.size, frame.num_hashes, frame.hashing)?;
         params.check_payload(frame.payload.len() as u64)?;
         Ok((params, frame.payload))

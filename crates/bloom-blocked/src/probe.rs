@@ -193,6 +193,21 @@ pub(crate) fn contains_words(word: impl Fn(usize) -> u64, g: u64, num_hashes: u3
     all & 1 != 0
 }
 
+/// [`contains_portable`] on a block's 64 bytes as the format stores them (eight
+/// little-endian `u64` words) at any address: a view's unaligned block.
+#[inline(always)]
+pub(crate) fn contains_le_bytes(block: &[u8], g: u64, num_hashes: u32) -> bool {
+    contains_words(|w| le_word(block, w), g, num_hashes)
+}
+
+/// Word `w` of a block's little-endian bytes.
+#[inline(always)]
+fn le_word(block: &[u8], w: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&block[8 * w..8 * w + 8]);
+    u64::from_le_bytes(word)
+}
+
 /// Sets the key's bits in `block`; returns whether all were set before.
 #[inline]
 pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> bool {
@@ -324,13 +339,15 @@ impl Kernel {
         let k = self.num_hashes;
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(t) => run.run(move |b: &Block, g| avx2::contains8(t, b, g, k)),
+            Kind::Avx2(t) => run.run(move |b: &Block, g| avx2::contains8(t, b.into(), g, k)),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(t) => run.run(move |b: &Block, g| avx2::contains16(t, b, g, k)),
+            Kind::Avx2Wide(t) => run.run(move |b: &Block, g| avx2::contains16(t, b.into(), g, k)),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(t) => run.run(move |b: &Block, g| avx2::contains512(t, b, g, k)),
+            Kind::Avx512(t) => run.run(move |b: &Block, g| avx2::contains512(t, b.into(), g, k)),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(t) => run.run(move |b: &Block, g| avx2::contains8_512(t, b, g, k)),
+            Kind::Avx512Narrow(t) => {
+                run.run(move |b: &Block, g| avx2::contains8_512(t, b.into(), g, k))
+            }
             Kind::Portable => run.run(move |b: &Block, g| contains_portable(b, g, k)),
         }
     }
@@ -338,17 +355,64 @@ impl Kernel {
     /// Whether the key whose [`spread`] word is `g` is in `block`.
     #[inline(always)]
     pub(crate) fn contains(&self, block: &Block, g: u64) -> bool {
+        self.contains_in(block, g, contains_portable)
+    }
+
+    /// [`contains`](Kernel::contains) on a block's 64 bytes as the format stores them
+    /// (little-endian words) at any address: a view's unaligned block. The vector kernels
+    /// read the bytes in place; the portable one reads each word with an unaligned
+    /// little-endian load.
+    #[inline(always)]
+    pub(crate) fn contains_le(&self, bytes: &[u8; 64], g: u64) -> bool {
+        self.contains_in(bytes, g, |bytes, g, k| contains_le_bytes(bytes, g, k))
+    }
+
+    /// The kernel's test of `block`, `portable` for the portable kind.
+    #[inline(always)]
+    fn contains_in<'b, B: ?Sized>(
+        &self,
+        block: &'b B,
+        g: u64,
+        portable: impl FnOnce(&'b B, u64, u32) -> bool,
+    ) -> bool
+    where
+        &'b B: LineOf<'b>,
+    {
+        let k = self.num_hashes;
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(token) => avx2::contains8(token, block, g, self.num_hashes),
+            Kind::Avx2(token) => avx2::contains8(token, block.line(), g, k),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(token) => avx2::contains16(token, block, g, self.num_hashes),
+            Kind::Avx2Wide(token) => avx2::contains16(token, block.line(), g, k),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(token) => avx2::contains512(token, block, g, self.num_hashes),
+            Kind::Avx512(token) => avx2::contains512(token, block.line(), g, k),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(token) => avx2::contains8_512(token, block, g, self.num_hashes),
-            Kind::Portable => contains_portable(block, g, self.num_hashes),
+            Kind::Avx512Narrow(token) => avx2::contains8_512(token, block.line(), g, k),
+            Kind::Portable => portable(block, g, k),
         }
+    }
+}
+
+/// What the vector kernels can read a block from: a [`Block`] or a block's 64 bytes.
+pub(crate) trait LineOf<'a> {
+    /// The bytes for the vector kernels.
+    #[cfg(target_arch = "x86_64")]
+    fn line(self) -> avx2::Line<'a>;
+}
+
+impl<'a> LineOf<'a> for &'a Block {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn line(self) -> avx2::Line<'a> {
+        self.into()
+    }
+}
+
+impl<'a> LineOf<'a> for &'a [u8; 64] {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn line(self) -> avx2::Line<'a> {
+        self.into()
     }
 }
 
@@ -438,6 +502,19 @@ pub(crate) fn split_contains_portable(block: &SplitBlock, x: u32) -> bool {
         .iter()
         .zip(mask)
         .fold(true, |all, (&w, m)| all & (w & m != 0))
+}
+
+/// Parquet's check on a block's 32 bytes as the format stores them (eight little-endian
+/// `u32` words) at any address: a view's unaligned block.
+#[inline(always)]
+pub(crate) fn split_contains_le_bytes(block: &[u8], x: u32) -> bool {
+    block
+        .chunks_exact(4)
+        .zip(split_mask(x))
+        .fold(true, |all, (w, m)| {
+            let w = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            all & (w & m != 0)
+        })
 }
 
 /// Parquet's insert (portable); returns whether all bits were set before.
@@ -533,6 +610,39 @@ pub(crate) mod avx2 {
         }
     }
 
+    /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
+    /// filter, or a view's block at any address as the format's little-endian bytes, which on
+    /// x86_64 (little-endian) are the block's words as they would be in memory. Made only from
+    /// a reference to 64 bytes, so the kernels may read all of them for the borrow's life;
+    /// none of their instructions needs the bytes aligned.
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Line<'a>(&'a [u8; 64]);
+
+    impl<'a> Line<'a> {
+        /// The first byte, for the asm.
+        #[inline(always)]
+        fn as_ptr(self) -> *const u8 {
+            self.0.as_ptr()
+        }
+    }
+
+    impl<'a> From<&'a Block> for Line<'a> {
+        #[inline(always)]
+        fn from(block: &'a Block) -> Line<'a> {
+            // SAFETY: `Block` is 64 bytes of plain `u64` words with no padding (the
+            // `BlockType` contract), so its memory is 64 initialised bytes, borrowed for `'a`;
+            // `[u8; 64]` has alignment 1.
+            Line(unsafe { &*(block as *const Block).cast::<[u8; 64]>() })
+        }
+    }
+
+    impl<'a> From<&'a [u8; 64]> for Line<'a> {
+        #[inline(always)]
+        fn from(bytes: &'a [u8; 64]) -> Line<'a> {
+            Line(bytes)
+        }
+    }
+
     /// The constants of the blocked kernels, one 64-byte-aligned static.
     #[repr(C, align(64))]
     struct Consts {
@@ -583,10 +693,11 @@ pub(crate) mod avx2 {
     /// blend on the position's top bit, which is the product's sign), shifts the word by the
     /// position's low five bits, and all used lanes must then hold a one.
     #[inline(always)]
-    pub(crate) fn contains8(_: Avx2, block: &Block, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains8(_: Avx2, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is the
-        // 64 bytes of `block` (a live reference aligned to 64), bytes 0..32, 64..128 of
+        // 64 bytes `block` points at (readable while it lives; `vpermd`'s memory operand
+        // needs no alignment), bytes 0..32, 64..128 of
         // `CONSTS` and 32 bytes of a row of its `unused` table (a static aligned to 64, rows
         // of 64 bytes from offset 128). The asm writes no memory, uses no stack, declares
         // every vector register clobbered and ends with `vzeroupper` (see the module docs).
@@ -612,7 +723,7 @@ pub(crate) mod avx2 {
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
-                block = in(reg) block.0.as_ptr(),
+                block = in(reg) block.as_ptr(),
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 thirty_one = const THIRTY_ONE,
@@ -625,9 +736,9 @@ pub(crate) mod avx2 {
     /// [`contains8`] for 9 to 16 probes: two passes, lanes 0..8 and 8..16, whose results are
     /// combined before the one test.
     #[inline(always)]
-    pub(crate) fn contains16(_: Avx2, block: &Block, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains16(_: Avx2, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
         let present: u8;
-        // SAFETY: as in `contains8`; the memory read is the 64 bytes of `block`, bytes
+        // SAFETY: as in `contains8`; the memory read is the 64 bytes `block` points at, bytes
         // 0..128 of `CONSTS` and the 64 bytes of a row of its `unused` table.
         unsafe {
             vector_asm!(
@@ -657,7 +768,7 @@ pub(crate) mod avx2 {
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
-                block = in(reg) block.0.as_ptr(),
+                block = in(reg) block.as_ptr(),
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 thirty_one = const THIRTY_ONE,
@@ -671,10 +782,11 @@ pub(crate) mod avx2 {
     /// `vpermd` fetches every probe's word and one rotate moves its bit to bit 0. The 16
     /// lanes are folded to 8 and tested with `vptest`, so no mask register is touched.
     #[inline(always)]
-    pub(crate) fn contains512(_: Avx512, block: &Block, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains512(_: Avx512, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
-        // memory read is the 64 bytes of `block` (aligned to 64), bytes 0..96 of `CONSTS` and
+        // memory read is the 64 bytes `block` points at (no alignment needed by an EVEX
+        // memory operand), bytes 0..96 of `CONSTS` and
         // the 64 bytes of a row of its `unused` table (aligned to 64). The asm writes no
         // memory, uses no stack, uses only `zmm0`/`zmm1` of the vector registers, declares all
         // sixteen clobbered and ends with `vzeroupper`.
@@ -694,7 +806,7 @@ pub(crate) mod avx2 {
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
-                block = in(reg) block.0.as_ptr(),
+                block = in(reg) block.as_ptr(),
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 present = out(reg_byte) present,
@@ -707,10 +819,11 @@ pub(crate) mod avx2 {
     /// from either half of the block (its index's bit 3 picks the half), and one rotate moves
     /// its bit to bit 0, with no mask and no blend: 11 instructions against 14.
     #[inline(always)]
-    pub(crate) fn contains8_512(_: Avx512, block: &Block, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains8_512(_: Avx512, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and VL, which the token proves. The memory
-        // read is the 64 bytes of `block` (aligned to 64), bytes 0..32 and 64..96 of `CONSTS`
+        // read is the 64 bytes `block` points at (`vmovdqu` and the EVEX memory operand need
+        // no alignment), bytes 0..32 and 64..96 of `CONSTS`
         // and 32 bytes of a row of its `unused` table (a static aligned to 64). The asm
         // writes no memory, uses no stack, uses only `ymm0`-`ymm2` of the vector registers,
         // declares all sixteen clobbered and ends with `vzeroupper`.
@@ -719,7 +832,7 @@ pub(crate) mod avx2 {
                 "vpbroadcastq ymm0, {g}",
                 "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
                 "vpsrld ymm1, ymm0, 28",
-                "vmovdqa ymm2, ymmword ptr [{block}]",
+                "vmovdqu ymm2, ymmword ptr [{block}]",
                 "vpermi2d ymm1, ymm2, ymmword ptr [{block} + 32]",
                 "vpsrld ymm0, ymm0, 23",
                 "vprorvd ymm1, ymm1, ymm0",
@@ -729,7 +842,7 @@ pub(crate) mod avx2 {
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
-                block = in(reg) block.0.as_ptr(),
+                block = in(reg) block.as_ptr(),
                 unused = in(reg) unused(num_hashes),
                 ones = const ONES,
                 present = out(reg_byte) present,
@@ -889,6 +1002,19 @@ mod tests {
                         crate::storage::AtomicBlock(block.0.map(std::sync::atomic::AtomicU64::new));
                     let relaxed = |w: usize| atomic.0[w].load(std::sync::atomic::Ordering::Relaxed);
                     assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
+                    // A view's unaligned block: the same words as little-endian bytes, one
+                    // byte past an aligned address.
+                    let mut bytes = [0u8; 65];
+                    for (chunk, w) in bytes[1..].chunks_exact_mut(8).zip(block.0) {
+                        chunk.copy_from_slice(&w.to_le_bytes());
+                    }
+                    assert_eq!(contains_le_bytes(&bytes[1..], g, k), expected, "k {k}");
+                    let split = crate::storage::SplitBlock::from_le_bytes(&bytes[1..33]);
+                    let x = g as u32;
+                    assert_eq!(
+                        split_contains_le_bytes(&bytes[1..33], x),
+                        split_contains_portable(&split, x)
+                    );
                 }
             }
         }
@@ -984,6 +1110,13 @@ mod tests {
                             let g = next();
                             let expected = contains_portable(&block, g, k);
                             assert_eq!(kernel.contains(&block, g), expected, "{probe:?} k {k}");
+                            // The same block as a view's bytes, one byte past a boundary.
+                            let mut bytes = [0u8; 65];
+                            for (chunk, w) in bytes[1..].chunks_exact_mut(8).zip(block.0) {
+                                chunk.copy_from_slice(&w.to_le_bytes());
+                            }
+                            let unaligned: &[u8; 64] = bytes[1..].try_into().unwrap();
+                            assert_eq!(kernel.contains_le(unaligned, g), expected, "{probe:?}");
                             let exact = Block(mask(g, k));
                             assert!(kernel.contains(&exact, g), "{probe:?} k {k}");
                             let p = position(g, (next() % u64::from(k)) as u32);

@@ -2,15 +2,16 @@
 
 use std::hash::{Hash, Hasher};
 
+use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
-use bloom_core::internal::{self, BufferedHasher, ByteReader, Output, Sink, Xxh64};
-use bloom_core::{Error, format};
+use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, Sink, Xxh64};
 use xxhash_rust::xxh64::xxh64;
 
 use crate::params::fold_factor;
+use crate::probe::split_contains_le_bytes;
 use crate::probe::{Probe, SplitKernel};
-use crate::storage::{Blocks, SplitBlock};
+use crate::storage::{BlockRead, Blocks, SplitBlock};
 use crate::thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
 
 /// Parameter bytes in the binary format: `num_bytes` u64.
@@ -188,17 +189,13 @@ impl SplitBlockBloomFilter {
     /// The hash of a generic key: XXH64 (seed 0) over the bytes its `Hash` writes, integers
     /// little-endian (see the type's docs for what that means for strings).
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        // Buffers what `Hash` writes (integers little-endian) and finishes with one XXH64
-        // (seed 0): for a single integer key, exactly Parquet's hash of its plain encoding.
-        let mut hasher = BufferedHasher::<Xxh64>::new(0);
-        key.hash(&mut hasher);
-        hasher.finish()
+        hash_key(key)
     }
 
     /// Parquet's block for a hash: `((h >> 32) * z) >> 32` for z blocks, which is the
     /// multiply-shift of the high 32 bits placed at the top of a word.
     #[inline(always)]
-    fn block_key(hash: u64) -> u64 {
+    pub(crate) fn block_key(hash: u64) -> u64 {
         hash & !0xffff_ffff
     }
 
@@ -309,7 +306,11 @@ impl SplitBlockBloomFilter {
     /// [`contains_batch`](SplitBlockBloomFilter::contains_batch) into a caller's buffer
     /// (cleared first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        bloom_core::internal::batch::contains_batch_into(&Lines(self), keys, out);
+        SplitBatch {
+            blocks: self.blocks.reader(),
+            kernel: self.kernel,
+        }
+        .contains_batch_into(keys, out);
     }
 
     fn words(&self) -> impl Iterator<Item = u32> + '_ {
@@ -552,12 +553,7 @@ impl SplitBlockBloomFilter {
     /// (any whole number of blocks: the block index formula needs no power of two, though
     /// Parquet writers produce one).
     pub fn from_bitset(bitset: &[u8]) -> Result<Self, Error> {
-        let n = bitset.len();
-        if !(BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) || n % BLOCK_BYTES != 0 {
-            return Err(Error::corrupt(format!(
-                "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
-            )));
-        }
+        let n = check_bitset_len(bitset)?;
         let mut filter = SplitBlockBloomFilter {
             blocks: Blocks::zeroed(n / BLOCK_BYTES)?,
             kernel: SplitKernel::new(Probe::best()),
@@ -568,9 +564,7 @@ impl SplitBlockBloomFilter {
             .iter_mut()
             .zip(bitset.chunks_exact(BLOCK_BYTES))
         {
-            for (w, bytes) in block.0.iter_mut().zip(chunk.chunks_exact(4)) {
-                *w = u32::from_le_bytes(bytes.try_into().expect("chunks of 4"));
-            }
+            *block = SplitBlock::from_le_bytes(chunk);
         }
         Ok(filter)
     }
@@ -701,27 +695,57 @@ impl SplitBlockBloomFilter {
     /// that disagrees with the payload, or a size Parquet does not allow. Never a panic;
     /// allocates the payload's size plus 56 bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let frame = format::decode(
-            bytes,
-            Variant::SplitBlock,
-            HashScheme::ParquetXxh64,
-            PARAMS_LEN,
-        )?;
-        if frame.seed != 0 {
-            return Err(Error::corrupt(format!(
-                "seed {} (Parquet's hash has seed 0)",
-                frame.seed
-            )));
-        }
-        let num_bytes = ByteReader::new(frame.params).u64()?;
-        if num_bytes != frame.payload.len() as u64 {
-            return Err(Error::corrupt(format!(
-                "num_bytes {num_bytes} for a payload of {} bytes",
-                frame.payload.len()
-            )));
-        }
-        Self::from_bitset(frame.payload)
+        Self::from_bitset(decode_payload(bytes, Checksum::Verify)?)
     }
+}
+
+/// Parquet's hash of a generic key: XXH64 (seed 0) over the bytes its `Hash` writes.
+#[inline]
+pub(crate) fn hash_key<T: Hash + ?Sized>(key: &T) -> u64 {
+    // Buffers what `Hash` writes (integers little-endian) and finishes with one XXH64
+    // (seed 0): for a single integer key, exactly Parquet's hash of its plain encoding.
+    let mut hasher = BufferedHasher::<Xxh64>::new(0);
+    key.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The bitset of a split-block filter's bytes in the workspace's format, its framing, seed
+/// and size checked (and its checksum as `checksum` says): `from_bytes` and the view's
+/// `from_bytes` share it.
+pub(crate) fn decode_payload(bytes: &[u8], checksum: Checksum) -> Result<&[u8], Error> {
+    let frame = internal::decode_frame(
+        bytes,
+        Variant::SplitBlock,
+        HashScheme::ParquetXxh64,
+        PARAMS_LEN,
+        checksum,
+    )?;
+    if frame.seed != 0 {
+        return Err(Error::corrupt(format!(
+            "seed {} (Parquet's hash has seed 0)",
+            frame.seed
+        )));
+    }
+    let num_bytes = ByteReader::new(frame.params).u64()?;
+    if num_bytes != frame.payload.len() as u64 {
+        return Err(Error::corrupt(format!(
+            "num_bytes {num_bytes} for a payload of {} bytes",
+            frame.payload.len()
+        )));
+    }
+    check_bitset_len(frame.payload)?;
+    Ok(frame.payload)
+}
+
+/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB.
+fn check_bitset_len(bitset: &[u8]) -> Result<usize, Error> {
+    let n = bitset.len();
+    if !(BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) || n % BLOCK_BYTES != 0 {
+        return Err(Error::corrupt(format!(
+            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+        )));
+    }
+    Ok(n)
 }
 
 impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
@@ -735,34 +759,56 @@ bloom_core::internal::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(SplitBlockBloomFilter);
 
-/// The split-block filter in the batch engine: one block per key.
-impl OneLine for SplitBlockBloomFilter {
-    /// The key's hash.
-    type Staged = u64;
+/// Split blocks in the batch engine, wherever they lie (the owning filter's memory, a
+/// view's bytes): one block per key.
+pub(crate) struct SplitBatch<S> {
+    pub(crate) blocks: S,
+    pub(crate) kernel: SplitKernel,
+}
+
+impl<S: BlockRead<SplitBlock>> SplitBatch<S> {
+    /// The batch query of these blocks, through the workspace's batch engine.
+    #[inline]
+    pub(crate) fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
+        bloom_core::internal::batch::contains_batch_into(&Lines(self), keys, out);
+    }
+}
+
+impl<S: BlockRead<SplitBlock>> OneLine for SplitBatch<S> {
+    /// The key's block and the low 32 bits of its hash, which place its bits there.
+    type Staged = (S::At, u32);
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.blocks.heap_bytes()
+        self.blocks.footprint()
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> u64 {
-        self.hash(key)
+    fn locate<T: Hash>(&self, key: &T) -> (S::At, u32) {
+        let hash = hash_key(key);
+        (
+            self.blocks.at(SplitBlockBloomFilter::block_key(hash)),
+            hash as u32,
+        )
     }
 
     #[inline(always)]
-    fn prefetch(&self, hash: u64) {
-        bloom_core::internal::prefetch(self.blocks.at(Self::block_key(hash)));
+    fn prefetch(&self, (block, _): (S::At, u32)) {
+        S::prefetch(block);
     }
 
     #[inline(always)]
-    fn test(&self, hash: u64) -> bool {
-        self.contains_hash(hash)
+    fn test(&self, (block, x): (S::At, u32)) -> bool {
+        S::test(
+            block,
+            |block| self.kernel.contains(block, x),
+            |bytes| split_contains_le_bytes(bytes, x),
+        )
     }
 
     #[inline(always)]
-    fn empty(&self) -> u64 {
-        0
+    fn empty(&self) -> (S::At, u32) {
+        (self.blocks.at(0), 0)
     }
 }
 

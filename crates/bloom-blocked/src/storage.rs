@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
 use bloom_core::bits::Words;
-use bloom_core::internal::reduce;
+use bloom_core::internal::{prefetch, reduce};
 
 /// A block type the array can hold.
 ///
@@ -44,6 +44,173 @@ unsafe impl BlockType for Block {}
 unsafe impl BlockType for AtomicBlock {}
 // SAFETY: eight u32 words, size 32, align 32, no padding; zero is valid.
 unsafe impl BlockType for SplitBlock {}
+
+impl SplitBlock {
+    /// The block whose little-endian `u32` words are `bytes` (32 of them).
+    pub(crate) fn from_le_bytes(bytes: &[u8]) -> SplitBlock {
+        let mut block = SplitBlock::default();
+        for (w, b) in block.0.iter_mut().zip(bytes.chunks_exact(4)) {
+            *w = u32::from_le_bytes(b.try_into().expect("chunks of 4"));
+        }
+        block
+    }
+}
+
+/// Read access to a non-empty array of blocks, wherever it lives: a filter's own aligned
+/// memory ([`BlockSlice`]) or a view's bytes at any address ([`LeBlocks`]). The queries of
+/// the owning filters and of their views are written once over it.
+pub(crate) trait BlockRead<B>: Copy {
+    /// What selecting a block gives: a reference to it, or to its bytes.
+    type At: Copy;
+    /// Bytes of the blocks (the batch engine's footprint).
+    fn footprint(&self) -> usize;
+    /// The block a uniformly distributed 64-bit value selects: number `reduce(x, len)`
+    /// (multiply-shift, Lemire 2019), as [`Blocks::at`] selects it.
+    fn at(&self, x: u64) -> Self::At;
+    /// Prefetches the cache lines of a selected block.
+    fn prefetch(at: Self::At);
+    /// Tests the selected block: `in_place` on blocks in aligned memory (the kernels), or
+    /// `on_bytes` on the block's little-endian bytes at any address.
+    fn test(
+        at: Self::At,
+        in_place: impl FnOnce(&B) -> bool,
+        on_bytes: impl FnOnce(&[u8]) -> bool,
+    ) -> bool;
+}
+
+/// Aligned blocks in memory: an owning filter's ([`Blocks::reader`]), or a view's payload
+/// where it happens to lie on the block's alignment on a little-endian machine.
+#[derive(Debug)]
+pub(crate) struct BlockSlice<'a, B>(&'a [B]);
+
+// Copied as a reference is, whatever `B` is (a derive would ask `B: Copy`).
+impl<B> Clone for BlockSlice<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B> Copy for BlockSlice<'_, B> {}
+
+impl<'a, B> BlockSlice<'a, B> {
+    /// The blocks, `None` when there are none (the selection needs one).
+    pub(crate) fn new(blocks: &'a [B]) -> Option<Self> {
+        (!blocks.is_empty()).then_some(BlockSlice(blocks))
+    }
+
+    /// The number of blocks.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<'a, B: BlockType> BlockRead<B> for BlockSlice<'a, B> {
+    type At = &'a B;
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        size_of_val(self.0)
+    }
+
+    #[inline(always)]
+    fn at(&self, x: u64) -> &'a B {
+        let i = reduce(x, self.0.len() as u64) as usize;
+        debug_assert!(i < self.0.len());
+        // SAFETY: `reduce(x, n) = (x * n) >> 64 < n` because `x < 2^64`, and the slice is
+        // not empty (`new` refuses an empty one), so `i < len`.
+        unsafe { self.0.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn prefetch(at: &'a B) {
+        prefetch(at);
+    }
+
+    #[inline(always)]
+    fn test(at: &'a B, in_place: impl FnOnce(&B) -> bool, _: impl FnOnce(&[u8]) -> bool) -> bool {
+        in_place(at)
+    }
+}
+
+/// Blocks as the format's little-endian bytes at any address: a selected block is tested
+/// where it lies (the blocked vector kernels read its bytes with unaligned loads, the
+/// portable tests each word with an unaligned little-endian load), never copied into an
+/// aligned block, whose stores the vector kernels' wide loads could not be forwarded from.
+/// On a machine of either byte order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeBlocks<'a, B: BlockType + Copy> {
+    /// `len * size_of::<B>()` bytes.
+    bytes: &'a [u8],
+    len: usize,
+    _marker: PhantomData<B>,
+}
+
+impl<'a, B: BlockType + Copy> LeBlocks<'a, B> {
+    /// The blocks of `bytes`, `None` unless it is a non-zero whole number of blocks.
+    pub(crate) fn new(bytes: &'a [u8]) -> Option<Self> {
+        let len = bytes.len() / size_of::<B>();
+        (len > 0 && bytes.len() % size_of::<B>() == 0).then_some(LeBlocks {
+            bytes,
+            len,
+            _marker: PhantomData,
+        })
+    }
+
+    /// The number of blocks.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The blocks as aligned memory, when the bytes lie on the block's alignment and the
+    /// machine is little-endian (the bytes are then the blocks' words as they are in memory):
+    /// the kernels read them in place, with no copy.
+    pub(crate) fn aligned(&self) -> Option<BlockSlice<'a, B>> {
+        if cfg!(target_endian = "big") || self.bytes.as_ptr() as usize % align_of::<B>() != 0 {
+            return None;
+        }
+        // SAFETY: the pointer is aligned for `B` (checked above) and points at
+        // `len * size_of::<B>()` initialised bytes borrowed for `'a` (`new` checked the
+        // length); every byte pattern is a valid `B` whose words, on a little-endian
+        // machine, are the little-endian words the bytes hold (the `BlockType` contract:
+        // plain integer words, no padding). The shared borrow keeps the bytes immutable.
+        let blocks =
+            unsafe { std::slice::from_raw_parts(self.bytes.as_ptr().cast::<B>(), self.len) };
+        BlockSlice::new(blocks)
+    }
+}
+
+impl<'a, B: BlockType + Copy> BlockRead<B> for LeBlocks<'a, B> {
+    /// The selected block's bytes.
+    type At = &'a [u8];
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.bytes.len()
+    }
+
+    #[inline(always)]
+    fn at(&self, x: u64) -> &'a [u8] {
+        // `reduce(x, len) < len`, as in `BlockSlice::at`; the slicing's bounds check stays.
+        let i = reduce(x, self.len as u64) as usize;
+        let start = i * size_of::<B>();
+        &self.bytes[start..start + size_of::<B>()]
+    }
+
+    #[inline(always)]
+    fn prefetch(at: &'a [u8]) {
+        // An unaligned block straddles two cache lines: fetch both.
+        prefetch(&at[0]);
+        prefetch(&at[at.len() - 1]);
+    }
+
+    #[inline(always)]
+    fn test(
+        at: &'a [u8],
+        _: impl FnOnce(&B) -> bool,
+        on_bytes: impl FnOnce(&[u8]) -> bool,
+    ) -> bool {
+        on_bytes(at)
+    }
+}
 
 /// `len` blocks of type `B`, zero-initialised, starting on a 64-byte boundary.
 pub(crate) struct Blocks<B: BlockType> {
@@ -117,6 +284,13 @@ impl<B: BlockType> Blocks<B> {
         // `BlockType` contract); the shared borrow of `self` keeps the memory alive and
         // unaliased by any `&mut`.
         unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<B>(), self.len) }
+    }
+
+    /// The blocks for the queries ([`BlockRead`]).
+    #[inline(always)]
+    pub(crate) fn reader(&self) -> BlockSlice<'_, B> {
+        // `zeroed` refuses 0 blocks.
+        BlockSlice(self.as_slice())
     }
 
     /// The blocks, for writers that share them (atomic blocks): marks the memory written, so

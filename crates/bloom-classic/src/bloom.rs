@@ -489,7 +489,7 @@ impl BloomFilter {
     }
 
     pub(crate) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes, key)?;
+        let (params, payload) = Params::decode(bytes, key, internal::Checksum::Verify)?;
         let bits = BitStore::from_le_bytes(payload, params.num_bits)?;
         Ok(BloomFilter { bits, params })
     }

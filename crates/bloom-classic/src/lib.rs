@@ -9,6 +9,8 @@
 //!   most accurate Bloom filter per bit. Single writer (`&mut self` inserts).
 //! * [`AtomicBloomFilter`]: the same filter with `&self` inserts, lock-free and
 //!   `Send + Sync`, for sharing between threads.
+//! * [`BloomFilterRef`]: a read-only view of a filter's bytes (a memory-mapped file),
+//!   queried in place without copying them; it opens in O(1).
 //!
 //! Both hash every key once (seeded XXH3-128, [`bloom_core::hash`]), derive all probe
 //! positions from that hash, and share the workspace's binary format, [`Filter`] trait and
@@ -74,7 +76,9 @@
 mod atomic;
 mod bloom;
 mod params;
+mod view;
 
 pub use atomic::AtomicBloomFilter;
 pub use bloom::{BloomFilter, DEFAULT_FPR};
 pub use bloom_core::{Error, Filter};
+pub use view::BloomFilterRef;

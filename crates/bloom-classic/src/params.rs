@@ -82,13 +82,16 @@ impl Params {
         ))
     }
 
-    /// Decodes and validates the frame, its hashing checked against `key`; returns the
+    /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
+    /// verifies it, a view's `from_bytes` skips it), its hashing checked against `key`; returns the
     /// parameters and the payload (the words).
     pub(crate) fn decode<'a>(
         bytes: &'a [u8],
         key: Option<&SecretKey>,
+        checksum: internal::Checksum,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame = internal::decode_size_and_hashes(bytes, Variant::Classic, key, check_size)?;
+        let frame =
+            internal::decode_size_and_hashes(bytes, Variant::Classic, key, checksum, check_size)?;
         Ok((
             Params {
                 num_bits: frame.size,

@@ -716,6 +716,20 @@ impl BitStore {
     ///
     /// [`Error::Corrupt`] when the length does not match or bits are set past `num_bits`.
     pub fn from_le_bytes(bytes: &[u8], num_bits: u64) -> Result<Self, Error> {
+        BitStore::check_le_bytes(bytes, num_bits)?;
+        BitStore::from_parts(Words::from_le_bytes(bytes)?, num_bits)
+    }
+
+    /// Checks, without reading more than the last word, that `bytes` can be the
+    /// little-endian words of a store of `num_bits` bits: the checks of
+    /// [`from_le_bytes`](BitStore::from_le_bytes), for a reader that uses the bytes in place
+    /// (a zero-copy view) and reads bit `p` as bit `p % 8` of byte `p / 8`.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_le_bytes`](BitStore::from_le_bytes), without allocating.
+    #[doc(hidden)]
+    pub fn check_le_bytes(bytes: &[u8], num_bits: u64) -> Result<(), Error> {
         check_num_bits(num_bits)?;
         let words = words_for(num_bits)?;
         if bytes.len() as u64 != words as u64 * 8 {
@@ -725,7 +739,15 @@ impl BitStore {
                 words as u64 * 8
             )));
         }
-        BitStore::from_parts(Words::from_le_bytes(bytes)?, num_bits)
+        let last = bytes
+            .last_chunk::<8>()
+            .map_or(0, |w| u64::from_le_bytes(*w));
+        if last & !tail_mask(num_bits) != 0 {
+            return Err(Error::corrupt(format!(
+                "bits set beyond the end ({num_bits} bits)"
+            )));
+        }
+        Ok(())
     }
 
     /// The bit-level view.

@@ -351,6 +351,78 @@ macro_rules! collect_via_insert_all {
     };
 }
 
+/// Implements the opening methods of a zero-copy view type (`from_bytes`, `verify`,
+/// `as_bytes`, and for a view of a keyable filter `from_bytes_with_key`) through what every
+/// view has:
+///
+/// * a field `bytes: &'a [u8]`, the whole frame it was opened on;
+/// * `fn open(bytes: &'a [u8]) -> Result<Self, Error>`, or for `keyed` views
+///   `fn open(bytes: &'a [u8], key: Option<&SecretKey>) -> Result<Self, Error>`: the owning
+///   type's decoder with the checksum skipped.
+///
+/// `$owned` is the owning type, which the docs name. One set of methods, documented once, for
+/// `BloomFilterRef`, `BlockedBloomFilterRef` and `SplitBlockBloomFilterRef`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! view_via_open {
+    (keyed $view:ident, $owned:ident) => {
+        $crate::view_via_open!(@common $view, $owned, None);
+
+        impl<'a> $view<'a> {
+            /// A view of a keyed filter's bytes (see the owning type's `with_key`), hashing
+            /// under `key`.
+            ///
+            /// # Errors
+            ///
+            /// Those of `from_bytes` but
+            /// [`Error::KeyRequired`]($crate::Error::KeyRequired);
+            /// [`Error::WrongKey`]($crate::Error::WrongKey) when `key` is not the filter's key
+            /// (by its fingerprint), [`Error::NotKeyed`]($crate::Error::NotKeyed) for a seeded
+            /// filter's bytes.
+            pub fn from_bytes_with_key(
+                bytes: &'a [u8],
+                key: &[u8; 16],
+            ) -> Result<Self, $crate::Error> {
+                Self::open(bytes, Some(&$crate::hash::SecretKey::from_bytes(*key)))
+            }
+        }
+    };
+    ($view:ident, $owned:ident) => {
+        $crate::view_via_open!(@common $view, $owned);
+    };
+    (@common $view:ident, $owned:ident $(, $key:tt)?) => {
+        impl<'a> $view<'a> {
+            #[doc = concat!(
+                "A view of the bytes of [`", stringify!($owned), "::to_bytes`]. Checks the ",
+                "header, the parameters and the payload's length, not the checksum: O(1) in ",
+                "the filter's size.\n\n# Errors\n\nThose of [`", stringify!($owned),
+                "::from_bytes`] but [`Error::ChecksumMismatch`](", stringify!($crate),
+                "::Error::ChecksumMismatch) (see [`verify`](Self::verify)); never a panic. ",
+                "A keyed filter's bytes are [`Error::KeyRequired`](", stringify!($crate),
+                "::Error::KeyRequired): open them with `from_bytes_with_key`."
+            )]
+            pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, $crate::Error> {
+                Self::open(bytes $(, $key)?)
+            }
+
+            /// Checks the checksum: reads every byte once.
+            ///
+            /// # Errors
+            ///
+            /// [`Error::ChecksumMismatch`]($crate::Error::ChecksumMismatch) when the bytes
+            /// were altered since they were written.
+            pub fn verify(&self) -> Result<(), $crate::Error> {
+                $crate::internal::verify_checksum(self.bytes)
+            }
+
+            /// The bytes the view reads: the whole frame, as given to `from_bytes`.
+            pub fn as_bytes(&self) -> &'a [u8] {
+                self.bytes
+            }
+        }
+    };
+}
+
 /// Implements the keyed-hashing methods of a filter type (`with_key`, `with_random_key`,
 /// `from_bytes_with_key`, `read_from_with_key`, `hashing`) through four private inherent
 /// functions every keyable variant has:

@@ -504,6 +504,36 @@ pub fn decode<'a>(
     scheme: HashScheme,
     params_len: usize,
 ) -> Result<Frame<'a>, Error> {
+    decode_frame(bytes, variant, scheme, params_len, Checksum::Verify)
+}
+
+/// Whether a decoder reads the whole input to check the checksum ([`Checksum::Verify`], what
+/// `from_bytes` does) or trusts it ([`Checksum::Skip`], what a zero-copy view does when it
+/// opens: O(1) in the payload's size; its `verify` checks the checksum later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
+pub enum Checksum {
+    /// Check the checksum ([`verify_checksum`]) after the framing.
+    Verify,
+    /// Check the framing only.
+    Skip,
+}
+
+/// [`decode`], with the checksum checked or not: the one framing decoder behind
+/// `from_bytes` and the views' `from_bytes`. With [`Checksum::Skip`] it reads the header,
+/// the parameters and the payload length, and no byte of the payload.
+///
+/// # Errors
+///
+/// Those of [`decode`] ([`Error::ChecksumMismatch`] only with [`Checksum::Verify`]).
+#[doc(hidden)]
+pub fn decode_frame<'a>(
+    bytes: &'a [u8],
+    variant: Variant,
+    scheme: HashScheme,
+    params_len: usize,
+    checksum: Checksum,
+) -> Result<Frame<'a>, Error> {
     let mut r = ByteReader::new(bytes);
     let (scheme, seed) = check_header(&mut r, variant, scheme)?;
     let params = r.take(params_len)?;
@@ -525,11 +555,8 @@ pub fn decode<'a>(
         )));
     }
     let payload = r.take(payload_len as usize)?;
-    let checked_len = bytes.len() - 8;
-    let stored = r.u64()?;
-    let computed = xxh3_64(&bytes[..checked_len]);
-    if stored != computed {
-        return Err(Error::ChecksumMismatch { computed, stored });
+    if checksum == Checksum::Verify {
+        verify_checksum(bytes)?;
     }
     Ok(Frame {
         scheme,
@@ -537,6 +564,26 @@ pub fn decode<'a>(
         params,
         payload,
     })
+}
+
+/// Checks the last 8 bytes of `bytes` against the XXH3-64 of the others: the checksum of a
+/// frame whose framing [`decode_frame`] accepted.
+///
+/// # Errors
+///
+/// [`Error::ChecksumMismatch`] when they differ; [`Error::Truncated`] for fewer than 8 bytes.
+#[doc(hidden)]
+pub fn verify_checksum(bytes: &[u8]) -> Result<(), Error> {
+    let checked_len = bytes.len().checked_sub(8).ok_or(Error::Truncated {
+        needed: 8,
+        available: bytes.len() as u64,
+    })?;
+    let stored = ByteReader::new(&bytes[checked_len..]).u64()?;
+    let computed = xxh3_64(&bytes[..checked_len]);
+    if stored != computed {
+        return Err(Error::ChecksumMismatch { computed, stored });
+    }
+    Ok(())
 }
 
 /// Reads the [`HEADER_LEN`] bytes before the parameters, checks them in `decode`'s order and
@@ -737,8 +784,8 @@ pub fn encode_size_and_hashes(
     )
 }
 
-/// Reads a frame written by [`encode_size_and_hashes`]: the framing as [`decode`] checks it,
-/// the hashing against `key` (see [`Hashing::from_header`](crate::hash::Hashing::from_header)),
+/// Reads a frame written by [`encode_size_and_hashes`]: the framing as [`decode_frame`]
+/// checks it (the checksum as `checksum` says), the hashing against `key` (see [`Hashing::from_header`](crate::hash::Hashing::from_header)),
 /// then the size through the variant's `check_size`, then the probe count.
 ///
 /// # Errors
@@ -750,9 +797,16 @@ pub fn decode_size_and_hashes<'a>(
     bytes: &'a [u8],
     variant: Variant,
     key: Option<&crate::hash::SecretKey>,
+    checksum: Checksum,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
 ) -> Result<SizeAndHashes<'a>, Error> {
-    let frame = decode(bytes, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let frame = decode_frame(
+        bytes,
+        variant,
+        HashScheme::Xxh3_128,
+        SIZE_AND_HASHES_LEN,
+        checksum,
+    )?;
     let (size, num_hashes, hashing) =
         size_and_hashes(frame.scheme, frame.seed, frame.params, key, check_size)?;
     Ok(SizeAndHashes {

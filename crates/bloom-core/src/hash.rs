@@ -764,6 +764,16 @@ impl Hashing {
         }
     }
 
+    /// The secret key, for a keyed hashing: what a filter's bytes must be read with again
+    /// (a view's `to_owned` passes it to the owning type's decoder).
+    #[doc(hidden)]
+    pub fn secret_key(&self) -> Option<&SecretKey> {
+        match self {
+            Hashing::Seeded(_) => None,
+            Hashing::Keyed(key) => Some(key),
+        }
+    }
+
     /// Whether keys are hashed under a secret key.
     pub fn is_keyed(&self) -> bool {
         matches!(self, Hashing::Keyed(_))

@@ -29,9 +29,10 @@ pub use crate::bits::{
 
 // The binary format's building blocks (a user reads bytes through `format::decode`).
 pub use crate::format::{
-    ByteReader, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
-    SizeAndHashes, StreamedFrame, decode_size_and_hashes, encode, encode_size_and_hashes,
-    encode_to, read_frame, read_frame_words, streamed_size_and_hashes,
+    ByteReader, Checksum, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
+    SizeAndHashes, StreamedFrame, decode_frame, decode_size_and_hashes, encode,
+    encode_size_and_hashes, encode_to, read_frame, read_frame_words, streamed_size_and_hashes,
+    verify_checksum,
 };
 
 // The checks every constructor runs, and the rounding of estimates.
@@ -43,6 +44,6 @@ pub use crate::math::{
 // `#[macro_export]` macro is; named here so the crates have one path for everything internal).
 #[cfg(feature = "serde")]
 pub use crate::serde_via_bytes;
-pub use crate::{collect_via_insert_all, filter_via_inherent, keyed_via_inherent};
+pub use crate::{collect_via_insert_all, filter_via_inherent, keyed_via_inherent, view_via_open};
 #[cfg(feature = "rayon")]
 pub use crate::{par_collect_via_par_insert_all, par_queries_via_batch};

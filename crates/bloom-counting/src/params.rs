@@ -77,8 +77,12 @@ impl Params {
         bytes: &'a [u8],
         key: Option<&SecretKey>,
     ) -> Result<(Params, &'a [u8]), Error> {
-        let frame =
-            internal::decode_size_and_hashes(bytes, Variant::Counting, key, |num_counters| {
+        let frame = internal::decode_size_and_hashes(
+            bytes,
+            Variant::Counting,
+            key,
+            internal::Checksum::Verify,
+            |num_counters| {
                 if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
                     Ok(())
                 } else {
@@ -86,7 +90,8 @@ impl Params {
                         "num_counters {num_counters} out of range"
                     )))
                 }
-            })?;
+            },
+        )?;
         Ok((
             Params {
                 num_counters: frame.size,
