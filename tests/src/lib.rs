@@ -26,6 +26,7 @@ use std::io;
 use bloom_core::{Error, Filter};
 
 pub mod counting;
+pub mod jvm;
 mod subjects;
 
 /// A filter under test: how to build one, and what its theory predicts.

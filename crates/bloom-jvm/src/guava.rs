@@ -238,7 +238,7 @@ impl GuavaBloomFilter {
 
     /// Guava's `expectedFpp`: the fraction of bits set to the power k.
     pub fn expected_fpp(&self) -> f64 {
-        (self.bits.count_ones() as f64 / self.bit_size() as f64).powi(i32::from(self.num_hashes))
+        (self.bits.count_ones() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
     }
 
     /// Bits in the filter: a multiple of 64.

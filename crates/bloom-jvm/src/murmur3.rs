@@ -153,7 +153,10 @@ mod tests {
         // order), and its asLong() is 0xcbd8a7b341bd9b02.
         let (h1, h2) = murmur3_x64_128(b"hello");
         assert_eq!(h1, 0xcbd8_a7b3_41bd_9b02);
-        assert_eq!(h2.to_le_bytes(), [0x19, 0x1d, 0xae, 0x48, 0x6a, 0x90, 0x1e, 0x5b]);
+        assert_eq!(
+            h2.to_le_bytes(),
+            [0x19, 0x1d, 0xae, 0x48, 0x6a, 0x90, 0x1e, 0x5b]
+        );
     }
 
     #[test]

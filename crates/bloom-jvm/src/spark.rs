@@ -385,7 +385,7 @@ impl SparkBloomFilter {
     /// Spark's `expectedFpp`: the fraction of bits set to the power k, the probability that
     /// an absent key finds all its bits set.
     pub fn expected_fpp(&self) -> f64 {
-        (self.cardinality() as f64 / self.bit_size() as f64).powi(self.num_hashes as i32)
+        (self.cardinality() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
     }
 
     /// Bytes held by the bit array.
