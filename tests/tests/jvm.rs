@@ -488,34 +488,50 @@ fn streaming() {
 
 #[test]
 fn batch_equals_single_past_the_cache() {
-    // 64 MiB of bits: larger than the last-level cache of the machines this runs on.
-    let mut f = SparkBloomFilter::with_version(SparkVersion::V2, 1 << 24, 1 << 29, 3).unwrap();
-    let mut g = GuavaBloomFilter::new(1 << 22, 0.01).unwrap();
     let mut rng = SplitMix64(7);
     let keys: Vec<i64> = (0..100_003).map(|_| rng.next_u64() as i64).collect();
-    for &k in keys.iter().step_by(3) {
-        f.put_long(k);
-        g.put_long(k);
+    // Filters of 6 to 64 MiB, larger than the L2 cache the staged path starts at, with
+    // k = 1, 2 (no probes after the leading ones), 6 and 7; and k = 22, beyond the staged
+    // path.
+    let mut spark = vec![];
+    for (v, n, bits) in [
+        (SparkVersion::V2, 1u64 << 26, 1u64 << 29),
+        (SparkVersion::V1, 1 << 24, 3 << 24),
+        (SparkVersion::V2, 1 << 26, 1 << 26),
+        (SparkVersion::V2, 1 << 24, 1 << 29),
+    ] {
+        spark.push(SparkBloomFilter::with_version(v, n, bits, 0).unwrap());
     }
-    let single: Vec<bool> = keys.iter().map(|&k| f.might_contain_long(k)).collect();
-    assert_eq!(f.might_contain_long_batch(&keys), single);
-    assert!(single.iter().step_by(3).all(|&b| b));
-    let single: Vec<bool> = keys.iter().map(|&k| g.might_contain_long(k)).collect();
+    assert_eq!(
+        spark.iter().map(|f| f.num_hashes()).collect::<Vec<_>>(),
+        [6, 2, 1, 22]
+    );
+    let mut guava = GuavaBloomFilter::new(1 << 22, 0.01).unwrap();
+    assert_eq!(guava.num_hashes(), 7);
+    for &k in keys.iter().step_by(3) {
+        spark.iter_mut().for_each(|f| {
+            f.put_long(k);
+        });
+        guava.put_long(k);
+    }
+    for f in &spark {
+        let single: Vec<bool> = keys.iter().map(|&k| f.might_contain_long(k)).collect();
+        assert_eq!(
+            f.might_contain_long_batch(&keys),
+            single,
+            "k = {}",
+            f.num_hashes()
+        );
+        assert!(single.iter().step_by(3).all(|&b| b));
+        // Every length around the group size, so the pipeline's ends are covered.
+        for len in 0..70 {
+            assert_eq!(f.might_contain_long_batch(&keys[..len]), single[..len]);
+        }
+    }
+    let single: Vec<bool> = keys.iter().map(|&k| guava.might_contain_long(k)).collect();
     let mut out = vec![true; 5];
-    g.might_contain_long_batch_into(&keys, &mut out);
+    guava.might_contain_long_batch_into(&keys, &mut out);
     assert_eq!(out, single);
-    // More hashes than the staged path holds: the one-at-a-time path.
-    let mut many = SparkBloomFilter::with_version(SparkVersion::V1, 10, 10_000, 0).unwrap();
-    assert!(many.num_hashes() > 16);
-    keys[..10].iter().for_each(|&k| {
-        many.put_long(k);
-    });
-    let single: Vec<bool> = keys[..1000]
-        .iter()
-        .map(|&k| many.might_contain_long(k))
-        .collect();
-    assert_eq!(many.might_contain_long_batch(&keys[..1000]), single);
-    assert!(f.might_contain_long_batch(&[]).is_empty());
 }
 
 #[test]
