@@ -211,13 +211,7 @@ impl Vector {
             let bits = SparkBloomFilter::optimal_num_bits(self.n, self.fpp).expect("bits");
             SparkBloomFilter::with_version(version, self.n, bits, self.seed).expect("with_version")
         };
-        let changed = (0..self.n)
-            .filter(|&i| match self.kind {
-                Kind::Long => f.put_long(key_long(i)),
-                Kind::Str => f.put_str(&key_str(i)),
-                Kind::Bytes => f.put_bytes(&key_bytes(i)),
-            })
-            .count() as u64;
+        let changed = self.fill(&mut f);
         (f, changed)
     }
 
@@ -229,14 +223,19 @@ impl Vector {
     /// When the parameters are refused.
     pub fn build_guava(&self) -> (GuavaBloomFilter, u64) {
         let mut f = GuavaBloomFilter::new(self.n, self.fpp).expect("new");
-        let changed = (0..self.n)
+        let changed = self.fill(&mut f);
+        (f, changed)
+    }
+
+    /// Puts keys `0..n` of the vector's kind, and returns how many puts changed bits.
+    fn fill<F: JvmFilter>(&self, f: &mut F) -> u64 {
+        (0..self.n)
             .filter(|&i| match self.kind {
                 Kind::Long => f.put_long(key_long(i)),
                 Kind::Str => f.put_str(&key_str(i)),
                 Kind::Bytes => f.put_bytes(&key_bytes(i)),
             })
-            .count() as u64;
-        (f, changed)
+            .count() as u64
     }
 
     /// The probed indices.
@@ -246,47 +245,54 @@ impl Vector {
     }
 }
 
-/// A JVM filter of either library, to run one set of checks over both.
+/// A JVM filter of either library, to run one set of checks over both: the methods of the
+/// same names.
 pub trait JvmFilter {
+    /// `put_long`.
+    fn put_long(&mut self, key: i64) -> bool;
+    /// `put_str`.
+    fn put_str(&mut self, key: &str) -> bool;
+    /// `put_bytes`.
+    fn put_bytes(&mut self, key: &[u8]) -> bool;
     /// `might_contain_long`.
-    fn long(&self, key: i64) -> bool;
+    fn might_contain_long(&self, key: i64) -> bool;
     /// `might_contain_str`.
-    fn str(&self, key: &str) -> bool;
+    fn might_contain_str(&self, key: &str) -> bool;
     /// `might_contain_bytes`.
-    fn bytes(&self, key: &[u8]) -> bool;
+    fn might_contain_bytes(&self, key: &[u8]) -> bool;
     /// `might_contain_long_batch`.
-    fn long_batch(&self, keys: &[i64]) -> Vec<bool>;
+    fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool>;
 }
 
-impl JvmFilter for SparkBloomFilter {
-    fn long(&self, key: i64) -> bool {
-        self.might_contain_long(key)
-    }
-    fn str(&self, key: &str) -> bool {
-        self.might_contain_str(key)
-    }
-    fn bytes(&self, key: &[u8]) -> bool {
-        self.might_contain_bytes(key)
-    }
-    fn long_batch(&self, keys: &[i64]) -> Vec<bool> {
-        self.might_contain_long_batch(keys)
-    }
+macro_rules! jvm_filter {
+    ($($ty:ty),*) => {$(
+        impl JvmFilter for $ty {
+            fn put_long(&mut self, key: i64) -> bool {
+                <$ty>::put_long(self, key)
+            }
+            fn put_str(&mut self, key: &str) -> bool {
+                <$ty>::put_str(self, key)
+            }
+            fn put_bytes(&mut self, key: &[u8]) -> bool {
+                <$ty>::put_bytes(self, key)
+            }
+            fn might_contain_long(&self, key: i64) -> bool {
+                <$ty>::might_contain_long(self, key)
+            }
+            fn might_contain_str(&self, key: &str) -> bool {
+                <$ty>::might_contain_str(self, key)
+            }
+            fn might_contain_bytes(&self, key: &[u8]) -> bool {
+                <$ty>::might_contain_bytes(self, key)
+            }
+            fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool> {
+                <$ty>::might_contain_long_batch(self, keys)
+            }
+        }
+    )*};
 }
 
-impl JvmFilter for GuavaBloomFilter {
-    fn long(&self, key: i64) -> bool {
-        self.might_contain_long(key)
-    }
-    fn str(&self, key: &str) -> bool {
-        self.might_contain_str(key)
-    }
-    fn bytes(&self, key: &[u8]) -> bool {
-        self.might_contain_bytes(key)
-    }
-    fn long_batch(&self, keys: &[i64]) -> Vec<bool> {
-        self.might_contain_long_batch(keys)
-    }
-}
+jvm_filter!(SparkBloomFilter, GuavaBloomFilter);
 
 /// The digest of `filter`'s answers to the probes of `kind` over `range`; for longs, also
 /// checks that the batch query gives the same answers.
@@ -298,13 +304,13 @@ pub fn answers<F: JvmFilter>(filter: &F, kind: Kind, range: std::ops::Range<u64>
     match kind {
         Kind::Long => {
             let keys: Vec<i64> = range.map(key_long).collect();
-            let batch = filter.long_batch(&keys);
-            let single: Vec<bool> = keys.iter().map(|&k| filter.long(k)).collect();
+            let batch = filter.might_contain_long_batch(&keys);
+            let single: Vec<bool> = keys.iter().map(|&k| filter.might_contain_long(k)).collect();
             assert_eq!(batch, single, "batch and single queries disagree");
             Digest::of(single)
         }
-        Kind::Str => Digest::of(range.map(|i| filter.str(&key_str(i)))),
-        Kind::Bytes => Digest::of(range.map(|i| filter.bytes(&key_bytes(i)))),
+        Kind::Str => Digest::of(range.map(|i| filter.might_contain_str(&key_str(i)))),
+        Kind::Bytes => Digest::of(range.map(|i| filter.might_contain_bytes(&key_bytes(i)))),
     }
 }
 

@@ -11,7 +11,7 @@ use crate::batch::{self, Scheme};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::murmur3::{murmur3_x64_128, murmur3_x64_128_long};
 use crate::spark::{check_fpp, jvm_optimal_num_bits, jvm_optimal_num_hashes};
-use crate::wire;
+use crate::wire::{self, Fields, Stream};
 
 /// The ordinal of `MURMUR128_MITZ_64` in Guava's `BloomFilterStrategies`: the first byte of
 /// the bytes of every filter Guava has created since version 11.
@@ -297,11 +297,7 @@ impl GuavaBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let mut reader = ByteReader::new(bytes);
-        let header = reader.take(2)?;
-        let num_hashes = check_header([header[0], header[1]])?;
-        let bits = wire::decode(&mut reader)?;
-        Ok(GuavaBloomFilter { num_hashes, bits })
+        Self::decode(&mut ByteReader::new(bytes))
     }
 
     /// Reads a filter from `reader` as [`from_bytes`](Self::from_bytes) reads bytes, reading
@@ -311,12 +307,25 @@ impl GuavaBloomFilter {
     ///
     /// Those of [`from_bytes`](Self::from_bytes) (less trailing bytes), and [`Error::Io`]
     /// when the reader fails.
-    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        let mut header = [0u8; 2];
-        wire::read_exact(&mut reader, &mut header)?;
-        let num_hashes = check_header(header)?;
-        let bits = wire::read(&mut reader)?;
-        Ok(GuavaBloomFilter { num_hashes, bits })
+    pub fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
+        Self::decode(&mut Stream(reader))
+    }
+
+    fn decode(fields: &mut impl Fields) -> Result<Self, Error> {
+        let strategy = fields.u8()?;
+        if strategy != MURMUR128_MITZ_64 {
+            return Err(Error::UnsupportedHashScheme { found: strategy });
+        }
+        let num_hashes = fields.u8()?;
+        if num_hashes == 0 {
+            return Err(Error::corrupt(
+                "the number of hash functions is 0; it must be at least 1",
+            ));
+        }
+        Ok(GuavaBloomFilter {
+            num_hashes,
+            bits: fields.bits()?,
+        })
     }
 
     fn header(&self) -> [u8; 2] {
@@ -352,17 +361,4 @@ impl Scheme for LongKeys {
     fn probes(&self, key: &i64, f: impl FnMut(u64) -> bool) -> bool {
         probes(self.0, murmur3_x64_128_long(*key), f)
     }
-}
-
-/// The strategy ordinal and k, checked.
-fn check_header([strategy, num_hashes]: [u8; 2]) -> Result<u8, Error> {
-    if strategy != MURMUR128_MITZ_64 {
-        return Err(Error::UnsupportedHashScheme { found: strategy });
-    }
-    if num_hashes == 0 {
-        return Err(Error::corrupt(
-            "the number of hash functions is 0; it must be at least 1",
-        ));
-    }
-    Ok(num_hashes)
 }

@@ -11,7 +11,7 @@ use bloom_core::internal::ByteReader;
 use crate::batch::{self, Scheme};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::murmur3::{spark_hash_bytes, spark_hash_long};
-use crate::wire;
+use crate::wire::{self, Fields, Stream};
 
 /// The binary versions of Spark's filter: the first `int` of its bytes.
 ///
@@ -432,20 +432,7 @@ impl SparkBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let mut reader = ByteReader::new(bytes);
-        let version = check_version(wire::take_i32(&mut reader)?)?;
-        let num_hashes = check_num_hashes(wire::take_i32(&mut reader)?)?;
-        let seed = match version {
-            SparkVersion::V1 => 0,
-            SparkVersion::V2 => wire::take_i32(&mut reader)?,
-        };
-        let bits = wire::decode(&mut reader)?;
-        Ok(SparkBloomFilter {
-            version,
-            num_hashes,
-            seed,
-            bits,
-        })
+        Self::decode(&mut ByteReader::new(bytes))
     }
 
     /// Reads a filter from `reader` as [`from_bytes`](Self::from_bytes) reads bytes, reading
@@ -456,19 +443,22 @@ impl SparkBloomFilter {
     ///
     /// Those of [`from_bytes`](Self::from_bytes) (less trailing bytes), and [`Error::Io`]
     /// when the reader fails.
-    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        let version = check_version(wire::read_i32(&mut reader)?)?;
-        let num_hashes = check_num_hashes(wire::read_i32(&mut reader)?)?;
+    pub fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
+        Self::decode(&mut Stream(reader))
+    }
+
+    fn decode(fields: &mut impl Fields) -> Result<Self, Error> {
+        let version = check_version(fields.i32()?)?;
+        let num_hashes = check_num_hashes(fields.i32()?)?;
         let seed = match version {
             SparkVersion::V1 => 0,
-            SparkVersion::V2 => wire::read_i32(&mut reader)?,
+            SparkVersion::V2 => fields.i32()?,
         };
-        let bits = wire::read(&mut reader)?;
         Ok(SparkBloomFilter {
             version,
             num_hashes,
             seed,
-            bits,
+            bits: fields.bits()?,
         })
     }
 

@@ -47,7 +47,7 @@ pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> R
 }
 
 /// A big-endian `int`.
-pub(crate) fn take_i32(reader: &mut ByteReader<'_>) -> Result<i32, Error> {
+fn take_i32(reader: &mut ByteReader<'_>) -> Result<i32, Error> {
     let b = reader.take(4)?;
     Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
@@ -69,7 +69,7 @@ fn check_word_count(count: i32) -> Result<usize, Error> {
 ///
 /// [`Error::Truncated`] when fewer bytes remain than the count names, [`Error::Corrupt`] for
 /// a count below 1 or bytes after the words.
-pub(crate) fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
+fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
     let count = check_word_count(take_i32(reader)?)?;
     let needed = count as u64 * 8;
     let available = reader.remaining() as u64;
@@ -96,7 +96,7 @@ pub(crate) fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
 }
 
 /// Fills `buf` from `reader`, or reports how much of it was missing.
-pub(crate) fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), Error> {
+fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), Error> {
     let mut filled = 0;
     while filled < buf.len() {
         match reader.read(&mut buf[filled..]) {
@@ -115,7 +115,7 @@ pub(crate) fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), 
 }
 
 /// A big-endian `int` from a stream.
-pub(crate) fn read_i32<R: Read>(reader: &mut R) -> Result<i32, Error> {
+fn read_i32<R: Read>(reader: &mut R) -> Result<i32, Error> {
     let mut b = [0u8; 4];
     read_exact(reader, &mut b)?;
     Ok(i32::from_be_bytes(b))
@@ -128,7 +128,7 @@ pub(crate) fn read_i32<R: Read>(reader: &mut R) -> Result<i32, Error> {
 ///
 /// As [`decode`] (less the trailing bytes, which a stream leaves unread), and
 /// [`Error::Io`] for the reader's own errors.
-pub(crate) fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
+fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
     let count = check_word_count(read_i32(reader)?)?;
     let mut words: Vec<u64> = Vec::new();
     let mut chunk = vec![0u8; CHUNK_BYTES.min(count * 8)];
@@ -154,4 +154,49 @@ pub(crate) fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
         );
     }
     Ok(JvmBits::from_words(words))
+}
+
+/// Where a reader takes a filter's fields from: the bytes of `from_bytes`, which must end
+/// with the filter, or the stream of `read_from`, read exactly as far as the filter goes. One
+/// decoder per format serves both.
+pub(crate) trait Fields {
+    /// The next byte.
+    fn u8(&mut self) -> Result<u8, Error>;
+    /// The next big-endian `int`.
+    fn i32(&mut self) -> Result<i32, Error>;
+    /// The word count and the words, the filter's last fields.
+    fn bits(&mut self) -> Result<JvmBits, Error>;
+}
+
+impl Fields for ByteReader<'_> {
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn i32(&mut self) -> Result<i32, Error> {
+        take_i32(self)
+    }
+
+    fn bits(&mut self) -> Result<JvmBits, Error> {
+        decode(self)
+    }
+}
+
+/// A stream as [`Fields`].
+pub(crate) struct Stream<R>(pub(crate) R);
+
+impl<R: Read> Fields for Stream<R> {
+    fn u8(&mut self) -> Result<u8, Error> {
+        let mut b = [0u8; 1];
+        read_exact(&mut self.0, &mut b)?;
+        Ok(b[0])
+    }
+
+    fn i32(&mut self) -> Result<i32, Error> {
+        read_i32(&mut self.0)
+    }
+
+    fn bits(&mut self) -> Result<JvmBits, Error> {
+        read(&mut self.0)
+    }
 }
