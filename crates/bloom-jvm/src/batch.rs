@@ -1,16 +1,22 @@
-//! Batch queries: the bit indices of a group of keys are computed and their words prefetched
-//! a group ahead of the tests, so a query's memory reads overlap with those of the keys
-//! around it instead of following one another (the JVM libraries test one key at a time).
+//! Probe sequences, and the queries over them: single keys, inserts, and batches.
 //!
-//! In two steps, because an absent key needs only its first clear bit: a group's first
-//! [`LEADING`] words are prefetched and, a group later, tested; only the keys whose leading
-//! bits are all set (every present key, and about a quarter of the absent ones at the usual
-//! half-full filter) have their other words prefetched, and are tested a group later still.
-//! An absent key so costs about 3 memory reads instead of k, where memory-level parallelism,
-//! not instructions, bounds the speed.
+//! Both JVM libraries derive a key's k probes from two hashes by repeated addition (after
+//! Spark's `BloomFilterImpl.java` / `BloomFilterImplV2.java` and Guava's
+//! `BloomFilterStrategies.java`): an accumulator gains a step before each probe, and the probe
+//! is the accumulator made non-negative in the library's own way ([`Probing`]), then reduced
+//! modulo the bit size. [`Probes`] is that accumulator, so one loop serves every format, and
+//! a batch can stop a key's sequence after its first probes and resume it later.
 //!
-//! A filter that fits in the L2 cache has no misses to overlap: there the staging would only
-//! add work, so its keys are queried one at a time.
+//! Batches: the bit indices of a group of keys are computed and their words prefetched a
+//! group ahead of the tests, so a query's memory reads overlap with those of the keys around
+//! it instead of following one another (the JVM libraries test one key at a time). In two
+//! steps, because an absent key needs only its first clear bit: a group's first [`LEADING`]
+//! words are prefetched and, a group later, tested; only the keys whose leading bits are all
+//! set (every present key, and about a quarter of the absent ones at the usual half-full
+//! filter) have their other probes computed and their words prefetched, and are tested a
+//! group later still. An absent key so costs about 3 memory reads and probe computations
+//! instead of k. A filter that fits in the L2 cache has no misses to overlap: there the
+//! staging would only add work, so its keys are queried one at a time.
 
 use bloom_core::internal::caches::l2_cache_bytes;
 use bloom_core::internal::prefetch;
@@ -24,79 +30,119 @@ const GROUP: usize = 16;
 /// library's sizing gives at a sane false-positive rate) are queried one key at a time.
 const MAX_STAGED_HASHES: usize = 16;
 
-/// The probes of a key tested before the others are fetched.
+/// The probes of a key tested before the others are computed and fetched.
 const LEADING: usize = 2;
 
-/// How a filter turns a key into its bit indices.
-pub(crate) trait Scheme {
-    /// The key type.
-    type Key;
-    /// Hashes `key` and passes each of its probe values (before the modulo) to `f`, until
-    /// `f` returns `false`; whether it never did.
-    fn probes(&self, key: &Self::Key, f: impl FnMut(u64) -> bool) -> bool;
+/// How a format turns its accumulator into a non-negative probe value.
+pub(crate) trait Probing {
+    /// The probe value of `acc`, before the modulo.
+    fn value(acc: u64) -> u64;
 }
 
-/// The bit indices of up to [`GROUP`] keys, and where their answers go in the output.
-struct Stage {
-    indices: [[u64; MAX_STAGED_HASHES]; GROUP],
+/// A key's probe sequence: an accumulator and the step it gains before each probe.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Probes {
+    acc: u64,
+    step: u64,
+}
+
+impl Probes {
+    /// The sequence whose first accumulator is `start + step`.
+    #[inline(always)]
+    pub(crate) fn new(start: u64, step: u64) -> Self {
+        Probes { acc: start, step }
+    }
+
+    /// The next probe's bit index.
+    #[inline(always)]
+    fn next_index<P: Probing>(&mut self, bits: &JvmBits) -> u64 {
+        self.acc = self.acc.wrapping_add(self.step);
+        bits.index(P::value(self.acc))
+    }
+}
+
+/// Whether all `k` bits of `probes` are set (a query), stopping at the first clear one.
+#[inline(always)]
+pub(crate) fn contains<P: Probing>(bits: &JvmBits, k: u32, mut probes: Probes) -> bool {
+    (0..k).all(|_| bits.get(probes.next_index::<P>(bits)))
+}
+
+/// Sets all `k` bits of `probes` (an insert); whether any was clear.
+#[inline(always)]
+pub(crate) fn insert<P: Probing>(bits: &mut JvmBits, k: u32, mut probes: Probes) -> bool {
+    let mut changed = false;
+    for _ in 0..k {
+        let index = probes.next_index::<P>(bits);
+        changed |= bits.set(index);
+    }
+    changed
+}
+
+/// A group's leading indices, and where each key's sequence stopped.
+struct Leading {
+    indices: [[u64; LEADING]; GROUP],
+    probes: [Probes; GROUP],
+    len: usize,
+}
+
+/// The other indices of the keys that passed their leading bits, and where their answers go.
+struct Rest {
+    indices: [[u64; MAX_STAGED_HASHES - LEADING]; GROUP],
     positions: [usize; GROUP],
     len: usize,
 }
 
-impl Stage {
-    fn new() -> Self {
-        Stage {
-            indices: [[0; MAX_STAGED_HASHES]; GROUP],
-            positions: [0; GROUP],
-            len: 0,
-        }
-    }
-
-    /// Computes every index of `keys`, and prefetches the leading ones.
-    fn fill<S: Scheme>(&mut self, bits: &JvmBits, scheme: &S, keys: &[S::Key]) {
-        for (slot, key) in self.indices.iter_mut().zip(keys) {
-            let mut n = 0;
-            scheme.probes(key, |p| {
-                let index = bits.index(p);
-                if n < LEADING {
-                    prefetch(bits.word(index));
-                }
-                slot[n] = index;
-                n += 1;
-                true
-            });
+impl Leading {
+    /// Starts the keys' sequences and prefetches their leading words.
+    fn fill<P: Probing, K>(
+        &mut self,
+        bits: &JvmBits,
+        lead: usize,
+        keys: &[K],
+        start: &impl Fn(&K) -> Probes,
+    ) {
+        for ((slot, state), key) in self.indices.iter_mut().zip(&mut self.probes).zip(keys) {
+            let mut probes = start(key);
+            for index in &mut slot[..lead] {
+                *index = probes.next_index::<P>(bits);
+                prefetch(bits.word(*index));
+            }
+            *state = probes;
         }
         self.len = keys.len();
     }
 
     /// Tests the leading bits of every key, appending the answers to `out`; the keys that
     /// pass go to `rest` (their answer provisionally `true`), their other words prefetched.
-    fn test_leading(&self, bits: &JvmBits, k: usize, out: &mut Vec<bool>, rest: &mut Stage) {
+    fn test<P: Probing>(&self, bits: &JvmBits, k: usize, out: &mut Vec<bool>, rest: &mut Rest) {
         rest.len = 0;
         let lead = k.min(LEADING);
-        for slot in &self.indices[..self.len] {
+        for (slot, probes) in self.indices[..self.len].iter().zip(&self.probes) {
             // No early exit: a branch per bit would be mispredicted for many absent keys.
             let mut all = true;
             for &i in &slot[..lead] {
                 all &= bits.get(i);
             }
             if all && k > lead {
-                for &i in &slot[lead..k] {
-                    prefetch(bits.word(i));
+                let mut probes = *probes;
+                for index in &mut rest.indices[rest.len][..k - lead] {
+                    *index = probes.next_index::<P>(bits);
+                    prefetch(bits.word(*index));
                 }
-                rest.indices[rest.len] = *slot;
                 rest.positions[rest.len] = out.len();
                 rest.len += 1;
             }
             out.push(all);
         }
     }
+}
 
-    /// Tests the other bits of the keys `test_leading` passed on, correcting their answers.
-    fn test_rest(&self, bits: &JvmBits, k: usize, out: &mut [bool]) {
+impl Rest {
+    /// Tests the other bits of the keys [`Leading::test`] passed on, correcting their answers.
+    fn test(&self, bits: &JvmBits, others: usize, out: &mut [bool]) {
         for (slot, &at) in self.indices[..self.len].iter().zip(&self.positions) {
             let mut all = true;
-            for &i in &slot[LEADING..k] {
+            for &i in &slot[..others] {
                 all &= bits.get(i);
             }
             out[at] = all;
@@ -104,12 +150,12 @@ impl Stage {
     }
 }
 
-/// The answer for every key, in order, into `out` (cleared first).
-pub(crate) fn contains_batch<S: Scheme>(
+/// The answer for every key, in order, into `out` (cleared first); `start` hashes a key.
+pub(crate) fn contains_batch<P: Probing, K>(
     bits: &JvmBits,
-    scheme: &S,
     num_hashes: u32,
-    keys: &[S::Key],
+    keys: &[K],
+    start: impl Fn(&K) -> Probes,
     out: &mut Vec<bool>,
 ) {
     out.clear();
@@ -118,22 +164,33 @@ pub(crate) fn contains_batch<S: Scheme>(
     if k > MAX_STAGED_HASHES || bits.words().len() * 8 <= l2_cache_bytes() {
         out.extend(
             keys.iter()
-                .map(|key| scheme.probes(key, |p| bits.get(bits.index(p)))),
+                .map(|key| contains::<P>(bits, num_hashes, start(key))),
         );
         return;
     }
+    let (lead, others) = (k.min(LEADING), k.saturating_sub(LEADING));
+    let leading = || Leading {
+        indices: [[0; LEADING]; GROUP],
+        probes: [Probes::default(); GROUP],
+        len: 0,
+    };
+    let rest = || Rest {
+        indices: [[0; MAX_STAGED_HASHES - LEADING]; GROUP],
+        positions: [0; GROUP],
+        len: 0,
+    };
     // Three groups in flight: `ahead` fetching its leading words, `middle` testing them and
     // fetching the rest, `behind` testing the rest.
-    let (mut ahead, mut middle, mut behind, mut next) =
-        (Stage::new(), Stage::new(), Stage::new(), Stage::new());
+    let (mut ahead, mut middle) = (leading(), leading());
+    let (mut behind, mut next) = (rest(), rest());
     for group in keys.chunks(GROUP) {
-        ahead.fill(bits, scheme, group);
-        middle.test_leading(bits, k, out, &mut next);
-        behind.test_rest(bits, k, out);
+        ahead.fill::<P, K>(bits, lead, group, &start);
+        middle.test::<P>(bits, k, out, &mut next);
+        behind.test(bits, others, out);
         std::mem::swap(&mut behind, &mut next);
         std::mem::swap(&mut middle, &mut ahead);
     }
-    middle.test_leading(bits, k, out, &mut next);
-    behind.test_rest(bits, k, out);
-    next.test_rest(bits, k, out);
+    middle.test::<P>(bits, k, out, &mut next);
+    behind.test(bits, others, out);
+    next.test(bits, others, out);
 }

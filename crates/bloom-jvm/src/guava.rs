@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use bloom_core::Error;
 use bloom_core::internal::ByteReader;
 
-use crate::batch::{self, Scheme};
+use crate::batch::{self, Probes, Probing};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::murmur3::{murmur3_x64_128, murmur3_x64_128_long};
 use crate::spark::{check_fpp, jvm_optimal_num_bits, jvm_optimal_num_hashes};
@@ -68,17 +68,20 @@ impl std::fmt::Debug for GuavaBloomFilter {
     }
 }
 
-/// The probe values of a key's 128-bit hash, passed to `f` until it returns `false`.
-#[inline(always)]
-fn probes(num_hashes: u8, (h1, h2): (u64, u64), mut f: impl FnMut(u64) -> bool) -> bool {
-    let mut combined = h1;
-    for _ in 0..num_hashes {
-        if !f(combined & (i64::MAX as u64)) {
-            return false;
-        }
-        combined = combined.wrapping_add(h2);
+/// `MURMUR128_MITZ_64`'s probes: `h1 + i * h2` for i from 0, with the sign bit cleared.
+struct Mitz64;
+
+impl Probing for Mitz64 {
+    #[inline(always)]
+    fn value(acc: u64) -> u64 {
+        acc & (i64::MAX as u64)
     }
-    true
+}
+
+/// The probe sequence of a key's 128-bit hash: the first probe is `h1` itself.
+#[inline(always)]
+fn probes((h1, h2): (u64, u64)) -> Probes {
+    Probes::new(h1.wrapping_sub(h2), h2)
 }
 
 impl GuavaBloomFilter {
@@ -196,13 +199,8 @@ impl GuavaBloomFilter {
     /// [`might_contain_long_batch`](Self::might_contain_long_batch) into `out` (cleared
     /// first), reusing its allocation.
     pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
-        batch::contains_batch(
-            &self.bits,
-            &LongKeys(self.num_hashes),
-            u32::from(self.num_hashes),
-            keys,
-            out,
-        );
+        let start = |&key: &i64| probes(murmur3_x64_128_long(key));
+        batch::contains_batch::<Mitz64, _>(&self.bits, self.num_hashes(), keys, start, out);
     }
 
     /// ORs `other`'s bits into this filter (Guava's `putAll`): it then holds the keys of
@@ -334,31 +332,12 @@ impl GuavaBloomFilter {
 
     #[inline(always)]
     fn put_hash(&mut self, hash: (u64, u64)) -> bool {
-        let bits = &mut self.bits;
-        let mut changed = false;
-        probes(self.num_hashes, hash, |p| {
-            let index = bits.index(p);
-            changed |= bits.set(index);
-            true
-        });
-        changed
+        let k = self.num_hashes();
+        batch::insert::<Mitz64>(&mut self.bits, k, probes(hash))
     }
 
     #[inline(always)]
     fn contains_hash(&self, hash: (u64, u64)) -> bool {
-        let bits = &self.bits;
-        probes(self.num_hashes, hash, |p| bits.get(bits.index(p)))
-    }
-}
-
-/// Long keys of a filter with this many hashes, for the batch query.
-struct LongKeys(u8);
-
-impl Scheme for LongKeys {
-    type Key = i64;
-
-    #[inline(always)]
-    fn probes(&self, key: &i64, f: impl FnMut(u64) -> bool) -> bool {
-        probes(self.0, murmur3_x64_128_long(*key), f)
+        batch::contains::<Mitz64>(&self.bits, self.num_hashes(), probes(hash))
     }
 }

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use bloom_core::Error;
 use bloom_core::internal::ByteReader;
 
-use crate::batch::{self, Scheme};
+use crate::batch::{self, Probes, Probing};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::murmur3::{spark_hash_bytes, spark_hash_long};
 use crate::wire::{self, Fields, Stream};
@@ -115,43 +115,41 @@ impl std::fmt::Debug for SparkBloomFilter {
     }
 }
 
-/// The probe values (non-negative, before the modulo) of a key's two hashes, passed to `f`
-/// until it returns `false`; whether it never did.
+/// V1's probes: `h1 + i * h2` in Java's `int` arithmetic (the accumulator's low 32 bits),
+/// bit-inverted when negative.
+struct V1;
+
+impl Probing for V1 {
+    #[inline(always)]
+    fn value(acc: u64) -> u64 {
+        let c = acc as u32 as i32;
+        (c ^ (c >> 31)) as u64
+    }
+}
+
+/// V2's probes: the 64-bit accumulator, bit-inverted when negative. The inversion gives the
+/// probe only: the accumulator keeps its sign (as the 4.1 and 4.3 jars do).
+struct V2;
+
+impl Probing for V2 {
+    #[inline(always)]
+    fn value(acc: u64) -> u64 {
+        let c = acc as i64;
+        (c ^ (c >> 63)) as u64
+    }
+}
+
+/// The probe sequence of a key's two hashes in `version`.
 #[inline(always)]
-fn probes(
-    version: SparkVersion,
-    num_hashes: u32,
-    h1: i32,
-    h2: i32,
-    mut f: impl FnMut(u64) -> bool,
-) -> bool {
+fn probes(version: SparkVersion, h1: i32, h2: i32) -> Probes {
     match version {
-        SparkVersion::V1 => {
-            // Java's `int` arithmetic: wrapping, then ~x for a negative x.
-            let mut combined = h1;
-            for _ in 0..num_hashes {
-                combined = combined.wrapping_add(h2);
-                let probe = if combined < 0 { !combined } else { combined };
-                if !f(probe as u64) {
-                    return false;
-                }
-            }
-            true
-        }
-        SparkVersion::V2 => {
-            // Java's `long` arithmetic. The inversion gives the probe only: the accumulator
-            // keeps its sign (as the 4.1 and 4.3 jars do).
-            let mut combined = i64::from(h1) * i64::from(i32::MAX);
-            let h2 = i64::from(h2);
-            for _ in 0..num_hashes {
-                combined = combined.wrapping_add(h2);
-                let probe = if combined < 0 { !combined } else { combined };
-                if !f(probe as u64) {
-                    return false;
-                }
-            }
-            true
-        }
+        // Wrapping 64-bit sums have the low 32 bits of Java's wrapping `int` sums.
+        SparkVersion::V1 => Probes::new(h1 as u32 as u64, h2 as u32 as u64),
+        // Java's `(long) h1 * Integer.MAX_VALUE`, then `+= h2` (sign-extended) per probe.
+        SparkVersion::V2 => Probes::new(
+            (i64::from(h1) * i64::from(i32::MAX)) as u64,
+            i64::from(h2) as u64,
+        ),
     }
 }
 
@@ -331,7 +329,15 @@ impl SparkBloomFilter {
     /// [`might_contain_long_batch`](Self::might_contain_long_batch) into `out` (cleared
     /// first), reusing its allocation.
     pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
-        batch::contains_batch(&self.bits, &LongKeys(self), self.num_hashes, keys, out);
+        let (bits, k, version) = (&self.bits, self.num_hashes, self.version);
+        let start = |&key: &i64| {
+            let (h1, h2) = self.hash_long(key);
+            probes(version, h1, h2)
+        };
+        match version {
+            SparkVersion::V1 => batch::contains_batch::<V1, _>(bits, k, keys, start, out),
+            SparkVersion::V2 => batch::contains_batch::<V2, _>(bits, k, keys, start, out),
+        }
     }
 
     /// ORs `other`'s bits into this filter (Spark's `mergeInPlace`): it then holds the keys of
@@ -486,35 +492,20 @@ impl SparkBloomFilter {
 
     #[inline(always)]
     fn put_hashes(&mut self, h1: i32, h2: i32) -> bool {
-        let bits = &mut self.bits;
-        let mut changed = false;
-        probes(self.version, self.num_hashes, h1, h2, |p| {
-            let index = bits.index(p);
-            changed |= bits.set(index);
-            true
-        });
-        changed
+        let p = probes(self.version, h1, h2);
+        match self.version {
+            SparkVersion::V1 => batch::insert::<V1>(&mut self.bits, self.num_hashes, p),
+            SparkVersion::V2 => batch::insert::<V2>(&mut self.bits, self.num_hashes, p),
+        }
     }
 
     #[inline(always)]
     fn contains_hashes(&self, h1: i32, h2: i32) -> bool {
-        let bits = &self.bits;
-        probes(self.version, self.num_hashes, h1, h2, |p| {
-            bits.get(bits.index(p))
-        })
-    }
-}
-
-/// Long keys of a filter, for the batch query.
-struct LongKeys<'a>(&'a SparkBloomFilter);
-
-impl Scheme for LongKeys<'_> {
-    type Key = i64;
-
-    #[inline(always)]
-    fn probes(&self, key: &i64, f: impl FnMut(u64) -> bool) -> bool {
-        let (h1, h2) = self.0.hash_long(*key);
-        probes(self.0.version, self.0.num_hashes, h1, h2, f)
+        let p = probes(self.version, h1, h2);
+        match self.version {
+            SparkVersion::V1 => batch::contains::<V1>(&self.bits, self.num_hashes, p),
+            SparkVersion::V2 => batch::contains::<V2>(&self.bits, self.num_hashes, p),
+        }
     }
 }
 
