@@ -18,7 +18,6 @@
 //! instead of k. A filter that fits in the L2 cache has no misses to overlap: there the
 //! staging would only add work, so its keys are queried one at a time.
 
-use bloom_core::internal::caches::l2_cache_bytes;
 use bloom_core::internal::prefetch;
 
 use crate::bits::JvmBits;
@@ -62,9 +61,35 @@ impl Probes {
 }
 
 /// Whether all `k` bits of `probes` are set (a query), stopping at the first clear one.
+///
+/// In a filter larger than the L2 cache every probe is likely a miss: the words of all k are
+/// prefetched before the first test, so a present key's k misses overlap whatever the branch
+/// predictor guessed about the previous keys (the JVM's loop, and this one in a small filter,
+/// start each read only once the CPU has speculated past the test before it).
 #[inline(always)]
-pub(crate) fn contains<P: Probing>(bits: &JvmBits, k: u32, mut probes: Probes) -> bool {
+pub(crate) fn contains<P: Probing>(bits: &JvmBits, k: u32, probes: Probes) -> bool {
+    if bits.beyond_l2() && k as usize <= MAX_STAGED_HASHES {
+        contains_prefetched::<P>(bits, k as usize, probes)
+    } else {
+        contains_in_turn::<P>(bits, k, probes)
+    }
+}
+
+/// [`contains`] for a filter in the cache: each probe computed and tested in turn.
+#[inline(always)]
+fn contains_in_turn<P: Probing>(bits: &JvmBits, k: u32, mut probes: Probes) -> bool {
     (0..k).all(|_| bits.get(probes.next_index::<P>(bits)))
+}
+
+/// [`contains`] beyond the L2 cache: every word prefetched, then the bits tested in order.
+#[inline(always)]
+fn contains_prefetched<P: Probing>(bits: &JvmBits, k: usize, mut probes: Probes) -> bool {
+    let mut indices = [0u64; MAX_STAGED_HASHES];
+    for index in &mut indices[..k] {
+        *index = probes.next_index::<P>(bits);
+        prefetch(bits.word(*index));
+    }
+    indices[..k].iter().all(|&i| bits.get(i))
 }
 
 /// Sets all `k` bits of `probes` (an insert); whether any was clear.
@@ -161,7 +186,7 @@ pub(crate) fn contains_batch<P: Probing, K>(
     out.clear();
     out.reserve(keys.len());
     let k = num_hashes as usize;
-    if k > MAX_STAGED_HASHES || bits.words().len() * 8 <= l2_cache_bytes() {
+    if k > MAX_STAGED_HASHES || !bits.beyond_l2() {
         out.extend(
             keys.iter()
                 .map(|key| contains::<P>(bits, num_hashes, start(key))),
@@ -193,4 +218,53 @@ pub(crate) fn contains_batch<P: Probing, K>(
     middle.test::<P>(bits, k, out, &mut next);
     behind.test(bits, others, out);
     next.test(bits, others, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Masked;
+
+    impl Probing for Masked {
+        fn value(acc: u64) -> u64 {
+            acc & (i64::MAX as u64)
+        }
+    }
+
+    /// splitmix64, for the test's bits and hashes.
+    fn mix(i: u64) -> u64 {
+        let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn every_path_gives_the_same_answers() {
+        // 32 MiB with three bits in four set (an odd number of words), beyond any L2 cache.
+        let words: Vec<u64> = (0..(4 << 20) + 3)
+            .map(|i| mix(i) | mix(i + (1 << 40)))
+            .collect();
+        let bits = JvmBits::from_words(words);
+        assert!(bits.beyond_l2());
+        let starts: Vec<Probes> = (0..20_000)
+            .map(|i| Probes::new(mix(3 * i), mix(3 * i + 1)))
+            .collect();
+        for k in [1u32, 2, 3, 7, 16] {
+            let expected: Vec<bool> = starts
+                .iter()
+                .map(|&p| contains_in_turn::<Masked>(&bits, k, p))
+                .collect();
+            assert!(expected.iter().any(|&b| b) && expected.iter().any(|&b| !b));
+            let prefetched: Vec<bool> = starts
+                .iter()
+                .map(|&p| contains_prefetched::<Masked>(&bits, k as usize, p))
+                .collect();
+            assert_eq!(prefetched, expected, "k = {k}");
+            let mut batch = Vec::new();
+            contains_batch::<Masked, Probes>(&bits, k, &starts, |&p| p, &mut batch);
+            assert_eq!(batch, expected, "k = {k}");
+        }
+    }
 }

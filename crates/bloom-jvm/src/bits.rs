@@ -3,6 +3,7 @@
 //! `BloomFilterStrategies.java`; the two agree), with the count of set bits kept current.
 
 use bloom_core::Error;
+use bloom_core::internal::caches::l2_cache_bytes;
 
 use crate::fastmod::FastMod;
 
@@ -15,6 +16,8 @@ pub(crate) struct JvmBits {
     words: Vec<u64>,
     ones: u64,
     modulo: FastMod,
+    /// Whether the words outgrow the L2 cache, where queries prefetch (`batch.rs`).
+    beyond_l2: bool,
 }
 
 impl PartialEq for JvmBits {
@@ -46,10 +49,12 @@ impl JvmBits {
     pub(crate) fn from_words(words: Vec<u64>) -> Self {
         let ones = words.iter().map(|w| u64::from(w.count_ones())).sum();
         let modulo = FastMod::new(words.len() as u64 * 64);
+        let beyond_l2 = words.len() * 8 > l2_cache_bytes();
         JvmBits {
             words,
             ones,
             modulo,
+            beyond_l2,
         }
     }
 
@@ -57,6 +62,12 @@ impl JvmBits {
     #[inline(always)]
     pub(crate) fn bit_size(&self) -> u64 {
         self.modulo.divisor()
+    }
+
+    /// Whether the words outgrow the L2 cache (read once per process from the system).
+    #[inline(always)]
+    pub(crate) fn beyond_l2(&self) -> bool {
+        self.beyond_l2
     }
 
     /// Bits set.
