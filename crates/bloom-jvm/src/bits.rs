@@ -3,6 +3,7 @@
 //! `BloomFilterStrategies.java`; the two agree), with the count of set bits kept current.
 
 use bloom_core::Error;
+use bloom_core::internal::advise_huge_pages;
 use bloom_core::internal::caches::l2_cache_bytes;
 
 use crate::fastmod::FastMod;
@@ -35,12 +36,7 @@ impl JvmBits {
     ///
     /// [`Error::OutOfMemory`] when the allocator refuses them.
     pub(crate) fn zeroed(num_words: usize) -> Result<Self, Error> {
-        let mut words = Vec::new();
-        words
-            .try_reserve_exact(num_words)
-            .map_err(|_| Error::OutOfMemory {
-                bytes: num_words.saturating_mul(8),
-            })?;
+        let mut words = allocate(num_words)?;
         words.resize(num_words, 0);
         Ok(Self::from_words(words))
     }
@@ -118,6 +114,25 @@ impl JvmBits {
         }
         self.ones = ones;
     }
+}
+
+/// An empty vector with room for `num_words` words, asked to be backed by huge pages before
+/// any of it is touched: queries read random words, and with 4 KiB pages most reads of a
+/// large filter would miss the TLB as well as the cache (`bloom_core`'s storage does the
+/// same).
+///
+/// # Errors
+///
+/// [`Error::OutOfMemory`] when the allocator refuses the room.
+pub(crate) fn allocate(num_words: usize) -> Result<Vec<u64>, Error> {
+    let mut words = Vec::new();
+    words
+        .try_reserve_exact(num_words)
+        .map_err(|_| Error::OutOfMemory {
+            bytes: num_words.saturating_mul(8),
+        })?;
+    advise_huge_pages(&words.spare_capacity_mut()[..num_words]);
+    Ok(words)
 }
 
 /// Words of 64 bits for `num_bits` bits as both JVM libraries round it (up to whole words).

@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 use bloom_core::Error;
 use bloom_core::internal::ByteReader;
 
-use crate::bits::JvmBits;
+use crate::bits::{JvmBits, allocate};
 
 /// Bytes passed to a writer, or asked of a reader, at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -83,10 +83,7 @@ fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
         )));
     }
     let bytes = reader.take(count * 8)?;
-    let mut words = Vec::new();
-    words
-        .try_reserve_exact(count)
-        .map_err(|_| Error::OutOfMemory { bytes: count * 8 })?;
+    let mut words = allocate(count)?;
     words.extend(
         bytes
             .chunks_exact(8)
