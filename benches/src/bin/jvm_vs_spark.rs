@@ -6,7 +6,9 @@
 //! cargo run --release -p bloom-benches --bin jvm_vs_spark [-- N [FPP]]
 //! ```
 //!
-//! N defaults to 10,000,000 and FPP to 0.01. The JVM side is `tests/golden/jvm/SparkBench.java`,
+//! N defaults to 10,000,000 and FPP to 0.01; `JVM_FLAGS` (split at white space) is passed to
+//! `java`, e.g. `JVM_FLAGS=-XX:+UseTransparentHugePages` to give the JVM huge pages as well
+//! (this side asks for them, as the workspace's storage does; the JVM does not by default). The JVM side is `tests/golden/jvm/SparkBench.java`,
 //! compiled here against the `spark-sketch` jar of the installed `pyspark` (or
 //! `SPARK_SKETCH_JAR`) and run first: it builds `BloomFilter.create(N, FPP)` (Spark's default
 //! version, V2) over the keys `Keys.gen(i)`, i < N, writes its bytes, and times N queries of
@@ -93,7 +95,9 @@ fn main() {
         .expect("javac runs");
     assert!(status.success(), "javac failed");
     let bytes_path = work.join("filter.bin");
+    let jvm_flags = std::env::var("JVM_FLAGS").unwrap_or_default();
     let out = Command::new("java")
+        .args(jvm_flags.split_whitespace())
         .arg("-cp")
         .arg(format!(
             "{}:{}",
@@ -150,7 +154,10 @@ fn main() {
         filter.memory_usage() as f64 / 1e6,
         filter.num_hashes()
     );
-    println!("spark sketch jar: {}", jar.display());
+    println!(
+        "spark sketch jar: {}, JVM_FLAGS: {jvm_flags:?}",
+        jar.display()
+    );
     println!(
         "{:<34} {:>10} {:>10} {:>14}",
         "ns per key", "median", "least", "Spark / this"
