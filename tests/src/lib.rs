@@ -29,6 +29,7 @@ use std::io;
 use bloom_core::{Error, Filter};
 
 pub mod counting;
+pub mod jvm;
 pub mod keyed;
 mod subjects;
 

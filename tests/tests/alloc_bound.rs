@@ -216,3 +216,59 @@ fn stream_writers_use_a_bounded_buffer() {
         );
     }
 }
+
+/// The JVM formats' readers: a word count of 2^31 - 1 on a short input is refused before any
+/// allocation (`from_bytes`) or allocates only as words arrive (`read_from`).
+#[test]
+fn jvm_readers_are_bounded_by_their_input() {
+    use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
+
+    let mut spark = SparkBloomFilter::with_version(SparkVersion::V1, 10_000, 200_000, 0).unwrap();
+    (0..10_000).for_each(|i| {
+        spark.put_long(i);
+    });
+    let mut guava = GuavaBloomFilter::new(10_000, 0.001).unwrap();
+    (0..10_000).for_each(|i| {
+        guava.put_long(i);
+    });
+    // (bytes, offset of the word count)
+    let cases = [
+        (spark.to_bytes(), 8),
+        (SparkBloomFilter::new(10_000, 0.01).unwrap().to_bytes(), 12),
+        (guava.to_bytes(), 2),
+    ];
+    for (bytes, at) in &cases {
+        let mut lying = bytes.clone();
+        lying[*at..at + 4].copy_from_slice(&i32::MAX.to_be_bytes());
+        let guava_case = *at == 2;
+        for keep in [lying.len(), 100, at + 4] {
+            let input = &lying[..keep];
+            let mut result = None;
+            let peak = peak_during(|| {
+                result = Some(if guava_case {
+                    GuavaBloomFilter::from_bytes(input).map(drop)
+                } else {
+                    SparkBloomFilter::from_bytes(input).map(drop)
+                })
+            });
+            assert!(matches!(
+                result,
+                Some(Err(bloom_core::Error::Truncated { .. }))
+            ));
+            assert!(peak <= 1024, "from_bytes of {keep} bytes allocated {peak}");
+            let peak = peak_during(|| {
+                result = Some(if guava_case {
+                    GuavaBloomFilter::read_from(input).map(drop)
+                } else {
+                    SparkBloomFilter::read_from(input).map(drop)
+                })
+            });
+            assert!(matches!(
+                result,
+                Some(Err(bloom_core::Error::Truncated { .. }))
+            ));
+            let bound = 2 * keep + 64 * 1024 + 1024;
+            assert!(peak <= bound, "read_from of {keep} bytes allocated {peak}");
+        }
+    }
+}

@@ -106,6 +106,26 @@ fn scalable_filter() {
 }
 
 #[test]
+fn jvm_filters() {
+    use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
+    type S = SparkBloomFilter;
+    type G = GuavaBloomFilter;
+    let _: fn(u64, f64) -> Result<S, Error> = S::new;
+    let _: fn(SparkVersion, u64, u64, i32) -> Result<S, Error> = S::with_version;
+    let _: fn(u64, f64) -> Result<u64, Error> = S::optimal_num_bits;
+    let _: fn(u64, u64) -> u32 = S::optimal_num_hashes;
+    let _: fn(&S) -> u64 = S::bit_size;
+    let _: fn(&S) -> u64 = S::cardinality;
+    let _: fn(&S) -> u32 = S::num_hashes;
+    let _: fn(&S) -> usize = S::memory_usage;
+    let _: fn(u64, f64) -> Result<G, Error> = G::new;
+    let _: fn(&G) -> u64 = G::bit_size;
+    let _: fn(&G) -> u64 = G::approximate_element_count;
+    let _: fn(&G) -> u32 = G::num_hashes;
+    let _: fn(&G) -> usize = G::memory_usage;
+}
+
+#[test]
 fn core() {
     let _: fn(u64, f64) -> Result<u64, Error> = math::optimal_num_bits;
     let _: fn(u64, u64) -> Result<u32, Error> = math::optimal_num_hashes;

@@ -224,11 +224,42 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## JVM-compatible: [`SparkBloomFilter`], [`GuavaBloomFilter`]
+//!
+//! Byte-compatible with Apache Spark's sketch `BloomFilter` (both binary versions,
+//! [`SparkVersion`]) and Guava's `BloomFilter`: read the bytes a Spark job or a JVM service
+//! wrote and answer every query as the JVM would, or write bytes they read. They hash and lay
+//! out bits as the JVM does (Murmur3, Java's `%`, big-endian words), so they take longs,
+//! strings and byte arrays rather than any `T: Hash`, and do not implement [`Filter`]. Take
+//! them to share filters with the JVM; `docs/distributed.md` in the repository shows a filter
+//! built by Spark over a large table and served from Rust.
+//!
+//! ```
+//! # #[cfg(feature = "jvm")] {
+//! use bloom_family::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
+//!
+//! let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
+//! assert_eq!(filter.version(), SparkVersion::V2);
+//! (0..10_000i64).for_each(|key| {
+//!     filter.put_long(key);
+//! });
+//! assert!((0..10_000i64).all(|key| filter.might_contain_long(key)));
+//! let false_positives = (10_000..110_000i64).filter(|&key| filter.might_contain_long(key)).count();
+//! assert!(false_positives < 2 * 1_000, "{false_positives}");
+//! // Spark's `BloomFilter.readFrom` reads these bytes.
+//! assert_eq!(SparkBloomFilter::from_bytes(&filter.to_bytes())?, filter);
+//!
+//! let mut guava = GuavaBloomFilter::new(10_000, 0.01)?;
+//! guava.put_str("alice");
+//! assert!(guava.might_contain_str("alice"));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## Coming
 //!
-//! The aging filter (`AgingBloomFilter`, a sliding window whose keys expire) and the
-//! JVM-compatible filters (`SparkBloomFilter`, `GuavaBloomFilter`) are planned as crates of
-//! their own; each will be added here behind a feature of its name (`aging`, `jvm`) when it
+//! The aging filter (`AgingBloomFilter`, a sliding window whose keys expire) is planned as a
+//! crate of its own; it will be added here behind a feature of its name (`aging`) when it
 //! lands.
 //!
 //! # Crate features
@@ -241,6 +272,8 @@
 //! * `counting`: [`CountingBloomFilter`], [`Removed`], the [`counting`] module; turns on
 //!   `classic`.
 //! * `scalable`: [`ScalableBloomFilter`], the [`scalable`] module; turns on `classic`.
+//! * `jvm`: [`SparkBloomFilter`], [`SparkVersion`], [`GuavaBloomFilter`], the [`jvm`]
+//!   module. Not touched by `rayon` or `serde`.
 //! * `rayon`: parallel bulk build (`par_insert_all`, `ParallelExtend`,
 //!   `FromParallelIterator`) in every enabled variant that has one: all but the scalable
 //!   filter, which grows one layer at a time. It enables no variant by itself.
@@ -260,7 +293,8 @@
         feature = "classic",
         feature = "blocked",
         feature = "counting",
-        feature = "scalable"
+        feature = "scalable",
+        feature = "jvm"
     )),
     allow(rustdoc::broken_intra_doc_links)
 )]
@@ -281,6 +315,9 @@ pub use bloom_counting::{CountingBloomFilter, Removed};
 
 #[cfg(feature = "scalable")]
 pub use bloom_scalable::ScalableBloomFilter;
+
+#[cfg(feature = "jvm")]
+pub use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
 /// The whole of `bloom-classic`: [`BloomFilter`] and [`AtomicBloomFilter`], with
 /// [`DEFAULT_FPR`](classic::DEFAULT_FPR). The crate's own guide is [`bloom_classic`].
@@ -313,6 +350,14 @@ pub mod counting {
 pub mod scalable {
     #[doc(inline)]
     pub use bloom_scalable::*;
+}
+
+/// The whole of `bloom-jvm`: [`SparkBloomFilter`], [`SparkVersion`] and [`GuavaBloomFilter`].
+/// The crate's own guide is [`bloom_jvm`].
+#[cfg(feature = "jvm")]
+pub mod jvm {
+    #[doc(inline)]
+    pub use bloom_jvm::*;
 }
 
 // The README's example, compiled and run as a doctest of this crate, so the README cannot

@@ -131,3 +131,24 @@ mod parallel_build {
     );
     parallel_build!(counting_bloom_filter, "counting", CountingBloomFilter, mut);
 }
+
+// `jvm` reaches bloom-jvm: the root's types are its types, and the module re-exports them.
+#[cfg(feature = "jvm")]
+#[test]
+fn jvm_types() {
+    let mut spark: bloom_jvm::SparkBloomFilter =
+        bloom_family::SparkBloomFilter::new(1_000, 0.01).unwrap();
+    assert!(spark.put_long(1));
+    let back: bloom_family::jvm::SparkBloomFilter =
+        bloom_family::SparkBloomFilter::from_bytes(&spark.to_bytes()).unwrap();
+    assert_eq!(back, spark);
+    assert_eq!(back.version(), bloom_family::SparkVersion::V2);
+    let mut guava: bloom_jvm::GuavaBloomFilter =
+        bloom_family::GuavaBloomFilter::new(1_000, 0.01).unwrap();
+    assert!(guava.put_long(1));
+    assert!(
+        bloom_family::jvm::GuavaBloomFilter::from_bytes(&guava.to_bytes())
+            .unwrap()
+            .might_contain_long(1)
+    );
+}

@@ -1,0 +1,199 @@
+//! The bytes both JVM formats end with, after their own few header bytes: the word count as
+//! a big-endian `int`, then the words as big-endian `long`s (Java's `DataOutputStream`), as
+//! Spark's `BitArray.writeTo` and Guava's `BloomFilter.writeTo` write them.
+//!
+//! Readers never trust the word count before the bytes exist: `decode` compares it with the
+//! input's length before allocating, and `read` grows its buffer only as bytes arrive.
+
+use std::io::{self, Read, Write};
+
+use bloom_core::Error;
+use bloom_core::internal::ByteReader;
+
+use crate::bits::{JvmBits, allocate};
+
+/// Bytes passed to a writer, or asked of a reader, at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// The bytes of a filter: `header`, the word count, the words.
+pub(crate) fn encode(header: &[u8], bits: &JvmBits) -> Vec<u8> {
+    let words = bits.words();
+    let mut out = Vec::with_capacity(header.len() + 4 + words.len() * 8);
+    out.extend_from_slice(header);
+    out.extend_from_slice(&(words.len() as i32).to_be_bytes());
+    for w in words {
+        out.extend_from_slice(&w.to_be_bytes());
+    }
+    out
+}
+
+/// Streams the bytes of [`encode`] to `writer` through a buffer of [`CHUNK_BYTES`], then
+/// flushes it.
+pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> Result<(), Error> {
+    let words = bits.words();
+    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(header.len() + 4 + words.len() * 8));
+    buf.extend_from_slice(header);
+    buf.extend_from_slice(&(words.len() as i32).to_be_bytes());
+    for w in words {
+        if buf.len() + 8 > CHUNK_BYTES {
+            writer.write_all(&buf)?;
+            buf.clear();
+        }
+        buf.extend_from_slice(&w.to_be_bytes());
+    }
+    writer.write_all(&buf)?;
+    writer.flush()?;
+    Ok(())
+}
+
+/// A big-endian `int`.
+fn take_i32(reader: &mut ByteReader<'_>) -> Result<i32, Error> {
+    let b = reader.take(4)?;
+    Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The word count a reader found, checked: Java arrays of a negative length cannot exist, and
+/// an empty bit array is no filter (both libraries would divide by its zero bit size).
+fn check_word_count(count: i32) -> Result<usize, Error> {
+    if count <= 0 {
+        return Err(Error::corrupt(format!(
+            "the bit array's length is {count} words; it must be at least 1"
+        )));
+    }
+    Ok(count as usize)
+}
+
+/// The word count and the words at the reader's position, which must be the input's end.
+///
+/// # Errors
+///
+/// [`Error::Truncated`] when fewer bytes remain than the count names, [`Error::Corrupt`] for
+/// a count below 1 or bytes after the words.
+fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
+    let count = check_word_count(take_i32(reader)?)?;
+    let needed = count as u64 * 8;
+    let available = reader.remaining() as u64;
+    if available < needed {
+        return Err(Error::Truncated { needed, available });
+    }
+    if available > needed {
+        return Err(Error::corrupt(format!(
+            "{} trailing bytes after the bit array",
+            available - needed
+        )));
+    }
+    let bytes = reader.take(count * 8)?;
+    let mut words = allocate(count)?;
+    words.extend(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+    );
+    Ok(JvmBits::from_words(words))
+}
+
+/// Fills `buf` from `reader`, or reports how much of it was missing.
+fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), Error> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => {
+                return Err(Error::Truncated {
+                    needed: buf.len() as u64,
+                    available: filled as u64,
+                });
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// A big-endian `int` from a stream.
+fn read_i32<R: Read>(reader: &mut R) -> Result<i32, Error> {
+    let mut b = [0u8; 4];
+    read_exact(reader, &mut b)?;
+    Ok(i32::from_be_bytes(b))
+}
+
+/// The word count and the words from a stream, reading exactly their bytes. Memory grows a
+/// chunk at a time as bytes arrive, whatever count the stream claims.
+///
+/// # Errors
+///
+/// As [`decode`] (less the trailing bytes, which a stream leaves unread), and
+/// [`Error::Io`] for the reader's own errors.
+fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
+    let count = check_word_count(read_i32(reader)?)?;
+    let mut words: Vec<u64> = Vec::new();
+    let mut chunk = vec![0u8; CHUNK_BYTES.min(count * 8)];
+    while words.len() < count {
+        let n = (count - words.len()).min(CHUNK_BYTES / 8);
+        let bytes = &mut chunk[..n * 8];
+        if let Err(e) = read_exact(reader, bytes) {
+            return Err(match e {
+                Error::Truncated { available, .. } => Error::Truncated {
+                    needed: (count - words.len()) as u64 * 8,
+                    available,
+                },
+                other => other,
+            });
+        }
+        words.try_reserve(n).map_err(|_| Error::OutOfMemory {
+            bytes: (words.len() + n) * 8,
+        })?;
+        words.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+        );
+    }
+    Ok(JvmBits::from_words(words))
+}
+
+/// Where a reader takes a filter's fields from: the bytes of `from_bytes`, which must end
+/// with the filter, or the stream of `read_from`, read exactly as far as the filter goes. One
+/// decoder per format serves both.
+pub(crate) trait Fields {
+    /// The next byte.
+    fn u8(&mut self) -> Result<u8, Error>;
+    /// The next big-endian `int`.
+    fn i32(&mut self) -> Result<i32, Error>;
+    /// The word count and the words, the filter's last fields.
+    fn bits(&mut self) -> Result<JvmBits, Error>;
+}
+
+impl Fields for ByteReader<'_> {
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn i32(&mut self) -> Result<i32, Error> {
+        take_i32(self)
+    }
+
+    fn bits(&mut self) -> Result<JvmBits, Error> {
+        decode(self)
+    }
+}
+
+/// A stream as [`Fields`].
+pub(crate) struct Stream<R>(pub(crate) R);
+
+impl<R: Read> Fields for Stream<R> {
+    fn u8(&mut self) -> Result<u8, Error> {
+        let mut b = [0u8; 1];
+        read_exact(&mut self.0, &mut b)?;
+        Ok(b[0])
+    }
+
+    fn i32(&mut self) -> Result<i32, Error> {
+        read_i32(&mut self.0)
+    }
+
+    fn bits(&mut self) -> Result<JvmBits, Error> {
+        read(&mut self.0)
+    }
+}

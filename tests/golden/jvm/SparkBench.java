@@ -1,0 +1,53 @@
+// Times Spark's own BloomFilter.mightContainLong on the JVM, for benches/src/bin/jvm_vs_spark.rs,
+// which runs this first and then times bloom-jvm on the same filter and keys.
+//
+//   javac -cp spark-sketch.jar -d out Keys.java SparkBench.java
+//   java -cp spark-sketch.jar:out SparkBench N FPP FILE
+//
+// Builds BloomFilter.create(N, FPP) (Spark's default version) over the keys Keys.gen(i),
+// i < N, writes its bytes to FILE, then queries the N keys Keys.gen(i), N/2 <= i < 3N/2 (half
+// inserted), WARMUP passes to let the JIT compile the loop, then TIMED passes, each timed in
+// the thread's CPU time (ThreadMXBean). Prints "positives P" and "spark_ns_per_key MEDIAN MIN".
+import java.io.*;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import org.apache.spark.util.sketch.BloomFilter;
+
+public final class SparkBench {
+    static final int WARMUP = 5;
+    static final int TIMED = 5;
+
+    static long pass(BloomFilter f, long[] keys) {
+        long positives = 0;
+        for (long k : keys) {
+            if (f.mightContainLong(k)) positives++;
+        }
+        return positives;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[0]);
+        double fpp = Double.parseDouble(args[1]);
+        BloomFilter f = BloomFilter.create(n, fpp);
+        for (long i = 0; i < n; i++) f.putLong(Keys.gen(i));
+        try (OutputStream out = new BufferedOutputStream(new FileOutputStream(args[2]))) {
+            f.writeTo(out);
+        }
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) keys[i] = Keys.gen(n / 2 + (long) i);
+        long positives = 0;
+        for (int r = 0; r < WARMUP; r++) positives = pass(f, keys);
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        double[] ns = new double[TIMED];
+        for (int r = 0; r < TIMED; r++) {
+            long t0 = threads.getCurrentThreadCpuTime();
+            long p = pass(f, keys);
+            ns[r] = (threads.getCurrentThreadCpuTime() - t0) / (double) n;
+            if (p != positives) throw new IllegalStateException("answers changed between passes");
+        }
+        Arrays.sort(ns);
+        System.out.println("positives " + positives);
+        System.out.println("spark_ns_per_key " + ns[TIMED / 2] + " " + ns[0]);
+    }
+}

@@ -1,0 +1,541 @@
+//! The JVM-compatible filters (`bloom-jvm`) beyond the golden vectors: no false negatives
+//! against a `HashSet` model (proptest, also after a round trip and a merge), `put`'s answer,
+//! the false-positive rate against the JVM's own formula, bad parameters, and corrupt,
+//! truncated and streamed bytes. They cannot join the shared `Subject` suite: that suite
+//! drives filters through the workspace's `Filter` trait over `T: Hash` keys, which these
+//! filters do not implement (the JVM hashes its own funnels' bytes, not Rust's `Hash`).
+
+use std::io::{self, Read, Write};
+
+use bloom_core::Error;
+use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
+use bloom_tests::SplitMix64;
+use bloom_tests::jvm::{check_guava_bytes, check_spark_bytes, replay_fuzz_dir};
+use proptest::prelude::*;
+
+fn spark(version: SparkVersion, n: u64, seed: i32) -> SparkBloomFilter {
+    let bits = SparkBloomFilter::optimal_num_bits(n, 0.01).unwrap();
+    SparkBloomFilter::with_version(version, n, bits, seed).unwrap()
+}
+
+fn version(v2: bool) -> SparkVersion {
+    if v2 {
+        SparkVersion::V2
+    } else {
+        SparkVersion::V1
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn spark_has_no_false_negatives(
+        v2: bool,
+        seed: i32,
+        longs in prop::collection::vec(any::<i64>(), 0..300),
+        strs in prop::collection::vec(".{0,12}", 0..100),
+        bytes in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..24), 0..100),
+    ) {
+        let seed = if v2 { seed } else { 0 };
+        let mut f = spark(version(v2), 500, seed);
+        let mut half = f.clone();
+        for (i, &k) in longs.iter().enumerate() {
+            let before = f.might_contain_long(k);
+            // Spark: put returns the opposite of what mightContain said just before.
+            prop_assert_eq!(f.put_long(k), !before);
+            if i % 2 == 0 {
+                half.put_long(k);
+            }
+        }
+        strs.iter().for_each(|s| {
+ f.put_str(s);
+ });
+        bytes.iter().for_each(|b| {
+ f.put_bytes(b);
+ });
+        let check = |f: &SparkBloomFilter| {
+            longs.iter().all(|&k| f.might_contain_long(k))
+                && f.might_contain_long_batch(&longs).iter().all(|&b| b)
+                && strs.iter().all(|s| f.might_contain_str(s) && f.might_contain_bytes(s.as_bytes()))
+                && bytes.iter().all(|b| f.might_contain_bytes(b))
+        };
+        prop_assert!(check(&f));
+        let copy = SparkBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+        prop_assert!(check(&copy));
+        prop_assert_eq!(&copy, &f);
+        // A merge holds the keys of both.
+        half.merge(&f).unwrap();
+        prop_assert!(check(&half));
+    }
+
+    #[test]
+    fn guava_has_no_false_negatives(
+        longs in prop::collection::vec(any::<i64>(), 0..300),
+        strs in prop::collection::vec(".{0,12}", 0..100),
+        bytes in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..100),
+    ) {
+        let mut f = GuavaBloomFilter::new(500, 0.01).unwrap();
+        let mut other = f.clone();
+        for &k in &longs {
+            let before = f.might_contain_long(k);
+            prop_assert_eq!(f.put_long(k), !before);
+        }
+        strs.iter().for_each(|s| {
+ other.put_str(s);
+ });
+        bytes.iter().for_each(|b| {
+ other.put_bytes(b);
+ });
+        f.put_all(&other).unwrap();
+        let check = |f: &GuavaBloomFilter| {
+            longs.iter().all(|&k| f.might_contain_long(k))
+                && f.might_contain_long_batch(&longs).iter().all(|&b| b)
+                && strs.iter().all(|s| f.might_contain_str(s))
+                && bytes.iter().all(|b| f.might_contain_bytes(b))
+        };
+        prop_assert!(check(&f));
+        let copy = GuavaBloomFilter::read_from(&f.to_bytes()[..]).unwrap();
+        prop_assert!(check(&copy));
+    }
+
+    #[test]
+    fn guava_longs_are_their_eight_le_bytes(k: i64) {
+        let mut a = GuavaBloomFilter::new(100, 0.01).unwrap();
+        a.put_long(k);
+        prop_assert!(a.might_contain_bytes(&k.to_le_bytes()));
+    }
+}
+
+/// Measured false-positive rate of `might_contain` over `negatives` keys never inserted,
+/// against `expected`, the JVM's own `expectedFpp` (fill ratio to the power k), within four
+/// standard deviations of a binomial and 5% of slack for the formula's approximation.
+fn assert_fpr(name: &str, expected: f64, negatives: u64, mut contains: impl FnMut(i64) -> bool) {
+    let mut rng = SplitMix64(0x5eed);
+    let fp = (0..negatives)
+        .filter(|_| contains((rng.next_u64() | 1 << 63) as i64))
+        .count() as f64;
+    let measured = fp / negatives as f64;
+    let sigma = (expected * (1.0 - expected) / negatives as f64).sqrt();
+    assert!(
+        (measured - expected).abs() <= 4.0 * sigma + 0.05 * expected,
+        "{name}: measured {measured}, the JVM's formula {expected}"
+    );
+}
+
+#[test]
+fn fpr_matches_the_jvm_formula() {
+    for (n, p) in [(10_000u64, 0.01), (50_000, 0.001), (20_000, 0.1)] {
+        // Inserted keys are below 2^63 and probes above: disjoint.
+        let keys: Vec<i64> = (0..n as i64).collect();
+        for v in [SparkVersion::V1, SparkVersion::V2] {
+            let bits = SparkBloomFilter::optimal_num_bits(n, p).unwrap();
+            let mut f = SparkBloomFilter::with_version(v, n, bits, 0).unwrap();
+            keys.iter().for_each(|&k| {
+                f.put_long(k);
+            });
+            assert!(
+                f.expected_fpp() < p * 1.2,
+                "{v:?} {n} {p}: {}",
+                f.expected_fpp()
+            );
+            assert_fpr(
+                &format!("spark {v:?} n={n} p={p}"),
+                f.expected_fpp(),
+                400_000,
+                |k| f.might_contain_long(k),
+            );
+        }
+        let mut g = GuavaBloomFilter::new(n, p).unwrap();
+        keys.iter().for_each(|&k| {
+            g.put_long(k);
+        });
+        assert!(
+            g.expected_fpp() < p * 1.2,
+            "guava {n} {p}: {}",
+            g.expected_fpp()
+        );
+        let count = g.approximate_element_count() as f64;
+        assert!(
+            (count / n as f64 - 1.0).abs() < 0.03,
+            "guava estimate {count} for {n}"
+        );
+        assert_fpr(
+            &format!("guava n={n} p={p}"),
+            g.expected_fpp(),
+            400_000,
+            |k| g.might_contain_long(k),
+        );
+    }
+}
+
+#[test]
+fn bad_parameters_are_errors() {
+    for fpp in [
+        0.0,
+        1.0,
+        -0.5,
+        1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        assert!(matches!(
+            SparkBloomFilter::new(100, fpp),
+            Err(Error::InvalidParameter { name: "fpp", .. })
+        ));
+        assert!(matches!(
+            GuavaBloomFilter::new(100, fpp),
+            Err(Error::InvalidParameter { name: "fpp", .. })
+        ));
+    }
+    assert!(matches!(
+        SparkBloomFilter::new(0, 0.01),
+        Err(Error::InvalidParameter {
+            name: "expected_items",
+            ..
+        })
+    ));
+    assert!(matches!(
+        SparkBloomFilter::new(1 << 63, 0.01),
+        Err(Error::InvalidParameter {
+            name: "expected_items",
+            ..
+        })
+    ));
+    assert!(matches!(
+        GuavaBloomFilter::new(0, 0.01),
+        Err(Error::InvalidParameter {
+            name: "expected_insertions",
+            ..
+        })
+    ));
+    // Zero bits from the formula: one item at 99%.
+    assert!(SparkBloomFilter::new(1, 0.99).is_err());
+    assert!(GuavaBloomFilter::new(1, 0.99).is_err());
+    // Guava stores k in a byte.
+    assert!(GuavaBloomFilter::new(1, 1e-300).is_err());
+    for v in [SparkVersion::V1, SparkVersion::V2] {
+        assert!(SparkBloomFilter::with_version(v, 10, 0, 0).is_err());
+        assert!(SparkBloomFilter::with_version(v, 0, 100, 0).is_err());
+        // Beyond 2^31 - 1 words: refused before allocating anything.
+        assert!(matches!(
+            SparkBloomFilter::with_version(v, 10, (i32::MAX as u64) * 64 + 1, 0),
+            Err(Error::TooLarge { .. })
+        ));
+    }
+    assert!(SparkBloomFilter::with_version(SparkVersion::V1, 10, 100, 1).is_err());
+    // Sizes the formulas give beyond the format: refused, not truncated.
+    assert!(matches!(
+        SparkBloomFilter::new(i64::MAX as u64, 0.01),
+        Err(Error::TooLarge { .. })
+    ));
+    assert!(matches!(
+        GuavaBloomFilter::new(1 << 40, 0.01),
+        Err(Error::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn merge_needs_the_same_parameters() {
+    let a = spark(SparkVersion::V2, 1_000, 1);
+    let mut b = a.clone();
+    assert!(b.merge(&spark(SparkVersion::V2, 1_000, 2)).is_err());
+    assert!(b.merge(&spark(SparkVersion::V1, 1_000, 0)).is_err());
+    assert!(b.merge(&spark(SparkVersion::V2, 2_000, 1)).is_err());
+    let k_differs = SparkBloomFilter::with_version(SparkVersion::V2, 10, a.bit_size(), 1).unwrap();
+    assert!(matches!(
+        b.merge(&k_differs),
+        Err(Error::Incompatible {
+            parameter: "num_hashes",
+            ..
+        })
+    ));
+    b.merge(&a).unwrap();
+    let mut g = GuavaBloomFilter::new(1_000, 0.01).unwrap();
+    assert!(
+        g.put_all(&GuavaBloomFilter::new(2_000, 0.01).unwrap())
+            .is_err()
+    );
+    assert!(
+        g.put_all(&GuavaBloomFilter::new(1_000, 0.02).unwrap())
+            .is_err()
+    );
+}
+
+fn samples() -> Vec<(bool, Vec<u8>)> {
+    let mut v1 = spark(SparkVersion::V1, 300, 0);
+    let mut v2 = spark(SparkVersion::V2, 300, -9);
+    let mut g = GuavaBloomFilter::new(300, 0.01).unwrap();
+    for i in 0..300 {
+        v1.put_long(i);
+        v2.put_str(&i.to_string());
+        g.put_long(i);
+    }
+    vec![
+        (true, v1.to_bytes()),
+        (true, v2.to_bytes()),
+        (false, g.to_bytes()),
+    ]
+}
+
+fn decode(is_spark: bool, bytes: &[u8]) -> Result<(), Error> {
+    if is_spark {
+        SparkBloomFilter::from_bytes(bytes).map(drop)
+    } else {
+        GuavaBloomFilter::from_bytes(bytes).map(drop)
+    }
+}
+
+fn stream(is_spark: bool, bytes: &[u8]) -> Result<(), Error> {
+    if is_spark {
+        SparkBloomFilter::read_from(bytes).map(drop)
+    } else {
+        GuavaBloomFilter::read_from(bytes).map(drop)
+    }
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    for (is_spark, bytes) in samples() {
+        for len in 0..bytes.len() {
+            assert!(
+                matches!(
+                    decode(is_spark, &bytes[..len]),
+                    Err(Error::Truncated { .. })
+                ),
+                "{len} of {}",
+                bytes.len()
+            );
+            assert!(matches!(
+                stream(is_spark, &bytes[..len]),
+                Err(Error::Truncated { .. })
+            ));
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            decode(is_spark, &longer),
+            Err(Error::Corrupt { .. })
+        ));
+        // A stream stops at the filter's end.
+        assert_eq!(stream(is_spark, &longer), Ok(()));
+    }
+}
+
+fn with(bytes: &[u8], at: usize, value: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out[at..at + value.len()].copy_from_slice(value);
+    out
+}
+
+#[test]
+fn bad_headers_are_errors() {
+    let samples = samples();
+    let (v1, v2, g) = (&samples[0].1, &samples[1].1, &samples[2].1);
+    for version in [0i32, 3, -1] {
+        assert!(matches!(
+            SparkBloomFilter::from_bytes(&with(v1, 0, &version.to_be_bytes())),
+            Err(Error::UnsupportedVersion { .. } | Error::Corrupt { .. })
+        ));
+    }
+    assert!(matches!(
+        SparkBloomFilter::from_bytes(&with(v1, 0, &3i32.to_be_bytes())),
+        Err(Error::UnsupportedVersion { found: 3 })
+    ));
+    for k in [0i32, -1, i32::MIN] {
+        assert!(matches!(
+            SparkBloomFilter::from_bytes(&with(v2, 4, &k.to_be_bytes())),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+    for words in [0i32, -1, i32::MIN] {
+        assert!(matches!(
+            SparkBloomFilter::from_bytes(&with(v1, 8, &words.to_be_bytes())),
+            Err(Error::Corrupt { .. })
+        ));
+        assert!(matches!(
+            SparkBloomFilter::from_bytes(&with(v2, 12, &words.to_be_bytes())),
+            Err(Error::Corrupt { .. })
+        ));
+        assert!(matches!(
+            GuavaBloomFilter::from_bytes(&with(g, 2, &words.to_be_bytes())),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+    // A V1 header over V2 bytes (or the reverse) leaves the lengths inconsistent.
+    assert!(SparkBloomFilter::from_bytes(&with(v2, 0, &1i32.to_be_bytes())).is_err());
+    assert!(SparkBloomFilter::from_bytes(&with(v1, 0, &2i32.to_be_bytes())).is_err());
+    for strategy in [0u8, 2, 255] {
+        assert_eq!(
+            GuavaBloomFilter::from_bytes(&with(g, 0, &[strategy])),
+            Err(Error::UnsupportedHashScheme { found: strategy })
+        );
+    }
+    assert!(matches!(
+        GuavaBloomFilter::from_bytes(&with(g, 1, &[0])),
+        Err(Error::Corrupt { .. })
+    ));
+    // Any k from 1 to 255 is Guava's.
+    assert!(GuavaBloomFilter::from_bytes(&with(g, 1, &[255])).is_ok());
+}
+
+#[test]
+fn random_mutations_never_panic() {
+    let mut rng = SplitMix64(18);
+    for (is_spark, bytes) in samples() {
+        for _ in 0..3_000 {
+            let mut m = bytes.clone();
+            for _ in 0..1 + rng.next_u64() % 4 {
+                let at = (rng.next_u64() % m.len() as u64) as usize;
+                // Mostly the header, where a flip changes the structure.
+                let at = if rng.next_u64() % 2 == 0 { at % 16 } else { at };
+                m[at] ^= 1 << (rng.next_u64() % 8);
+            }
+            if rng.next_u64() % 4 == 0 {
+                m.truncate((rng.next_u64() % m.len() as u64) as usize);
+            }
+            if is_spark {
+                check_spark_bytes(&m);
+            } else {
+                check_guava_bytes(&m);
+            }
+        }
+    }
+}
+
+/// A reader that hands out one byte per call, with interruptions between.
+struct Trickle<'a>(&'a [u8], bool);
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.1 = !self.1;
+        if self.1 {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        match (self.0.split_first(), buf.first_mut()) {
+            (Some((&b, rest)), Some(slot)) => {
+                *slot = b;
+                self.0 = rest;
+                Ok(1)
+            }
+            _ => Ok(0),
+        }
+    }
+}
+
+struct Failing;
+
+impl Write for Failing {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::other("disk full"))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::other("network down"))
+    }
+}
+
+#[test]
+fn streaming() {
+    let mut big = SparkBloomFilter::new(200_000, 0.01).unwrap();
+    (0..200_000).for_each(|i| {
+        big.put_long(i);
+    });
+    let mut out = Vec::new();
+    big.write_to(&mut out).unwrap();
+    assert_eq!(out, big.to_bytes());
+    assert_eq!(SparkBloomFilter::read_from(&out[..]).unwrap(), big);
+    for (is_spark, bytes) in samples() {
+        if is_spark {
+            let f = SparkBloomFilter::read_from(Trickle(&bytes, false)).unwrap();
+            assert_eq!(f.to_bytes(), bytes);
+            assert!(matches!(f.write_to(Failing), Err(Error::Io(_))));
+            assert!(matches!(
+                SparkBloomFilter::read_from(Failing),
+                Err(Error::Io(_))
+            ));
+        } else {
+            let f = GuavaBloomFilter::read_from(Trickle(&bytes, false)).unwrap();
+            assert_eq!(f.to_bytes(), bytes);
+            assert!(matches!(f.write_to(Failing), Err(Error::Io(_))));
+            assert!(matches!(
+                GuavaBloomFilter::read_from(Failing),
+                Err(Error::Io(_))
+            ));
+        }
+    }
+    // Two filters back to back in one stream.
+    let samples = samples();
+    let mut both = samples[0].1.clone();
+    both.extend_from_slice(&samples[1].1);
+    let mut reader = &both[..];
+    assert_eq!(
+        SparkBloomFilter::read_from(&mut reader).unwrap().to_bytes(),
+        samples[0].1
+    );
+    assert_eq!(
+        SparkBloomFilter::read_from(&mut reader).unwrap().to_bytes(),
+        samples[1].1
+    );
+    assert!(reader.is_empty());
+}
+
+#[test]
+fn batch_equals_single_past_the_cache() {
+    let mut rng = SplitMix64(7);
+    let keys: Vec<i64> = (0..100_003).map(|_| rng.next_u64() as i64).collect();
+    // Filters of 6 to 64 MiB, larger than the L2 cache the staged path starts at, with
+    // k = 1, 2 (no probes after the leading ones), 6 and 7; and k = 22, beyond the staged
+    // path.
+    let mut spark = vec![];
+    for (v, n, bits) in [
+        (SparkVersion::V2, 1u64 << 26, 1u64 << 29),
+        (SparkVersion::V1, 1 << 24, 3 << 24),
+        (SparkVersion::V2, 1 << 26, 1 << 26),
+        (SparkVersion::V2, 1 << 24, 1 << 29),
+    ] {
+        spark.push(SparkBloomFilter::with_version(v, n, bits, 0).unwrap());
+    }
+    assert_eq!(
+        spark.iter().map(|f| f.num_hashes()).collect::<Vec<_>>(),
+        [6, 2, 1, 22]
+    );
+    let mut guava = GuavaBloomFilter::new(1 << 22, 0.01).unwrap();
+    assert_eq!(guava.num_hashes(), 7);
+    for &k in keys.iter().step_by(3) {
+        spark.iter_mut().for_each(|f| {
+            f.put_long(k);
+        });
+        guava.put_long(k);
+    }
+    for f in &spark {
+        let single: Vec<bool> = keys.iter().map(|&k| f.might_contain_long(k)).collect();
+        assert_eq!(
+            f.might_contain_long_batch(&keys),
+            single,
+            "k = {}",
+            f.num_hashes()
+        );
+        assert!(single.iter().step_by(3).all(|&b| b));
+        // Every length around the group size, so the pipeline's ends are covered.
+        for len in 0..70 {
+            assert_eq!(f.might_contain_long_batch(&keys[..len]), single[..len]);
+        }
+    }
+    let single: Vec<bool> = keys.iter().map(|&k| guava.might_contain_long(k)).collect();
+    let mut out = vec![true; 5];
+    guava.might_contain_long_batch_into(&keys, &mut out);
+    assert_eq!(out, single);
+}
+
+#[test]
+fn fuzz_regressions_replay() {
+    assert!(replay_fuzz_dir("spark_from_bytes", check_spark_bytes) > 0);
+    assert!(replay_fuzz_dir("guava_from_bytes", check_guava_bytes) > 0);
+}
