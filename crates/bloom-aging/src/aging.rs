@@ -681,8 +681,8 @@ impl AgingBloomFilter {
     /// would have in its own filter. With a time window, ages are counted on the clock:
     /// `self` first moves to `other`'s later time if there is one, and a slice of `other`
     /// whose age is past the ring is dropped. Without one, the current generations are
-    /// taken as simultaneous, and the current generation's insert count becomes the larger
-    /// of the two (the next shift comes no later than in either).
+    /// taken as simultaneous. When the current generations coincide, its insert count
+    /// becomes the larger of the two (the next shift comes no later than in either).
     ///
     /// Each generation may then hold the keys of both filters: up to twice the keys the
     /// slices were sized for, and a false-positive rate above p until they age out
@@ -716,7 +716,8 @@ impl AgingBloomFilter {
             }
             let ours = self.ring.clock.map_or(theirs.epoch, |c| c.epoch);
             offset = ours - theirs.epoch;
-        } else {
+        }
+        if offset == 0 {
             self.ring.count = self.ring.count.max(other.ring.count);
         }
         let slices = u64::from(self.shape.slices());

@@ -119,14 +119,23 @@ pub(crate) fn slice_bits_for(k: u32, l: u32, generation_len: u64, fpr: f64) -> R
 ///
 /// [`Error::TooLarge`] when no k fits in [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
 pub(crate) fn best_k(l: u32, generation_len: u64, fpr: f64) -> Result<(u32, u64), Error> {
+    let total = |(k, bits): (u32, u64)| u128::from(k + l) * u128::from(bits);
     let mut best: Option<(u32, u64)> = None;
     let mut first_error = None;
+    // The memory falls with k to one minimum and rises after it (one k can tie its
+    // neighbour after rounding to whole words): stop a few k past the best.
+    let mut worse = 0;
     for k in 1..=MAX_NUM_HASHES {
         match slice_bits_for(k, l, generation_len, fpr) {
             Ok(bits) => {
-                let total = |(k, bits): (u32, u64)| u128::from(k + l) * u128::from(bits);
                 if best.is_none_or(|b| total((k, bits)) < total(b)) {
                     best = Some((k, bits));
+                    worse = 0;
+                } else {
+                    worse += 1;
+                    if worse == 3 {
+                        break;
+                    }
                 }
             }
             Err(e) => {
