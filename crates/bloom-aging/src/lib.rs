@@ -9,8 +9,8 @@
 //! [`AgingBloomFilter`] is an age-partitioned Bloom filter (Shtul, Baquero, Almeida,
 //! "Age-Partitioned Bloom Filters", arXiv 2001.03147): `k + l` slices in a ring, the newest
 //! k taking each insert, the oldest cleared at every generation. Every key within the window
-//! is found; a key stays at most one generation past it (5% of the window by default); the
-//! false-positive rate stays at or below p at every point of the stream.
+//! is found; 10% of a window past it, a key answers like one never inserted (by default);
+//! the false-positive rate stays at or below p at every point of the stream.
 //!
 //! # Example
 //!
@@ -47,4 +47,4 @@ mod sizing;
 
 pub use aging::{AgingBloomFilter, AgingBloomFilterBuilder, DEFAULT_FPR};
 pub use bloom_core::{Error, Filter};
-pub use sizing::{DEFAULT_GENERATIONS, MAX_GENERATIONS};
+pub use sizing::{DEFAULT_GENERATIONS, DEFAULT_SLACK_GENERATIONS, MAX_GENERATIONS};

@@ -9,9 +9,6 @@ use crate::sizing::{MAX_GENERATIONS, MAX_NUM_HASHES};
 /// Bytes of the variant parameters in the frame (docs/format.md, "Aging").
 pub(crate) const PARAMS_LEN: usize = 64;
 
-/// Flag bit: the clock of a time window has been read (`epoch` and `last_now` are set).
-const CLOCK_STARTED: u32 = 1;
-
 /// What sizes the filter: fixed at construction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Shape {
@@ -47,7 +44,10 @@ impl Shape {
         if self.slice_bits == 0 || self.slice_bits % 64 != 0 {
             return Err(Error::invalid(
                 "slice_bits",
-                format!("must be a positive multiple of 64 (got {})", self.slice_bits),
+                format!(
+                    "must be a positive multiple of 64 (got {})",
+                    self.slice_bits
+                ),
             ));
         }
         if self.generation_len == 0 {
@@ -97,18 +97,19 @@ pub(crate) struct Ring {
     pub(crate) head: u32,
     /// Inserts into the current generation.
     pub(crate) count: u64,
-    /// For a time window whose clock was read: the current generation's number
-    /// ([`Shape::epoch_of`]) and the latest time seen.
-    pub(crate) clock: Option<Clock>,
+    /// With a time window: the current generation's number, `epoch_of(last_now)` plus the
+    /// generations forced by `advance`. The newest slice is then always the physical slice
+    /// `-epoch mod (k + l)`, so filters on one clock have their rings aligned. 0 without.
+    pub(crate) epoch: u64,
+    /// With a time window: the latest time passed in (earlier times are errors). 0 without.
+    pub(crate) last_now: u64,
 }
 
-/// The clock of a time window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Clock {
-    /// The generation of the newest slice, `epoch_of(now)` at the last shift.
-    pub(crate) epoch: u64,
-    /// The latest time passed in; earlier times are errors.
-    pub(crate) last_now: u64,
+impl Ring {
+    /// The newest slice of a time window's ring in generation `epoch`.
+    pub(crate) fn head_of(epoch: u64, slices: u32) -> u32 {
+        ((u64::from(slices) - epoch % u64::from(slices)) % u64::from(slices)) as u32
+    }
 }
 
 /// Frames shape, ring and payload into `output` (`to_bytes` and `write_to` share this).
@@ -126,15 +127,10 @@ pub(crate) fn encode(
     params.extend_from_slice(&shape.generation_len.to_le_bytes());
     params.extend_from_slice(&shape.span.to_le_bytes());
     params.extend_from_slice(&ring.head.to_le_bytes());
-    let flags = if ring.clock.is_some() { CLOCK_STARTED } else { 0 };
-    params.extend_from_slice(&flags.to_le_bytes());
+    params.extend_from_slice(&0u32.to_le_bytes());
     params.extend_from_slice(&ring.count.to_le_bytes());
-    let clock = ring.clock.unwrap_or(Clock {
-        epoch: 0,
-        last_now: 0,
-    });
-    params.extend_from_slice(&clock.epoch.to_le_bytes());
-    params.extend_from_slice(&clock.last_now.to_le_bytes());
+    params.extend_from_slice(&ring.epoch.to_le_bytes());
+    params.extend_from_slice(&ring.last_now.to_le_bytes());
     debug_assert_eq!(params.len(), PARAMS_LEN);
     internal::encode_to(
         output,
@@ -154,7 +150,8 @@ pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Erro
 
 /// Decodes and validates a frame: shape, ring and the payload (the slices' words).
 pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
-    let frame = bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+    let frame =
+        bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
     let mut r = ByteReader::new(frame.params);
     let shape = Shape {
         k: r.u32()?,
@@ -164,44 +161,55 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
         span: r.u64()?,
         seed: frame.seed,
     };
-    let head = r.u32()?;
-    let flags = r.u32()?;
-    let count = r.u64()?;
-    let epoch = r.u64()?;
-    let last_now = r.u64()?;
+    let ring = Ring {
+        head: r.u32()?,
+        count: {
+            let reserved = r.u32()?;
+            if reserved != 0 {
+                return Err(Error::corrupt(format!(
+                    "reserved field {reserved}, 0 expected"
+                )));
+            }
+            r.u64()?
+        },
+        epoch: r.u64()?,
+        last_now: r.u64()?,
+    };
     r.finish()?;
     shape.check().map_err(|e| match e {
         Error::InvalidParameter { name, reason } => Error::corrupt(format!("{name}: {reason}")),
         other => other,
     })?;
-    if head >= shape.slices() {
+    if ring.head >= shape.slices() {
         return Err(Error::corrupt(format!(
-            "newest slice {head} of {} slices",
+            "newest slice {} of {} slices",
+            ring.head,
             shape.slices()
         )));
     }
-    let clock = match (flags, shape.span) {
-        (0, _) if epoch == 0 && last_now == 0 => None,
-        (CLOCK_STARTED, span) if span > 0 => {
-            if shape.epoch_of(last_now) != epoch {
-                return Err(Error::corrupt(format!(
-                    "generation {epoch} is not that of time {last_now}"
-                )));
-            }
-            Some(Clock { epoch, last_now })
+    if shape.span == 0 {
+        if ring.epoch != 0 || ring.last_now != 0 {
+            return Err(Error::corrupt("a clock in a filter without a time window"));
         }
-        _ => {
+        if ring.count >= shape.generation_len {
             return Err(Error::corrupt(format!(
-                "clock flags {flags}, generation {epoch}, time {last_now} for span {}",
-                shape.span
+                "{} inserts in a generation of {}",
+                ring.count, shape.generation_len
             )));
         }
-    };
-    if shape.span == 0 && count >= shape.generation_len {
-        return Err(Error::corrupt(format!(
-            "{count} inserts in a generation of {}",
-            shape.generation_len
-        )));
+    } else {
+        if ring.epoch < shape.epoch_of(ring.last_now) {
+            return Err(Error::corrupt(format!(
+                "generation {} is before that of time {}",
+                ring.epoch, ring.last_now
+            )));
+        }
+        if ring.head != Ring::head_of(ring.epoch, shape.slices()) {
+            return Err(Error::corrupt(format!(
+                "newest slice {} in generation {}",
+                ring.head, ring.epoch
+            )));
+        }
     }
     let payload_len = shape.num_bits() / 8;
     if frame.payload.len() as u64 != payload_len {
@@ -212,5 +220,5 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
             shape.slice_bits
         )));
     }
-    Ok((shape, Ring { head, count, clock }, frame.payload))
+    Ok((shape, ring, frame.payload))
 }

@@ -18,11 +18,16 @@ pub const MAX_GENERATIONS: u32 = 1024;
 /// The most slices a key sets (`k`), as for every filter's probe count.
 pub(crate) const MAX_NUM_HASHES: u32 = math::MAX_NUM_HASHES;
 
-/// The generations [`AgingBloomFilter::new`](crate::AgingBloomFilter::new) uses: a key stays
-/// at most one generation, 1/20 = 5% of the window, past the window, and the memory is within
-/// 7% of a pair of classic filters sized for the window at 1% and below it at 0.1%
-/// (docs/aging.md).
-pub const DEFAULT_GENERATIONS: u32 = 20;
+/// The generations [`AgingBloomFilter::new`](crate::AgingBloomFilter::new) uses. With
+/// [`DEFAULT_SLACK_GENERATIONS`] it bounds the slack, how long a key may still answer present
+/// after its window, to 10% of the window, for memory within 1.08 times a pair of classic
+/// filters sized for the window at 1% and below it at 0.1% (docs/aging.md has the table).
+pub const DEFAULT_GENERATIONS: u32 = 80;
+
+/// Generations past its window after which a key of a filter built by
+/// [`AgingBloomFilter::new`](crate::AgingBloomFilter::new) answers present with probability
+/// at most p, like a key never inserted: `DEFAULT_GENERATIONS / 10`.
+pub const DEFAULT_SLACK_GENERATIONS: u32 = DEFAULT_GENERATIONS / 10;
 
 /// The probability that some k consecutive trials of `fills` (in order) all succeed.
 pub(crate) fn run_probability(fills: impl IntoIterator<Item = f64>, k: u32) -> f64 {
@@ -74,25 +79,63 @@ pub(crate) fn steady_fpr(k: u32, l: u32, generation_len: u64, slice_bits: f64) -
     )
 }
 
+/// The probability that a key `past` generations past its window (`l + past` shifts after
+/// its insert, `1 <= past`) answers present in a steady stream: its `k - past` bits left in
+/// the oldest slices are set, and the other slices have their steady fills. From `past = k`
+/// on, no bit of it is left and this is the steady rate.
+pub(crate) fn expired_fpr(k: u32, l: u32, generation_len: u64, slice_bits: f64, past: u32) -> f64 {
+    run_probability(
+        (0..k + l).map(|i| {
+            if i >= l + past {
+                1.0
+            } else {
+                expected_fill(
+                    slice_bits,
+                    keys_in_slice(i, k, generation_len, generation_len),
+                )
+            }
+        }),
+        k,
+    )
+}
+
+/// The rate sizing holds at or below the target: the steady rate, and with `slack` the rate
+/// of keys `slack` generations past their window.
+fn sized_rate(k: u32, l: u32, generation_len: u64, slice_bits: f64, slack: Option<u32>) -> f64 {
+    let steady = steady_fpr(k, l, generation_len, slice_bits);
+    match slack {
+        Some(past) if past < k => steady.max(expired_fpr(k, l, generation_len, slice_bits, past)),
+        _ => steady,
+    }
+}
+
 /// The keys per generation for a window of `window` keys over `l` generations.
 pub(crate) fn generation_len(window: u64, l: u32) -> u64 {
     window.div_ceil(u64::from(l))
 }
 
-/// The smallest slice size, a multiple of 64 bits, whose steady rate is at most `fpr`.
+/// The smallest slice size, a multiple of 64 bits, whose steady rate is at most `fpr`, and
+/// with `slack` also the rate of keys `slack` generations past their window.
 ///
 /// # Errors
 ///
 /// [`Error::TooLarge`] when the filter would exceed
 /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
-pub(crate) fn slice_bits_for(k: u32, l: u32, generation_len: u64, fpr: f64) -> Result<u64, Error> {
+pub(crate) fn slice_bits_for(
+    k: u32,
+    l: u32,
+    generation_len: u64,
+    fpr: f64,
+    slack: Option<u32>,
+) -> Result<u64, Error> {
     let slices = u64::from(k + l);
     let max_slice_words = math::MAX_NUM_BITS / slices / 64;
-    let fits = |words: u64| steady_fpr(k, l, generation_len, (words * 64) as f64) <= fpr;
+    let rate = |bits: f64| sized_rate(k, l, generation_len, bits, slack);
+    let fits = |words: u64| rate((words * 64) as f64) <= fpr;
     if max_slice_words == 0 || !fits(max_slice_words) {
         // What the target needs, found by doubling past the limit, for the error's message.
         let mut bits = (max_slice_words.max(1) * 64) as f64;
-        while bits < 1e30 && steady_fpr(k, l, generation_len, bits) > fpr {
+        while bits < 1e30 && rate(bits) > fpr {
             bits *= 2.0;
         }
         return Err(Error::TooLarge {
@@ -113,12 +156,18 @@ pub(crate) fn slice_bits_for(k: u32, l: u32, generation_len: u64, fpr: f64) -> R
     Ok(lo * 64)
 }
 
-/// The k that takes the least memory for `l` generations at `fpr`, with its slice size.
+/// The k that takes the least memory for `l` generations at `fpr` (and `slack`, as for
+/// [`slice_bits_for`]), with its slice size.
 ///
 /// # Errors
 ///
 /// [`Error::TooLarge`] when no k fits in [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
-pub(crate) fn best_k(l: u32, generation_len: u64, fpr: f64) -> Result<(u32, u64), Error> {
+pub(crate) fn best_k(
+    l: u32,
+    generation_len: u64,
+    fpr: f64,
+    slack: Option<u32>,
+) -> Result<(u32, u64), Error> {
     let total = |(k, bits): (u32, u64)| u128::from(k + l) * u128::from(bits);
     let mut best: Option<(u32, u64)> = None;
     let mut first_error = None;
@@ -126,7 +175,7 @@ pub(crate) fn best_k(l: u32, generation_len: u64, fpr: f64) -> Result<(u32, u64)
     // neighbour after rounding to whole words): stop a few k past the best.
     let mut worse = 0;
     for k in 1..=MAX_NUM_HASHES {
-        match slice_bits_for(k, l, generation_len, fpr) {
+        match slice_bits_for(k, l, generation_len, fpr, slack) {
             Ok(bits) => {
                 if best.is_none_or(|b| total((k, bits)) < total(b)) {
                     best = Some((k, bits));
@@ -194,24 +243,51 @@ mod tests {
 
     #[test]
     fn slices_are_the_smallest_that_reach_the_target() {
-        for (l, fpr) in [(20, 0.01), (20, 0.001), (5, 0.05), (1, 0.2)] {
+        for (l, fpr, slack) in [
+            (20, 0.01, None),
+            (20, 0.001, None),
+            (5, 0.05, None),
+            (1, 0.2, None),
+            (80, 0.01, Some(8)),
+            (80, 0.001, Some(8)),
+        ] {
             let g = generation_len(100_000, l);
-            let (k, bits) = best_k(l, g, fpr).unwrap();
+            let (k, bits) = best_k(l, g, fpr, slack).unwrap();
             assert_eq!(bits % 64, 0);
-            assert!(steady_fpr(k, l, g, bits as f64) <= fpr);
-            assert!(steady_fpr(k, l, g, (bits - 64) as f64) > fpr);
+            let rate = |bits: u64| sized_rate(k, l, g, bits as f64, slack);
+            assert!(rate(bits) <= fpr);
+            assert!(rate(bits - 64) > fpr);
+            if let Some(past) = slack {
+                assert!(expired_fpr(k, l, g, bits as f64, past) <= fpr);
+            }
         }
     }
 
     #[test]
     fn too_large_is_an_error() {
         assert!(matches!(
-            slice_bits_for(8, 20, u64::MAX / 20, 0.01),
+            slice_bits_for(8, 20, u64::MAX / 20, 0.01, None),
             Err(Error::TooLarge { .. })
         ));
         assert!(matches!(
-            best_k(20, 1 << 40, 0.5),
+            best_k(20, 1 << 40, 0.5, Some(2)),
             Err(Error::TooLarge { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod expiry_tests {
+    use super::*;
+
+    #[test]
+    fn expired_keys_fade_to_the_steady_rate() {
+        let (k, l, g) = (6, 20, 500);
+        let bits = 16_384.0;
+        let steady = steady_fpr(k, l, g, bits);
+        let rates: Vec<f64> = (1..=k).map(|j| expired_fpr(k, l, g, bits, j)).collect();
+        assert!(rates.windows(2).all(|w| w[0] >= w[1]), "{rates:?}");
+        assert!((rates[k as usize - 1] - steady).abs() < 1e-15);
+        assert!(rates[0] > 10.0 * steady);
     }
 }

@@ -63,7 +63,6 @@ impl Kind {
             Kind::Scalable => "scalable",
         }
     }
-
 }
 
 /// A filter of any variant, as read from or written to a filter file.
