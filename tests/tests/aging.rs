@@ -311,6 +311,10 @@ fn bad_parameters_are_errors() {
     assert!(b().time_window(60, 0).build().is_err());
     assert!(b().time_window(60, 10).slices(4, 11).build().is_err());
     assert!(b().time_window(60, 10).slices(4, 10).build().is_ok());
+    assert!(b().generations(12).time_window(60, 10).build().is_err());
+    assert!(b().generations(10).slices(4, 10).build().is_ok());
+    assert!(b().generations(0).build().is_err());
+    assert!(b().slack(0).build().is_err());
     assert!(matches!(
         b().slices(64, 1024).build(),
         Ok(_) | Err(Error::TooLarge { .. })
@@ -515,8 +519,8 @@ const GOLDEN_AGING_HEX: &str = concat!(
     "2800000000000000", // payload length = 40
     "0000000000000020", // physical slice 0
     "0021000400000000", // physical slice 1
-    "1000200000100001", // physical slice 2
-    "0400000008020100", // physical slice 3
-    "8000408000008000", // physical slice 4
-    "147f3f53ce5bc3d4", // XXH3-64 checksum
+    "0000001102000400", // physical slice 2
+    "0000100401000004", // physical slice 3
+    "0000040410000800", // physical slice 4
+    "a6b0299a44bb7de2", // XXH3-64 checksum
 );

@@ -15,10 +15,6 @@ use crate::sizing;
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
 
-/// The odd constant that scales the cubic term of the workspace's probe sequence
-/// (`bloom_core::hash::Probes`): slice j's position comes from that sequence's step j.
-const PROBE_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
-
 /// A sliding-window Bloom filter: it answers "possibly present" for every key inserted
 /// within the window, and forgets keys that have left it.
 ///
@@ -98,6 +94,7 @@ pub struct AgingBloomFilterBuilder {
     seed: u64,
     time: Option<(u64, u32)>,
     slack: Option<u32>,
+    generations: Option<u32>,
 }
 
 impl AgingBloomFilterBuilder {
@@ -109,6 +106,16 @@ impl AgingBloomFilterBuilder {
     /// at the cost of a longer query scan; docs/aging.md has the table.
     pub fn slices(mut self, k: u32, l: u32) -> Self {
         self.slices = Some((k, l));
+        self
+    }
+
+    /// Uses `l` generations, with the k that takes the least memory, sized for the
+    /// false-positive rate of a steady stream (unless [`slack`](Self::slack) asks for
+    /// more). Fewer generations than the default make queries faster and the memory larger,
+    /// and let expired keys answer present for longer: about k generations, `k / l` of the
+    /// window (docs/aging.md has the table).
+    pub fn generations(mut self, l: u32) -> Self {
+        self.generations = Some(l);
         self
     }
 
@@ -157,8 +164,8 @@ impl AgingBloomFilterBuilder {
     /// Almeida, "Time-limited Bloom Filter", arXiv 2306.06742, which shift age-partitioned
     /// slices on a clock).
     ///
-    /// `generations` is the filter's `l`; with [`slices`](Self::slices) too, their `l`
-    /// must agree.
+    /// `generations` is the filter's `l`; with [`slices`](Self::slices) or
+    /// [`generations`](Self::generations) too, their `l` must agree.
     pub fn time_window(mut self, span: u64, generations: u32) -> Self {
         self.time = Some((span, generations));
         self
@@ -181,16 +188,24 @@ impl AgingBloomFilterBuilder {
             Some((span, l)) => (span, Some(l)),
             None => (0, None),
         };
-        let (l, default_slack) = match (self.slices, time_l) {
-            (Some((_, l)), Some(t)) if l != t => {
+        // Every way of giving l must agree.
+        let given = [self.slices.map(|(_, l)| l), time_l, self.generations];
+        let mut l_given = None;
+        for l in given.into_iter().flatten() {
+            if l_given.is_some_and(|g| g != l) {
                 return Err(Error::invalid(
                     "generations",
-                    format!("time_window has {t} generations and slices has l = {l}"),
+                    format!(
+                        "l is given twice, differently: {} and {l}",
+                        l_given.unwrap_or(l)
+                    ),
                 ));
             }
-            (Some((_, l)), _) => (l, None),
-            (None, Some(t)) => (t, None),
-            (None, None) => (
+            l_given = Some(l);
+        }
+        let (l, default_slack) = match l_given {
+            Some(l) => (l, None),
+            None => (
                 sizing::DEFAULT_GENERATIONS,
                 Some(sizing::DEFAULT_SLACK_GENERATIONS),
             ),
@@ -273,6 +288,7 @@ impl AgingBloomFilter {
             seed: DEFAULT_SEED,
             time: None,
             slack: None,
+            generations: None,
         }
     }
 
@@ -356,24 +372,24 @@ impl AgingBloomFilter {
         hash_key(key, self.shape.seed)
     }
 
-    /// The bit of `hash` in physical slice `j`: its word and mask. Step j of the
-    /// workspace's probe sequence, `x_j = a + j b + C (j^3 - j) / 6 mod 2^64` with `a`, `b`
-    /// the halves of the hash (docs/design.md), passed through SplitMix64's finalizer
-    /// ([`mix`]) and reduced to the slice by multiply-shift.
+    /// The bit of `hash` in physical slice `j`: its word and mask. With `a`, `b` the halves
+    /// of the hash, `x_j = a + j b mod 2^64` passed through SplitMix64's finalizer ([`mix`])
+    /// and reduced to the slice by multiply-shift.
     ///
-    /// The mixing is what keeps the slices independent. Without it, two keys' step values
-    /// differ by `(a - a') + j (b - b')`, a progression in j: two keys that share their bits
-    /// in two neighbouring slices tend to share them in all, and a run of k shared bits is a
-    /// false positive. With slices of a few hundred bits that measured 1.27 to 1.65 times
-    /// the theory's rate (1,000-key windows at 1% and 0.1%); docs/aging.md has the figures.
+    /// The mixing is what keeps the slices independent. Without it, two keys' values differ
+    /// by `(a - a') + j (b - b')`, a progression in j (enhanced double hashing's cubic term
+    /// cancels in the difference too): two keys that share their bits in two neighbouring
+    /// slices tend to share them in all, and a run of k shared bits is a false positive.
+    /// With slices of a few hundred bits that measured 1.27 to 1.65 times the theory's rate
+    /// (1,000-key windows at 1% and 0.1%); docs/aging.md has the figures. The finalizer is a
+    /// bijection, so the k + l values of a key are distinct whenever `b` is not 0.
     #[inline(always)]
     fn bit_of(&self, a: u64, b: u64, j: u32) -> (usize, u64) {
         let j64 = u64::from(j);
-        let cubic = (j64 * j64 * j64 - j64) / 6;
-        let x = a
-            .wrapping_add(j64.wrapping_mul(b))
-            .wrapping_add(PROBE_SPREAD.wrapping_mul(cubic));
-        let pos = reduce(mix(x), self.shape.slice_bits);
+        let pos = reduce(
+            mix(a.wrapping_add(j64.wrapping_mul(b))),
+            self.shape.slice_bits,
+        );
         let word = j64 * (self.shape.slice_bits / 64) + (pos >> 6);
         (word as usize, 1 << (pos & 63))
     }
