@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use bloom_aging::AgingBloomFilter;
-use bloom_core::{Error, Filter};
+use bloom_core::Error;
 use bloom_tests::{SplitMix64, Subject, distinct_keys};
 use proptest::prelude::*;
 

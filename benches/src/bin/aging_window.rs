@@ -237,13 +237,12 @@ fn run(window: usize, p: f64) {
             fpr[which] = fpr[which].max(fp as f64 / absent.len() as f64);
         }
         // The window itself is all there, at every point.
-        for which in 0..ALL {
+        for (which, name) in NAMES.iter().enumerate() {
             assert!(
                 stream[done - window..done]
                     .iter()
                     .all(|k| c.contains(which, k)),
-                "{}: false negative in the window",
-                NAMES[which]
+                "{name}: false negative in the window"
             );
         }
     }
