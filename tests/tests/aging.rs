@@ -483,8 +483,9 @@ fn theory_and_fill_agree() {
 
 /// The bytes of a small filter, pinned: a change here is a change of the binary format (or
 /// of the hash, or of where a key's bits go) and must be deliberate. The layout is
-/// docs/format.md's "Aging" section. Pinned from this implementation: unlike the other
-/// variants' vectors, no independent model (tests/golden/) computes it yet.
+/// docs/format.md's "Aging" section. Computed independently of the Rust code by
+/// `tests/golden/aging_golden.py`: that layout, the reference XXH3 (Python's `xxhash`,
+/// binding the C library) and the slice positions' closed form.
 #[test]
 fn golden_bytes() {
     let mut f = AgingBloomFilter::builder(6, 0.1)
