@@ -525,3 +525,28 @@ const GOLDEN_AGING_HEX: &str = concat!(
     "0000040410000800", // physical slice 4
     "a6b0299a44bb7de2", // XXH3-64 checksum
 );
+
+/// Times near `u64::MAX` with a span shorter than the generations: the generation number
+/// saturates, nothing overflows, and the bytes stay valid.
+#[test]
+fn extreme_times_saturate() {
+    let mut f = AgingBloomFilter::builder(100, 0.01)
+        .time_window(1, 1_000)
+        .build()
+        .unwrap();
+    f.insert_at(&1u8, u64::MAX - 1).unwrap();
+    f.insert_at(&2u8, u64::MAX).unwrap();
+    assert!(f.contains_at(&2u8, u64::MAX).unwrap());
+    f.advance();
+    f.advance();
+    assert!(f.contains(&2u8));
+    let copy = AgingBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!(copy, f);
+    let mut g = AgingBloomFilter::builder(100, 0.01)
+        .time_window(1, 1_000)
+        .build()
+        .unwrap();
+    g.insert_at(&3u8, 5).unwrap();
+    g.union(&f).unwrap();
+    assert!(g.contains(&2u8) && !g.contains(&3u8));
+}

@@ -528,7 +528,10 @@ impl AgingBloomFilter {
     pub fn advance(&mut self) {
         self.shift();
         if self.shape.span > 0 {
-            self.ring.epoch += 1;
+            // At the last generation number the ring still turns; the number stays, and
+            // the newest slice follows it as the format requires.
+            self.ring.epoch = self.ring.epoch.saturating_add(1);
+            self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
         }
     }
 
@@ -588,7 +591,7 @@ impl AgingBloomFilter {
                 self.shift();
             }
         }
-        self.ring.epoch += shifts;
+        self.ring.epoch = self.ring.epoch.saturating_add(shifts);
         self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
         self.ring.last_now = now;
         Ok(())
@@ -818,9 +821,18 @@ impl AgingBloomFilter {
                 self.advance_to(other.ring.last_now)?;
             }
             if other.ring.epoch > self.ring.epoch {
-                // `other` was advanced by hand past its clock: follow it.
-                for _ in self.ring.epoch..other.ring.epoch {
-                    self.advance();
+                // `other` was advanced by hand past its clock: follow it (past the whole
+                // ring, nothing of `self` is left).
+                let behind = other.ring.epoch - self.ring.epoch;
+                if behind >= u64::from(self.shape.slices()) {
+                    self.bits.clear();
+                    self.ring.count = 0;
+                    self.ring.epoch = other.ring.epoch;
+                    self.ring.head = other.ring.head;
+                } else {
+                    for _ in 0..behind {
+                        self.advance();
+                    }
                 }
             }
             self.ring.epoch - other.ring.epoch

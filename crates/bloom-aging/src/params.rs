@@ -74,9 +74,11 @@ impl Shape {
         u64::from(self.slices()) * self.slice_bits
     }
 
-    /// The generation a time falls in: `now * l / span`, counted from time 0.
+    /// The generation a time falls in: `now * l / span`, counted from time 0; `u64::MAX`
+    /// for the times past it (a span shorter than l units ends that early).
     pub(crate) fn epoch_of(&self, now: u64) -> u64 {
-        (u128::from(now) * u128::from(self.l) / u128::from(self.span)) as u64
+        let epoch = u128::from(now) * u128::from(self.l) / u128::from(self.span);
+        u64::try_from(epoch).unwrap_or(u64::MAX)
     }
 
     /// [`Error::Incompatible`] unless `other` was built alike.
