@@ -9,6 +9,8 @@
 //!   sized for p/2 each (the same combined rate) is printed too.
 //! * **aging l = 20**: `AgingBloomFilter::builder(window, p).generations(20)`: fewer
 //!   slices to scan, more slack.
+//! * **one BloomFilter**, for inserts only: `BloomFilter::new(window, p)` cleared every
+//!   window, the reference "a `BloomFilter` insert" of the target.
 //! * **counting**: `CountingBloomFilter::new(window, p)` and a queue of the last `window`
 //!   keys: each insert past the window removes the key leaving it. The queue (8 bytes per
 //!   key) is part of its memory: the removal needs the key.
@@ -136,6 +138,9 @@ struct Contenders {
     counting: Counting,
     /// Fewer generations: faster, more slack.
     aging_short: AgingBloomFilter,
+    /// One `BloomFilter` for the window, cleared every window: the reference for inserts.
+    single: BloomFilter,
+    single_count: u64,
 }
 
 impl Contenders {
@@ -157,8 +162,22 @@ impl Contenders {
             2 => cpu_ns_per_key(chunk, |c| {
                 c.iter().filter(|k| self.counting.insert(k)).count()
             }),
-            _ => cpu_ns_per_key(chunk, |c| {
+            3 => cpu_ns_per_key(chunk, |c| {
                 c.iter().filter(|k| self.aging_short.insert(*k)).count()
+            }),
+            _ => cpu_ns_per_key(chunk, |c| {
+                let window = self.pair.window;
+                c.iter()
+                    .filter(|k| {
+                        let seen = self.single.insert(*k);
+                        self.single_count += 1;
+                        if self.single_count == window {
+                            self.single.clear();
+                            self.single_count = 0;
+                        }
+                        seen
+                    })
+                    .count()
             }),
         }
     }
@@ -193,6 +212,8 @@ fn run(window: usize, p: f64) {
             .generations(SHORT_GENERATIONS)
             .build()
             .expect("valid parameters"),
+        single: BloomFilter::new(w, p).expect("valid parameters"),
+        single_count: 0,
     };
     let stream = u64_keys(4 * window, (window as u64) << 8 | (p * 1e4) as u64);
     let absent = u64_keys(window.min(1_000_000), 1 << 60 | window as u64);
@@ -203,8 +224,10 @@ fn run(window: usize, p: f64) {
         c.counting.insert(k);
         c.aging_short.insert(k);
     }
+    c.single_count = (warm % window) as u64;
 
-    let mut insert_times = vec![Vec::new(); ALL];
+    // The structures' inserts, and the single filter's (slot ALL).
+    let mut insert_times = vec![Vec::new(); ALL + 1];
     let mut fpr = [0.0f64; ALL];
     let mut slack = [0usize; ALL];
     let mut done = warm;
@@ -212,8 +235,8 @@ fn run(window: usize, p: f64) {
     for point in 0..POINTS {
         let end = warm + (point + 1) * per_point;
         for (i, chunk) in stream[done..end].chunks(CHUNK).enumerate() {
-            for turn in 0..ALL {
-                let which = (turn + i) % ALL;
+            for turn in 0..=ALL {
+                let which = (turn + i) % (ALL + 1);
                 insert_times[which].push(c.insert_chunk(which, chunk));
             }
         }
@@ -287,6 +310,16 @@ fn run(window: usize, p: f64) {
             100.0 * slack[which] as f64 / BUCKETS as f64,
         );
     }
+    println!(
+        "| {window} | {p} | one BloomFilter, insert only | | | {:.1} | {:.2} | | | | | |",
+        insert_ns[ALL],
+        insert_ns[ALL] / insert_ns[1]
+    );
+    println!(
+        "| {window} | {p} | aging insert / one BloomFilter insert | | | {:.2} (l = 20: {:.2}) | | | | | | |",
+        insert_ns[0] / insert_ns[ALL],
+        insert_ns[3] / insert_ns[ALL]
+    );
     let half = Pair::new(w, p / 2.0);
     println!(
         "| {window} | {p} | pair at p/2 each | {:.1} | {:.3} | | | | | | | |",
