@@ -638,7 +638,7 @@ impl AgingBloomFilter {
 
     /// The false-positive rate at the current fill: the probability that a key never
     /// inserted finds its bits set in k consecutive slices, from each slice's fraction of
-    /// bits set (the paper's recurrence over run lengths; see docs/aging.md).
+    /// bits set (a recurrence over run lengths; see docs/aging.md).
     pub fn estimated_fpr(&self) -> f64 {
         let m = self.shape.slice_bits as f64;
         sizing::run_probability(self.slice_ones().map(|ones| ones as f64 / m), self.shape.k)

@@ -5,9 +5,9 @@
 //! fill of that slice, independently from slice to slice (each slice has its own position for
 //! the key). The filter answers "present" when k consecutive slices have the key's bit set,
 //! so its false-positive rate is the probability of a run of at least k successes in a
-//! sequence of independent Bernoulli trials of probabilities `f_0, ..., f_{k+l-1}`: Shtul,
-//! Baquero, Almeida, "Age-Partitioned Bloom Filters" (arXiv 2001.03147), section 4, compute it
-//! the same way, by a recurrence over the length of the current run.
+//! sequence of independent Bernoulli trials of probabilities `f_0, ..., f_{k+l-1}`, computed
+//! exactly by a recurrence over the length of the current run. (The structure is Shtul,
+//! Baquero, Almeida's, "Age-Partitioned Bloom Filters", arXiv 2001.03147.)
 
 use bloom_core::{Error, math};
 
