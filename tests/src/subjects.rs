@@ -1,6 +1,7 @@
 //! [`Subject`] for every filter of the workspace: how the suite builds it and what its
 //! theory predicts.
 
+use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, math};
@@ -103,5 +104,18 @@ impl Subject for SplitBlockBloomFilter {
             ln_pmf += lambda.ln() - (i + 1.0).ln();
         }
         total
+    }
+}
+
+impl Subject for AgingBloomFilter {
+    /// A window of `expected_items` inserts: the suite's keys all stay within it.
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        AgingBloomFilter::new(expected_items, fpr)
+    }
+
+    /// The run-of-k probability over the slices' expected fills after `num_items` inserts
+    /// (generations of `generation_len` keys).
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        self.expected_fpr(num_items)
     }
 }

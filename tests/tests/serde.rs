@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 
+use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::Filter;
@@ -107,6 +108,7 @@ fn every_variant_round_trips_through_json() {
     check_json_round_trip(&filled(BlockedBloomFilter::new(500, 0.01).unwrap()));
     check_json_round_trip(&filled(AtomicBlockedBloomFilter::new(500, 0.01).unwrap()));
     check_json_round_trip(&filled(SplitBlockBloomFilter::new(500, 0.01).unwrap()));
+    check_json_round_trip(&filled(AgingBloomFilter::new(500, 0.01).unwrap()));
 }
 
 #[test]
@@ -118,6 +120,7 @@ fn every_variant_reports_bad_json_for_what_it_is() {
     check_json_errors::<BlockedBloomFilter>();
     check_json_errors::<AtomicBlockedBloomFilter>();
     check_json_errors::<SplitBlockBloomFilter>();
+    check_json_errors::<AgingBloomFilter>();
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! Every assertion is a coercion to an exact function-pointer type, so a signature that
 //! drifts from the rule fails to compile; the tests only run to show they were built.
 
+use bloom_aging::{AgingBloomFilter, AgingBloomFilterBuilder};
 use bloom_blocked::{
     AtomicBlockedBloomFilter, BITSET_MAX_BYTES, BITSET_MIN_BYTES, BlockedBloomFilter,
     ParquetHeader, SplitBlockBloomFilter,
@@ -123,6 +124,31 @@ fn jvm_filters() {
     let _: fn(&G) -> u64 = G::approximate_element_count;
     let _: fn(&G) -> u32 = G::num_hashes;
     let _: fn(&G) -> usize = G::memory_usage;
+}
+
+#[test]
+fn aging_filter() {
+    type F = AgingBloomFilter;
+    type B = AgingBloomFilterBuilder;
+    every_filter!(F);
+    // The window is a count of keys; slices, generations and k are small counts (`u32`),
+    // bits per slice a count of bits; times and spans are the caller's `u64` clock.
+    let _: fn(u64, f64) -> B = F::builder;
+    let _: fn(B, u32, u32) -> B = B::slices;
+    let _: fn(B, u32) -> B = B::generations;
+    let _: fn(B, u32) -> B = B::slack;
+    let _: fn(B, u64, u32) -> B = B::time_window;
+    let _: fn(&F) -> u32 = F::num_hashes;
+    let _: fn(&F) -> u32 = F::generations;
+    let _: fn(&F) -> u32 = F::num_slices;
+    let _: fn(&F) -> u64 = F::slice_bits;
+    let _: fn(&F) -> u64 = F::num_bits;
+    let _: fn(&F) -> u64 = F::window;
+    let _: fn(&F) -> u64 = F::generation_len;
+    let _: fn(&F) -> u64 = F::len;
+    let _: fn(&F, u64) -> f64 = F::expected_fpr;
+    let _: fn(&F, u32) -> f64 = F::expired_fpr;
+    let _: fn(&mut F, u64) -> Result<(), Error> = F::advance_to;
 }
 
 #[test]

@@ -54,16 +54,19 @@ pub enum Variant {
     Blocked = 4,
     /// `SplitBlockBloomFilter` (Parquet's split-block filter).
     SplitBlock = 5,
+    /// `AgingBloomFilter` (age-partitioned slices in a ring).
+    Aging = 6,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::Classic,
         Variant::Counting,
         Variant::Scalable,
         Variant::Blocked,
         Variant::SplitBlock,
+        Variant::Aging,
     ];
 
     /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
@@ -89,6 +92,7 @@ impl Variant {
             Variant::Scalable => "ScalableBloomFilter",
             Variant::Blocked => "BlockedBloomFilter or AtomicBlockedBloomFilter",
             Variant::SplitBlock => "SplitBlockBloomFilter",
+            Variant::Aging => "AgingBloomFilter",
         }
     }
 }
@@ -1027,7 +1031,7 @@ mod tests {
             assert_eq!(Variant::from_tag(v as u8), Some(v));
         }
         assert_eq!(Variant::from_tag(0), None);
-        assert_eq!(Variant::from_tag(6), None);
+        assert_eq!(Variant::from_tag(7), None);
     }
 
     #[test]

@@ -2,13 +2,13 @@
 //! and the guide to choosing one.
 //!
 //! The filters live in their own crates (`bloom-classic`, `bloom-blocked`, `bloom-counting`,
-//! `bloom-scalable`), all built on `bloom-core`: one key hash, one bit storage, one binary
+//! `bloom-scalable`, `bloom-aging`), all built on `bloom-core`: one key hash, one bit storage, one binary
 //! format, one [`Error`] type and one [`Filter`] trait. This crate re-exports them:
 //!
 //! * at the root, the filter types of every enabled variant ([`BloomFilter`],
 //!   [`BlockedBloomFilter`], ...), with [`Error`] and [`Filter`] always;
 //! * as modules, each enabled variant crate whole ([`classic`], [`blocked`], [`counting`],
-//!   [`scalable`]), for its constants and helper types;
+//!   [`scalable`], [`aging`]), for its constants and helper types;
 //! * the shared core's public modules ([`hash`], [`math`], [`bits`], [`format`](mod@format),
 //!   [`keys`]), for callers who hash keys themselves, size filters, or read the bytes.
 //!
@@ -54,6 +54,7 @@
 //! | the same, filled by several threads at once | [`AtomicBlockedBloomFilter`] | `blocked` | atomic writes, as above |
 //! | bytes that Parquet readers (Spark, DuckDB, DataFusion, Trino) read | [`SplitBlockBloomFilter`] | `blocked` | Parquet's fixed scheme: k = 8, sizes rounded up to a power of two bytes, so bits per key jump with n |
 //! | to remove keys that leave the set | [`CountingBloomFilter`] | `counting` | four times the classic filter's memory (4-bit counters) |
+//! | keys that expire: the last n inserts, or the last hour | [`AgingBloomFilter`] | `aging` | about the memory of two classic filters sized for the window; a query scans up to k + l slices |
 //! | a set whose final size you do not know | [`ScalableBloomFilter`] | `scalable` | about twice the memory of a filter sized exactly, and a query tests every layer |
 //!
 //! The bits per key are those `new(n, 0.01)` allocates. None of these filters ever answers
@@ -256,11 +257,32 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## Coming
+//! ## Aging: [`AgingBloomFilter`]
 //!
-//! The aging filter (`AgingBloomFilter`, a sliding window whose keys expire) is planned as a
-//! crate of its own; it will be added here behind a feature of its name (`aging`) when it
-//! lands.
+//! A sliding window: every key among the last `window` inserts (or, with a time window,
+//! inserted within the last span of the caller's clock) is found, and keys 10% of a window
+//! past it answer like keys never inserted. Stream deduplication, "seen recently?",
+//! crawl-again-later. About the memory of two classic filters sized for the window, which
+//! is what rotating such a pair by hand costs, without its keys lingering for a second
+//! window.
+//!
+//! ```
+//! # #[cfg(feature = "aging")] {
+//! use bloom_family::AgingBloomFilter;
+//!
+//! let mut filter = AgingBloomFilter::new(10_000, 0.01)?;
+//! filter.insert_all(0..30_000u64);
+//! // The last 10,000 keys are all there...
+//! assert!((20_000..30_000u64).all(|key| filter.contains(&key)));
+//! // ...older ones are forgotten...
+//! let old = (0..15_000u64).filter(|key| filter.contains(key)).count();
+//! assert!(old < 2 * 150, "{old}");
+//! // ...and keys never inserted pass at about 1% at most.
+//! let false_positives = (1_000_000..1_100_000u64).filter(|key| filter.contains(key)).count();
+//! assert!(false_positives < 2 * 1_000, "{false_positives}");
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Crate features
 //!
@@ -274,9 +296,12 @@
 //! * `scalable`: [`ScalableBloomFilter`], the [`scalable`] module; turns on `classic`.
 //! * `jvm`: [`SparkBloomFilter`], [`SparkVersion`], [`GuavaBloomFilter`], the [`jvm`]
 //!   module. Not touched by `rayon` or `serde`.
-//! * `rayon`: parallel bulk build (`par_insert_all`, `ParallelExtend`,
-//!   `FromParallelIterator`) in every enabled variant that has one: all but the scalable
-//!   filter, which grows one layer at a time. It enables no variant by itself.
+//! * `aging`: [`AgingBloomFilter`], the [`aging`] module.
+//! * `rayon`: parallel bulk build (`par_insert_all`, `par_insert_iter`, `ParallelExtend`,
+//!   `FromParallelIterator`) and queries (`par_contains_batch`) in every enabled variant
+//!   that has them: the scalable filter has the queries only (it grows one layer at a time),
+//!   the aging filter neither (its inserts are ordered in time). It enables no variant by
+//!   itself.
 //! * `serde`: `Serialize` and `Deserialize` for every enabled filter, as the bytes of its
 //!   `to_bytes`. It enables no variant by itself.
 //!
@@ -294,7 +319,8 @@
         feature = "blocked",
         feature = "counting",
         feature = "scalable",
-        feature = "jvm"
+        feature = "jvm",
+        feature = "aging"
     )),
     allow(rustdoc::broken_intra_doc_links)
 )]
@@ -316,6 +342,8 @@ pub use bloom_counting::{CountingBloomFilter, Removed};
 #[cfg(feature = "scalable")]
 pub use bloom_scalable::ScalableBloomFilter;
 
+#[cfg(feature = "aging")]
+pub use bloom_aging::AgingBloomFilter;
 #[cfg(feature = "jvm")]
 pub use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
@@ -358,6 +386,14 @@ pub mod scalable {
 pub mod jvm {
     #[doc(inline)]
     pub use bloom_jvm::*;
+}
+
+/// The whole of `bloom-aging`: [`AgingBloomFilter`], its builder and the defaults of its
+/// sizing. The crate's own guide is [`bloom_aging`].
+#[cfg(feature = "aging")]
+pub mod aging {
+    #[doc(inline)]
+    pub use bloom_aging::*;
 }
 
 // The README's example, compiled and run as a doctest of this crate, so the README cannot

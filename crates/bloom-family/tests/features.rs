@@ -49,6 +49,12 @@ macro_rules! for_each_filter {
             ScalableBloomFilter,
             bloom_scalable::ScalableBloomFilter
         );
+        $mac!(
+            aging_bloom_filter,
+            "aging",
+            AgingBloomFilter,
+            bloom_aging::AgingBloomFilter
+        );
     };
 }
 

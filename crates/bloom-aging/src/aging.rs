@@ -1,0 +1,940 @@
+//! The age-partitioned Bloom filter.
+
+use std::hash::Hash;
+use std::io::{Read, Write};
+
+use bloom_core::bits::BitStore;
+use bloom_core::hash::{DEFAULT_SEED, hash_key, random_seed};
+use bloom_core::internal::{self, Output, high_half, low_half, reduce};
+use bloom_core::keys::mix;
+use bloom_core::{Error, math};
+
+use crate::params::{self, Ring, Shape};
+use crate::sizing;
+
+/// The false-positive rate [`FromIterator`] sizes for.
+pub const DEFAULT_FPR: f64 = 0.01;
+
+/// A sliding-window Bloom filter: it answers "possibly present" for every key inserted
+/// within the window, and forgets keys that have left it.
+///
+/// The filter is a ring of `k + l` slices of equal size (Shtul, Baquero, Almeida,
+/// "Age-Partitioned Bloom Filters", arXiv 2001.03147). An insert sets the key's bit in each
+/// of the k newest slices; after every generation (a fixed number of inserts, or a step of
+/// the caller's clock with a [time window](AgingBloomFilterBuilder::time_window)) the
+/// oldest slice is cleared and becomes the newest. A query answers "present" when the key's
+/// bits are set in k consecutive slices. A key's k slices survive l shifts, so it is found
+/// for `l` generations after its own; once `l + 1` shifts have passed it keeps at most
+/// `k - 1` of its bits, one fewer at each shift. Until its last bit has left the ring, the
+/// few bits of an expired key make it likelier to answer present than a key never inserted;
+/// [`expired_fpr`](AgingBloomFilter::expired_fpr) gives that rate generation by generation.
+///
+/// [`new(window, p)`](AgingBloomFilter::new) guarantees: every key among the last `window`
+/// inserts is found; a key followed by the window and 10% more
+/// ([`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS) generations) answers
+/// present with probability at most p, like a never-inserted key; the false-positive rate
+/// stays at or below p at every point of a stream. Each key is hashed once (seeded
+/// XXH3-128), whatever `k + l`.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_aging::AgingBloomFilter;
+///
+/// // The last 10,000 keys at 1%.
+/// let mut recent = AgingBloomFilter::new(10_000, 0.01)?;
+/// for i in 0..50_000u64 {
+///     recent.insert(&i);
+/// }
+/// // No false negatives within the window...
+/// assert!((40_000..50_000u64).all(|i| recent.contains(&i)));
+/// // ...old keys are forgotten (they answer like keys never inserted)...
+/// let old = (0..30_000u64).filter(|i| recent.contains(i)).count();
+/// assert!(old < 450, "{old} of 30,000 expired keys still present");
+/// // ...and about 1% false positives at most.
+/// let fp = (1_000_000..1_100_000u64).filter(|i| recent.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgingBloomFilter {
+    /// The slices, one after another in physical order: slice j holds bits
+    /// `[j * slice_bits, (j + 1) * slice_bits)`.
+    bits: BitStore,
+    shape: Shape,
+    ring: Ring,
+}
+
+/// Builds an [`AgingBloomFilter`] with chosen slices, seed or time window; from
+/// [`AgingBloomFilter::builder`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_aging::AgingBloomFilter;
+///
+/// // Keys seen in the last hour (timestamps in seconds), up to 100,000 of them per hour,
+/// // in 30 generations of two minutes.
+/// let mut seen = AgingBloomFilter::builder(100_000, 0.001)
+///     .time_window(3_600, 30)
+///     .seed(7)
+///     .build()?;
+/// assert!(!seen.insert_at("click-1", 1_000)?);
+/// assert!(seen.contains_at("click-1", 4_599)?);
+/// // One hour and one generation later it is gone.
+/// assert!(!seen.contains_at("click-1", 1_000 + 3_600 + 120)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct AgingBloomFilterBuilder {
+    window: u64,
+    fpr: f64,
+    slices: Option<(u32, u32)>,
+    seed: u64,
+    time: Option<(u64, u32)>,
+    slack: Option<u32>,
+    generations: Option<u32>,
+}
+
+impl AgingBloomFilterBuilder {
+    /// Uses `k` slices per key and `l` generations instead of the defaults (k for the least
+    /// memory, [`DEFAULT_GENERATIONS`](crate::DEFAULT_GENERATIONS)). The slices are then
+    /// sized for the false-positive rate of a steady stream only, unless
+    /// [`slack`](Self::slack) asks for more. More generations make a generation, and the
+    /// slack measured in generations, a smaller part of the window and the memory smaller,
+    /// at the cost of a longer query scan; docs/aging.md has the table.
+    pub fn slices(mut self, k: u32, l: u32) -> Self {
+        self.slices = Some((k, l));
+        self
+    }
+
+    /// Uses `l` generations, with the k that takes the least memory, sized for the
+    /// false-positive rate of a steady stream (unless [`slack`](Self::slack) asks for
+    /// more). Fewer generations than the default make queries faster and the memory larger,
+    /// and let expired keys answer present for longer: about k generations, `k / l` of the
+    /// window (docs/aging.md has the table).
+    pub fn generations(mut self, l: u32) -> Self {
+        self.generations = Some(l);
+        self
+    }
+
+    /// Sizes the slices so that a key `generations` generations past its window answers
+    /// present with probability at most p, like a key never inserted (the default, without
+    /// [`slices`](Self::slices) or [`time_window`](Self::time_window), is
+    /// [`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS) of
+    /// [`DEFAULT_GENERATIONS`](crate::DEFAULT_GENERATIONS)).
+    ///
+    /// A key's bits leave the ring one slice per generation once its window is over, and
+    /// until the last one is gone the few left make it likelier to answer present than a
+    /// new key: [`expired_fpr`](AgingBloomFilter::expired_fpr) gives the rate for each
+    /// generation past. From k generations past, none is left; a smaller slack takes
+    /// sparser, larger slices.
+    pub fn slack(mut self, generations: u32) -> Self {
+        self.slack = Some(generations);
+        self
+    }
+
+    /// Keys the filter with `seed` instead of
+    /// [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED). Only filters of the same seed can
+    /// be united; use a secret seed when keys may come from an adversary.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Keys the filter with a seed from the operating system's randomness.
+    pub fn random_seed(self) -> Self {
+        self.seed(random_seed())
+    }
+
+    /// Makes the window a span of time instead of a number of inserts: the caller passes
+    /// the current time (any unit: seconds, milliseconds) to
+    /// [`insert_at`](AgingBloomFilter::insert_at) and
+    /// [`contains_at`](AgingBloomFilter::contains_at), and the ring shifts once per
+    /// `span / generations` of it (generations are counted from time 0: the first time
+    /// given shifts out what was inserted without one). The window's
+    /// `window` is then the most keys inserted within one span that the false-positive rate
+    /// is sized for: the rate holds while no `span / generations` receives more than its
+    /// share, `window / generations`, and rises above p (reported by
+    /// [`estimated_fpr`](AgingBloomFilter::estimated_fpr)) during bursts beyond it. No key
+    /// is ever lost to a burst: a key inserted at time t is found at every time before
+    /// `t + span`, and from `t + span + span / generations` on it is leaving the ring one
+    /// slice per generation (see [`slack`](Self::slack)) (after Rodrigues, Shtul, Baquero,
+    /// Almeida, "Time-limited Bloom Filter", arXiv 2306.06742, which shift age-partitioned
+    /// slices on a clock).
+    ///
+    /// `generations` is the filter's `l`; with [`slices`](Self::slices) or
+    /// [`generations`](Self::generations) too, their `l` must agree.
+    pub fn time_window(mut self, span: u64, generations: u32) -> Self {
+        self.time = Some((span, generations));
+        self
+    }
+
+    /// Builds the filter.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for a window of 0, a rate outside (0, 1) (NaN
+    /// included), k outside 1..=64, l outside 1..=1024, a time span of 0 or generations
+    /// that disagree with `slices`; [`Error::TooLarge`] when the slices would exceed
+    /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS); [`Error::OutOfMemory`] when the
+    /// machine cannot hold them.
+    pub fn build(self) -> Result<AgingBloomFilter, Error> {
+        internal::check_count("window", self.window)?;
+        internal::check_fpr(self.fpr)?;
+        let (span, time_l) = match self.time {
+            Some((0, _)) => return Err(Error::invalid("span", "must be at least 1")),
+            Some((span, l)) => (span, Some(l)),
+            None => (0, None),
+        };
+        // Every way of giving l must agree.
+        let given = [self.slices.map(|(_, l)| l), time_l, self.generations];
+        let mut l_given = None;
+        for l in given.into_iter().flatten() {
+            if l_given.is_some_and(|g| g != l) {
+                return Err(Error::invalid(
+                    "generations",
+                    format!(
+                        "l is given twice, differently: {} and {l}",
+                        l_given.unwrap_or(l)
+                    ),
+                ));
+            }
+            l_given = Some(l);
+        }
+        let (l, default_slack) = match l_given {
+            Some(l) => (l, None),
+            None => (
+                sizing::DEFAULT_GENERATIONS,
+                Some(sizing::DEFAULT_SLACK_GENERATIONS),
+            ),
+        };
+        let slack = self.slack.or(default_slack);
+        if slack == Some(0) {
+            return Err(Error::invalid(
+                "slack",
+                "must be at least 1 generation: a key keeps bits until its window is over",
+            ));
+        }
+        // Ranges first, so that a bad k or l is reported as such and not as a size.
+        Shape {
+            k: self.slices.map_or(1, |(k, _)| k),
+            l,
+            slice_bits: 64,
+            generation_len: 1,
+            span,
+            seed: self.seed,
+        }
+        .check()?;
+        let generation_len = sizing::generation_len(self.window, l);
+        let (k, slice_bits) = match self.slices {
+            Some((k, _)) => (
+                k,
+                sizing::slice_bits_for(k, l, generation_len, self.fpr, slack)?,
+            ),
+            None => sizing::best_k(l, generation_len, self.fpr, slack)?,
+        };
+        AgingBloomFilter::with_shape(Shape {
+            k,
+            l,
+            slice_bits,
+            generation_len,
+            span,
+            seed: self.seed,
+        })
+    }
+}
+
+impl AgingBloomFilter {
+    /// A filter for the last `window` inserts at false-positive rate `fpr`, with the
+    /// default slices: [`DEFAULT_GENERATIONS`](crate::DEFAULT_GENERATIONS) generations,
+    /// and the k and slice size with the least memory for which both a never-inserted key
+    /// and a key [`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS)
+    /// generations (10% of the window) past its window answer present with probability at
+    /// most `fpr`. The [default seed](bloom_core::hash::DEFAULT_SEED).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for `window = 0` or `fpr` not in (0, 1) (NaN and
+    /// infinities included); [`Error::TooLarge`] when the size exceeds
+    /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS); [`Error::OutOfMemory`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let filter = AgingBloomFilter::new(100_000, 0.01)?;
+    /// assert_eq!(filter.generations(), 80);
+    /// assert!(filter.expired_fpr(8) <= 0.01);
+    /// assert!(filter.window() >= 100_000);
+    /// assert!(AgingBloomFilter::new(0, 0.01).is_err());
+    /// assert!(AgingBloomFilter::new(100, f64::NAN).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(window: u64, fpr: f64) -> Result<Self, Error> {
+        Self::builder(window, fpr).build()
+    }
+
+    /// A builder for a filter of the last `window` inserts (or, with a
+    /// [time window](AgingBloomFilterBuilder::time_window), of at most `window` keys per
+    /// span) at false-positive rate `fpr`.
+    pub fn builder(window: u64, fpr: f64) -> AgingBloomFilterBuilder {
+        AgingBloomFilterBuilder {
+            window,
+            fpr,
+            slices: None,
+            seed: DEFAULT_SEED,
+            time: None,
+            slack: None,
+            generations: None,
+        }
+    }
+
+    fn with_shape(shape: Shape) -> Result<Self, Error> {
+        shape.check()?;
+        Ok(AgingBloomFilter {
+            bits: BitStore::new(shape.num_bits())?,
+            shape,
+            ring: Ring::default(),
+        })
+    }
+
+    /// Slices a key sets, and the run of set slices a query looks for (the paper's k).
+    #[inline]
+    pub fn num_hashes(&self) -> u32 {
+        self.shape.k
+    }
+
+    /// Generations a key survives after its own (the paper's l).
+    #[inline]
+    pub fn generations(&self) -> u32 {
+        self.shape.l
+    }
+
+    /// Slices in the ring: `k + l`.
+    #[inline]
+    pub fn num_slices(&self) -> u32 {
+        self.shape.slices()
+    }
+
+    /// Bits per slice.
+    #[inline]
+    pub fn slice_bits(&self) -> u64 {
+        self.shape.slice_bits
+    }
+
+    /// Bits of all slices.
+    #[inline]
+    pub fn num_bits(&self) -> u64 {
+        self.shape.num_bits()
+    }
+
+    /// Inserts per generation: the ring shifts after this many (without a time window).
+    /// Also the slack: a key may answer present for up to this many inserts past the window.
+    #[inline]
+    pub fn generation_len(&self) -> u64 {
+        self.shape.generation_len
+    }
+
+    /// The guaranteed window in inserts: `l * generation_len`, at least the `window` the
+    /// filter was built for. Every key followed by fewer inserts is found.
+    #[inline]
+    pub fn window(&self) -> u64 {
+        u64::from(self.shape.l) * self.shape.generation_len
+    }
+
+    /// The span of a time window, in the caller's units; `None` when generations count
+    /// inserts.
+    #[inline]
+    pub fn time_span(&self) -> Option<u64> {
+        (self.shape.span > 0).then_some(self.shape.span)
+    }
+
+    /// The hash seed.
+    #[inline]
+    pub fn seed(&self) -> u64 {
+        self.shape.seed
+    }
+
+    /// Inserts into the current generation so far.
+    #[inline]
+    pub fn generation_inserts(&self) -> u64 {
+        self.ring.count
+    }
+
+    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by
+    /// [`insert_hash`](AgingBloomFilter::insert_hash) and
+    /// [`contains_hash`](AgingBloomFilter::contains_hash).
+    #[inline]
+    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        hash_key(key, self.shape.seed)
+    }
+
+    /// The bit of `hash` in physical slice `j`: its word and mask. With `a`, `b` the halves
+    /// of the hash, `x_j = a + j b mod 2^64` passed through SplitMix64's finalizer ([`mix`])
+    /// and reduced to the slice by multiply-shift.
+    ///
+    /// The mixing is what keeps the slices independent. Without it, two keys' values differ
+    /// by `(a - a') + j (b - b')`, a progression in j (enhanced double hashing's cubic term
+    /// cancels in the difference too): two keys that share their bits in two neighbouring
+    /// slices tend to share them in all, and a run of k shared bits is a false positive.
+    /// With slices of a few hundred bits that measured 1.27 to 1.65 times the theory's rate
+    /// (1,000-key windows at 1% and 0.1%); docs/aging.md has the figures. The finalizer is a
+    /// bijection, so the k + l values of a key are distinct whenever `b` is not 0.
+    #[inline(always)]
+    fn bit_of(&self, a: u64, b: u64, j: u32) -> (usize, u64) {
+        let j64 = u64::from(j);
+        let pos = reduce(
+            mix(a.wrapping_add(j64.wrapping_mul(b))),
+            self.shape.slice_bits,
+        );
+        let word = j64 * (self.shape.slice_bits / 64) + (pos >> 6);
+        (word as usize, 1 << (pos & 63))
+    }
+
+    /// The physical slice of logical slice `i` (0 the newest).
+    #[inline(always)]
+    fn physical(&self, i: u32) -> u32 {
+        let j = self.ring.head + i;
+        let slices = self.shape.slices();
+        if j >= slices { j - slices } else { j }
+    }
+
+    #[inline(always)]
+    fn is_set(&self, a: u64, b: u64, i: u32) -> bool {
+        let (word, mask) = self.bit_of(a, b, self.physical(i));
+        self.bits.as_words()[word] & mask != 0
+    }
+
+    /// Whether the key's bits are set in k consecutive slices among the `alive` newest.
+    ///
+    /// A window of k slices is tested from its oldest end back: at a clear bit, no run can
+    /// contain that slice, so the next window starts just after it, and the slices between
+    /// are known set. Each slice is read at most once, and an absent key usually skips most
+    /// of the ring.
+    #[inline]
+    fn has_run(&self, hash: u128, alive: u32) -> bool {
+        let (a, b) = (low_half(hash), high_half(hash));
+        let k = self.shape.k;
+        // The window [start, start + k) is tested; [start, known) is known set.
+        let mut start = 0;
+        let mut known = 0;
+        'windows: while start + k <= alive {
+            let mut i = start + k;
+            while i > known {
+                i -= 1;
+                if !self.is_set(a, b, i) {
+                    known = start + k;
+                    start = i + 1;
+                    continue 'windows;
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Adds a key to the current generation. Returns `true` if it was possibly present
+    /// already within the window: a "seen recently?" check and an insert in one call.
+    /// Without a time window, every `generation_len` inserts end a generation.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut seen = AgingBloomFilter::new(1000, 0.001)?;
+    /// assert!(!seen.insert("event-42"));
+    /// assert!(seen.insert("event-42"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&mut self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Adds a key by its pre-computed 128-bit hash; see [`insert`](AgingBloomFilter::insert).
+    pub fn insert_hash(&mut self, hash: u128) -> bool {
+        let seen = self.has_run(hash, self.shape.slices());
+        let (a, b) = (low_half(hash), high_half(hash));
+        for i in 0..self.shape.k {
+            let (word, mask) = self.bit_of(a, b, self.physical(i));
+            self.bits.as_words_mut()[word] |= mask;
+        }
+        self.ring.count = self.ring.count.saturating_add(1);
+        if self.shape.span == 0 && self.ring.count == self.shape.generation_len {
+            self.shift();
+        }
+        seen
+    }
+
+    /// Whether `key` may have been inserted within the window: `false` means it certainly
+    /// was not (it may be older).
+    #[inline]
+    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.contains_hash(self.hash(key))
+    }
+
+    /// Whether a pre-computed hash may be present.
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> bool {
+        self.has_run(hash, self.shape.slices())
+    }
+
+    /// Adds every key of `keys`, in order.
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+
+    /// Answers [`contains`](AgingBloomFilter::contains) for every key, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut filter = AgingBloomFilter::new(100, 0.01)?;
+    /// filter.insert_all(0..100u32);
+    /// assert_eq!(filter.contains_batch(&[1u32, 50, 99]), vec![true; 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        keys.iter().map(|k| self.contains(k)).collect()
+    }
+
+    /// Ends the current generation now: the oldest slice is cleared and becomes the newest,
+    /// so every key ages by one generation. With a time window the clock's own shifts still
+    /// come at their times: a forced shift shortens the lives of the keys in the ring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut filter = AgingBloomFilter::builder(1_000, 0.01).slices(4, 3).build()?;
+    /// filter.insert("old");
+    /// for _ in 0..3 {
+    ///     filter.advance();
+    /// }
+    /// assert!(filter.contains("old")); // l = 3 generations later: still in the window
+    /// filter.advance();
+    /// assert!(!filter.contains("old")); // l + 1: three of its four bits are left
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn advance(&mut self) {
+        self.shift();
+        if self.shape.span > 0 {
+            // At the last generation number the ring still turns; the number stays, and
+            // the newest slice follows it as the format requires.
+            self.ring.epoch = self.ring.epoch.saturating_add(1);
+            self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
+        }
+    }
+
+    fn shift(&mut self) {
+        let slices = self.shape.slices();
+        self.ring.head = if self.ring.head == 0 {
+            slices - 1
+        } else {
+            self.ring.head - 1
+        };
+        let words = (self.shape.slice_bits / 64) as usize;
+        let start = self.ring.head as usize * words;
+        if self.bits.as_words()[start..start + words]
+            .iter()
+            .any(|&w| w != 0)
+        {
+            self.bits.as_words_mut()[start..start + words].fill(0);
+        }
+        self.ring.count = 0;
+    }
+
+    /// The generations between the ring's and the one `now` falls in.
+    fn pending_shifts(&self, now: u64) -> Result<u64, Error> {
+        if self.shape.span == 0 {
+            return Err(Error::invalid(
+                "now",
+                "this filter counts generations in inserts; build it with time_window to pass times",
+            ));
+        }
+        if now < self.ring.last_now {
+            return Err(Error::invalid(
+                "now",
+                format!(
+                    "the clock went backwards: {now} after {}",
+                    self.ring.last_now
+                ),
+            ));
+        }
+        Ok(self.shape.epoch_of(now).saturating_sub(self.ring.epoch))
+    }
+
+    /// Moves the filter's clock to `now`: one shift for every generation boundary passed
+    /// since the last time given (all slices cleared when the clock jumps past the whole
+    /// ring). Generations are counted from time 0.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when the filter has no time window, or `now` is earlier
+    /// than a time given before (the clock went backwards); nothing changes then.
+    pub fn advance_to(&mut self, now: u64) -> Result<(), Error> {
+        let shifts = self.pending_shifts(now)?;
+        if shifts >= u64::from(self.shape.slices()) {
+            self.bits.clear();
+            self.ring.count = 0;
+        } else {
+            for _ in 0..shifts {
+                self.shift();
+            }
+        }
+        self.ring.epoch = self.ring.epoch.saturating_add(shifts);
+        self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
+        self.ring.last_now = now;
+        Ok(())
+    }
+
+    /// [`insert`](AgingBloomFilter::insert) at time `now` (a filter with a
+    /// [time window](AgingBloomFilterBuilder::time_window)): first
+    /// [`advance_to(now)`](AgingBloomFilter::advance_to), then the insert. Returns whether
+    /// the key was possibly inserted within the span before `now`.
+    ///
+    /// # Errors
+    ///
+    /// As [`advance_to`](AgingBloomFilter::advance_to); the key is not inserted then.
+    pub fn insert_at<T: Hash + ?Sized>(&mut self, key: &T, now: u64) -> Result<bool, Error> {
+        self.advance_to(now)?;
+        Ok(self.insert(key))
+    }
+
+    /// [`contains`](AgingBloomFilter::contains) at time `now`: answers as the filter would
+    /// after [`advance_to(now)`](AgingBloomFilter::advance_to), without changing it.
+    ///
+    /// # Errors
+    ///
+    /// As [`advance_to`](AgingBloomFilter::advance_to).
+    pub fn contains_at<T: Hash + ?Sized>(&self, key: &T, now: u64) -> Result<bool, Error> {
+        let shifts = self.pending_shifts(now)?;
+        // After the shifts, the `shifts` newest slices are empty and the oldest are gone:
+        // a run can only lie in what is left of the current ring.
+        let alive = u64::from(self.shape.slices()).saturating_sub(shifts) as u32;
+        Ok(self.has_run(self.hash(key), alive))
+    }
+
+    /// Bits set in each slice, newest first.
+    fn slice_ones(&self) -> impl Iterator<Item = u64> + '_ {
+        let words = (self.shape.slice_bits / 64) as usize;
+        (0..self.shape.slices()).map(move |i| {
+            let start = self.physical(i) as usize * words;
+            self.bits.as_words()[start..start + words]
+                .iter()
+                .map(|w| u64::from(w.count_ones()))
+                .sum()
+        })
+    }
+
+    /// The false-positive rate at the current fill: the probability that a key never
+    /// inserted finds its bits set in k consecutive slices, from each slice's fraction of
+    /// bits set (a recurrence over run lengths; see docs/aging.md).
+    pub fn estimated_fpr(&self) -> f64 {
+        let m = self.shape.slice_bits as f64;
+        sizing::run_probability(self.slice_ones().map(|ones| ones as f64 / m), self.shape.k)
+    }
+
+    /// The false-positive rate theory predicts for `inserts` distinct keys inserted into an
+    /// empty filter without a time window (generations of `generation_len` inserts); from
+    /// `window + generation_len` inserts on it stays at
+    /// [`fpr_bound`](AgingBloomFilter::fpr_bound) just before each shift.
+    pub fn expected_fpr(&self, inserts: u64) -> f64 {
+        let g = self.shape.generation_len;
+        let (shifts, current) = (inserts / g, inserts % g);
+        let k = self.shape.k;
+        let keys_of_age = |age: u32| -> f64 {
+            match u64::from(age) {
+                0 => current as f64,
+                a if a <= shifts => g as f64,
+                _ => 0.0,
+            }
+        };
+        let m = self.shape.slice_bits as f64;
+        sizing::run_probability(
+            (0..self.shape.slices()).map(|i| {
+                let keys: f64 = (i.saturating_sub(k - 1)..=i).map(keys_of_age).sum();
+                sizing::expected_fill(m, keys)
+            }),
+            k,
+        )
+    }
+
+    /// The highest false-positive rate of a steady stream: every generation holding
+    /// `generation_len` keys. [`new(window, p)`](AgingBloomFilter::new) sizes the slices so
+    /// that this is at most p.
+    pub fn fpr_bound(&self) -> f64 {
+        sizing::steady_fpr(
+            self.shape.k,
+            self.shape.l,
+            self.shape.generation_len,
+            self.shape.slice_bits as f64,
+        )
+    }
+
+    /// The probability that a key `past` generations past its window (inserted `l + past`
+    /// generations ago) answers present, in a steady stream at the fill
+    /// [`fpr_bound`](AgingBloomFilter::fpr_bound) assumes: its bits leave the ring one slice
+    /// per generation, and the `k - past` left make a run likelier than for a key never
+    /// inserted. 1 for `past = 0` (the key is still in its window); from `past = k` on, the
+    /// steady rate.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let filter = AgingBloomFilter::new(100_000, 0.01)?;
+    /// // Gone within 10% of the window: 8 of its 80 generations.
+    /// assert!(filter.expired_fpr(8) <= 0.01);
+    /// assert!(filter.expired_fpr(1) > filter.expired_fpr(8));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expired_fpr(&self, past: u32) -> f64 {
+        if past == 0 {
+            return 1.0;
+        }
+        sizing::expired_fpr(
+            self.shape.k,
+            self.shape.l,
+            self.shape.generation_len,
+            self.shape.slice_bits as f64,
+            past.min(self.shape.k),
+        )
+    }
+
+    /// The number of distinct keys inserted within the window (the current generation and
+    /// the l before it), estimated from the slices' fill. Slice i holds the keys of the
+    /// generations aged `i - k + 1` to `i`, so slices `k - 1`, `2k - 1`, ... hold disjoint
+    /// runs of k generations; each one's count is estimated as for a filter with one hash,
+    /// `-m ln(1 - X/m)` (Swamidass, Baldi 2007), and the generations left over at the end of
+    /// the window as their share of slice l. Rounded; `u64::MAX` when a slice is full (the
+    /// count can then not be known).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut filter = AgingBloomFilter::new(10_000, 0.01)?;
+    /// filter.insert_all(0..5_000u32);
+    /// assert!(filter.estimated_len().abs_diff(5_000) < 250);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_len(&self) -> u64 {
+        let (k, l) = (self.shape.k as usize, self.shape.l as usize);
+        let m = self.shape.slice_bits;
+        let slices: Vec<f64> = self
+            .slice_ones()
+            .map(|ones| math::estimate_cardinality(m, 1, ones))
+            .collect();
+        let whole_runs = (l + 1) / k;
+        let left_over = (l + 1 - whole_runs * k) as f64 / k as f64;
+        let estimate: f64 = (1..=whole_runs).map(|t| slices[t * k - 1]).sum::<f64>()
+            + if left_over > 0.0 {
+                slices[l] * left_over
+            } else {
+                0.0
+            };
+        if estimate.is_finite() {
+            internal::round_count(estimate)
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// [`estimated_len`](AgingBloomFilter::estimated_len): the keys in the window.
+    pub fn len(&self) -> u64 {
+        self.estimated_len()
+    }
+
+    /// Whether no bit is set: nothing inserted since the filter was made or cleared, or
+    /// everything expired.
+    pub fn is_empty(&self) -> bool {
+        self.bits.as_words().iter().all(|&w| w == 0)
+    }
+
+    /// Bytes held: the slices and the filter's own fields.
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<Self>() + self.bits.heap_bytes()
+    }
+
+    /// Removes every key. The clock of a time window is kept: earlier times stay errors.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.ring.count = 0;
+        if self.shape.span == 0 {
+            self.ring.head = 0;
+        }
+    }
+
+    /// Adds the window of `other` to `self`: afterwards `self` finds every key either
+    /// found, each at the age it had, so it expires when it would have in its own filter.
+    ///
+    /// The slice of each age in `other` is ORed into the slice of the same age in `self`.
+    /// A key's bit in a slice depends on the slice's place in the ring, so this needs the
+    /// two rings aligned: the slices of each age at the same place. Filters on a time
+    /// window always are: ages are counted on the clock (`self` first moves to `other`'s
+    /// time if it is later, and `other`'s slices older than the ring are dropped), and the
+    /// place of the newest slice follows from the generation. Filters counting inserts are
+    /// aligned when they have shifted the same number of times, modulo `k + l`: built alike
+    /// and fed streams of the same length (shards of one stream taking turns, say), or
+    /// advanced together; their current generations are then taken as one, whose insert
+    /// count becomes the larger of the two.
+    ///
+    /// Each generation may then hold the keys of both filters: up to twice the keys the
+    /// slices were sized for, and a false-positive rate above p until they age out
+    /// ([`estimated_fpr`](AgingBloomFilter::estimated_fpr) says how far).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the two filters' k, l, slice size, generation length,
+    /// time span or seed differ, or (counting inserts) their rings are not aligned
+    /// (parameter `"ring position"`). Nothing changes then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut a = AgingBloomFilter::new(1_000, 0.01)?;
+    /// let mut b = a.clone();
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.shape.check_same(&other.shape)?;
+        let offset = if self.shape.span > 0 {
+            if other.ring.last_now > self.ring.last_now {
+                self.advance_to(other.ring.last_now)?;
+            }
+            if other.ring.epoch > self.ring.epoch {
+                // `other` was advanced by hand past its clock: follow it (past the whole
+                // ring, nothing of `self` is left).
+                let behind = other.ring.epoch - self.ring.epoch;
+                if behind >= u64::from(self.shape.slices()) {
+                    self.bits.clear();
+                    self.ring.count = 0;
+                    self.ring.epoch = other.ring.epoch;
+                    self.ring.head = other.ring.head;
+                } else {
+                    for _ in 0..behind {
+                        self.advance();
+                    }
+                }
+            }
+            self.ring.epoch - other.ring.epoch
+        } else {
+            Error::check_same(
+                "ring position",
+                u64::from(self.ring.head),
+                u64::from(other.ring.head),
+            )?;
+            0
+        };
+        if offset == 0 {
+            self.ring.count = self.ring.count.max(other.ring.count);
+        }
+        let slices = u64::from(self.shape.slices());
+        let words = (self.shape.slice_bits / 64) as usize;
+        for i in 0..slices.saturating_sub(offset) as u32 {
+            let from = other.physical(i) as usize * words;
+            let to = self.physical(i + offset as u32) as usize * words;
+            debug_assert_eq!(from, to, "aligned rings");
+            let source = &other.bits.as_words()[from..from + words];
+            if source.iter().any(|&w| w != 0) {
+                for (a, b) in self.bits.as_words_mut()[to..to + words]
+                    .iter_mut()
+                    .zip(source)
+                {
+                    *a |= *b;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The filter in the workspace's binary format (docs/format.md, "Aging"): the
+    /// parameters, the ring's position, the current generation's insert count and the clock
+    /// of a time window, then the slices.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut filter = AgingBloomFilter::new(1000, 0.01)?;
+    /// filter.insert("kept");
+    /// let copy = AgingBloomFilter::from_bytes(&filter.to_bytes())?;
+    /// assert_eq!(copy, filter);
+    /// assert!(AgingBloomFilter::from_bytes(&[0; 10]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // In memory the encoding cannot fail.
+        self.encode(Output::Bytes).unwrap_or_default()
+    }
+
+    /// Writes the bytes of [`to_bytes`](AgingBloomFilter::to_bytes) to `writer`, 64 KiB at a
+    /// time.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
+    }
+
+    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
+        params::encode(
+            &self.shape,
+            &self.ring,
+            output,
+            self.bits.le_bytes_len() as u64,
+            |out| self.bits.write_le_bytes(out),
+        )
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](AgingBloomFilter::from_bytes) reads
+    /// bytes; reads exactly the filter's bytes, and memory grows only as bytes arrive.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](AgingBloomFilter::from_bytes) ([`Error::Truncated`] when the
+    /// stream ends early); [`Error::Io`] when the reader fails.
+    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
+        Self::from_bytes(&params::read_frame(&mut reader)?)
+    }
+
+    /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
+    /// panic, and never an allocation larger than `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (shape, ring, payload) = params::decode(bytes)?;
+        let bits = BitStore::from_le_bytes(payload, shape.num_bits())?;
+        Ok(AgingBloomFilter { bits, shape, ring })
+    }
+}
+
+bloom_core::internal::collect_via_insert_all!(AgingBloomFilter, fpr: DEFAULT_FPR);
+
+bloom_core::internal::filter_via_inherent!(AgingBloomFilter, hash: u128);
+
+#[cfg(feature = "serde")]
+bloom_core::internal::serde_via_bytes!(AgingBloomFilter);

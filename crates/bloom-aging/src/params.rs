@@ -1,0 +1,226 @@
+//! The parameters and ring state of an aging filter, and their bytes in the shared format.
+
+use bloom_core::format::{HashScheme, Variant};
+use bloom_core::internal::{self, ByteReader, Output, Sink};
+use bloom_core::{Error, math};
+
+use crate::sizing::{MAX_GENERATIONS, MAX_NUM_HASHES};
+
+/// Bytes of the variant parameters in the frame (docs/format.md, "Aging").
+pub(crate) const PARAMS_LEN: usize = 64;
+
+/// What sizes the filter: fixed at construction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Slices a key sets, and the run a query looks for.
+    pub(crate) k: u32,
+    /// Generations a key survives after its own.
+    pub(crate) l: u32,
+    /// Bits per slice, a multiple of 64.
+    pub(crate) slice_bits: u64,
+    /// Inserts per generation (the ring shifts after this many, without a time window).
+    pub(crate) generation_len: u64,
+    /// The time window's span in the caller's units; 0 when generations count inserts.
+    pub(crate) span: u64,
+    /// The hash seed.
+    pub(crate) seed: u64,
+}
+
+impl Shape {
+    /// Checks the ranges every constructor and the decoder share.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if !(1..=MAX_NUM_HASHES).contains(&self.k) {
+            return Err(Error::invalid(
+                "k",
+                format!("must be in 1..={MAX_NUM_HASHES} (got {})", self.k),
+            ));
+        }
+        if !(1..=MAX_GENERATIONS).contains(&self.l) {
+            return Err(Error::invalid(
+                "l",
+                format!("must be in 1..={MAX_GENERATIONS} (got {})", self.l),
+            ));
+        }
+        if self.slice_bits == 0 || self.slice_bits % 64 != 0 {
+            return Err(Error::invalid(
+                "slice_bits",
+                format!(
+                    "must be a positive multiple of 64 (got {})",
+                    self.slice_bits
+                ),
+            ));
+        }
+        if self.generation_len == 0 {
+            return Err(Error::invalid("generation_len", "must be at least 1"));
+        }
+        let total = u128::from(self.slices()) * u128::from(self.slice_bits);
+        if total > u128::from(math::MAX_NUM_BITS) {
+            return Err(Error::TooLarge {
+                requested_bits: total as f64,
+                max_bits: math::MAX_NUM_BITS,
+            });
+        }
+        Ok(())
+    }
+
+    /// `k + l`.
+    #[inline(always)]
+    pub(crate) fn slices(&self) -> u32 {
+        self.k + self.l
+    }
+
+    /// Bits of all slices.
+    pub(crate) fn num_bits(&self) -> u64 {
+        u64::from(self.slices()) * self.slice_bits
+    }
+
+    /// The generation a time falls in: `now * l / span`, counted from time 0; `u64::MAX`
+    /// for the times past it (a span shorter than l units ends that early).
+    pub(crate) fn epoch_of(&self, now: u64) -> u64 {
+        let epoch = u128::from(now) * u128::from(self.l) / u128::from(self.span);
+        u64::try_from(epoch).unwrap_or(u64::MAX)
+    }
+
+    /// [`Error::Incompatible`] unless `other` was built alike.
+    pub(crate) fn check_same(&self, other: &Shape) -> Result<(), Error> {
+        Error::check_same("k", u64::from(self.k), u64::from(other.k))?;
+        Error::check_same("l", u64::from(self.l), u64::from(other.l))?;
+        Error::check_same("slice_bits", self.slice_bits, other.slice_bits)?;
+        Error::check_same("generation_len", self.generation_len, other.generation_len)?;
+        Error::check_same("span", self.span, other.span)?;
+        Error::check_same("seed", self.seed, other.seed)
+    }
+}
+
+/// Where the ring stands: changes with every insert and shift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Ring {
+    /// The physical index of the newest slice.
+    pub(crate) head: u32,
+    /// Inserts into the current generation.
+    pub(crate) count: u64,
+    /// With a time window: the current generation's number, `epoch_of(last_now)` plus the
+    /// generations forced by `advance`. The newest slice is then always the physical slice
+    /// `-epoch mod (k + l)`, so filters on one clock have their rings aligned. 0 without.
+    pub(crate) epoch: u64,
+    /// With a time window: the latest time passed in (earlier times are errors). 0 without.
+    pub(crate) last_now: u64,
+}
+
+impl Ring {
+    /// The newest slice of a time window's ring in generation `epoch`.
+    pub(crate) fn head_of(epoch: u64, slices: u32) -> u32 {
+        ((u64::from(slices) - epoch % u64::from(slices)) % u64::from(slices)) as u32
+    }
+}
+
+/// Frames shape, ring and payload into `output` (`to_bytes` and `write_to` share this).
+pub(crate) fn encode(
+    shape: &Shape,
+    ring: &Ring,
+    output: Output<'_>,
+    payload_len: u64,
+    write: impl FnOnce(&mut Sink<'_>),
+) -> Result<Vec<u8>, Error> {
+    let mut params = Vec::with_capacity(PARAMS_LEN);
+    params.extend_from_slice(&shape.k.to_le_bytes());
+    params.extend_from_slice(&shape.l.to_le_bytes());
+    params.extend_from_slice(&shape.slice_bits.to_le_bytes());
+    params.extend_from_slice(&shape.generation_len.to_le_bytes());
+    params.extend_from_slice(&shape.span.to_le_bytes());
+    params.extend_from_slice(&ring.head.to_le_bytes());
+    params.extend_from_slice(&0u32.to_le_bytes());
+    params.extend_from_slice(&ring.count.to_le_bytes());
+    params.extend_from_slice(&ring.epoch.to_le_bytes());
+    params.extend_from_slice(&ring.last_now.to_le_bytes());
+    debug_assert_eq!(params.len(), PARAMS_LEN);
+    internal::encode_to(
+        output,
+        Variant::Aging,
+        HashScheme::Xxh3_128,
+        shape.seed,
+        &params,
+        payload_len,
+        write,
+    )
+}
+
+/// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
+pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
+    internal::read_frame(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)
+}
+
+/// Decodes and validates a frame: shape, ring and the payload (the slices' words).
+pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
+    let frame =
+        bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+    let mut r = ByteReader::new(frame.params);
+    let shape = Shape {
+        k: r.u32()?,
+        l: r.u32()?,
+        slice_bits: r.u64()?,
+        generation_len: r.u64()?,
+        span: r.u64()?,
+        seed: frame.seed,
+    };
+    let ring = Ring {
+        head: r.u32()?,
+        count: {
+            let reserved = r.u32()?;
+            if reserved != 0 {
+                return Err(Error::corrupt(format!(
+                    "reserved field {reserved}, 0 expected"
+                )));
+            }
+            r.u64()?
+        },
+        epoch: r.u64()?,
+        last_now: r.u64()?,
+    };
+    r.finish()?;
+    shape.check().map_err(|e| match e {
+        Error::InvalidParameter { name, reason } => Error::corrupt(format!("{name}: {reason}")),
+        other => other,
+    })?;
+    if ring.head >= shape.slices() {
+        return Err(Error::corrupt(format!(
+            "newest slice {} of {} slices",
+            ring.head,
+            shape.slices()
+        )));
+    }
+    if shape.span == 0 {
+        if ring.epoch != 0 || ring.last_now != 0 {
+            return Err(Error::corrupt("a clock in a filter without a time window"));
+        }
+        if ring.count >= shape.generation_len {
+            return Err(Error::corrupt(format!(
+                "{} inserts in a generation of {}",
+                ring.count, shape.generation_len
+            )));
+        }
+    } else {
+        if ring.epoch < shape.epoch_of(ring.last_now) {
+            return Err(Error::corrupt(format!(
+                "generation {} is before that of time {}",
+                ring.epoch, ring.last_now
+            )));
+        }
+        if ring.head != Ring::head_of(ring.epoch, shape.slices()) {
+            return Err(Error::corrupt(format!(
+                "newest slice {} in generation {}",
+                ring.head, ring.epoch
+            )));
+        }
+    }
+    let payload_len = shape.num_bits() / 8;
+    if frame.payload.len() as u64 != payload_len {
+        return Err(Error::corrupt(format!(
+            "{} payload bytes for {} slices of {} bits, {payload_len} expected",
+            frame.payload.len(),
+            shape.slices(),
+            shape.slice_bits
+        )));
+    }
+    Ok((shape, ring, frame.payload))
+}
