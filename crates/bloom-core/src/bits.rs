@@ -413,6 +413,7 @@ impl Words<u64> {
         for w in words.as_mut_slice() {
             *w = u64::from_le(*w);
         }
+        advise_huge_pages(words.as_slice());
         Ok(words)
     }
 
@@ -427,6 +428,12 @@ impl Words<u64> {
 
     /// Grows the store to `len` words (at least its length), keeping its words and zeroing
     /// the new ones, by `realloc`; the store still starts on a 64-byte boundary.
+    ///
+    /// It advises no huge pages (its caller does, once the store has its size): `madvise`
+    /// on the aligned part of a mapping splits it in two, and the kernel refuses to remap a
+    /// range over two mappings (`mremap` fails with `EFAULT`), so glibc's `realloc` would copy
+    /// the whole store at every growth instead of moving its pages (measured: a 0.58 GiB
+    /// filter read back at a peak of 1.00 GiB).
     fn grow(&mut self, len: usize) -> Result<(), Error> {
         debug_assert!(len >= self.len);
         let too_large = || Error::TooLarge {
@@ -464,7 +471,6 @@ impl Words<u64> {
         self.offset = offset;
         self.len = len;
         self.written.store(true, Ordering::Relaxed);
-        advise_huge_pages(self.as_slice());
         Ok(())
     }
 
