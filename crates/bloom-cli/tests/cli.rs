@@ -978,3 +978,123 @@ fn keyed_filters_merge_only_under_one_key() {
     );
     assert_error(&run, &format!("{}: wrong key", path_str(&b)));
 }
+
+/// The names in `dir` that are not `keep`, after checking that each is a temporary file of
+/// `atomic.rs` (`.bloom-*.tmp`: hidden, and named so that nobody takes it for a filter),
+/// which a killed process cannot remove.
+#[cfg(unix)]
+fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !keep.contains(&name.as_str()))
+        .collect();
+    names.sort();
+    for name in &names {
+        assert!(
+            name.starts_with(".bloom-") && name.ends_with(".tmp"),
+            "{name} left in {}",
+            dir.display()
+        );
+    }
+    names
+}
+
+/// `bloom add` killed (SIGKILL) while it reads its keys: it has consumed megabytes of a
+/// pipe that never closes, so it is certainly mid-run; the filter file keeps its bytes and
+/// nothing else is left in its directory.
+#[cfg(unix)]
+#[test]
+fn an_add_killed_while_reading_leaves_the_file_as_it_was() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let dir = dir();
+    let path = create(dir.path(), "f", "blocked", 1_000_000, 0.01);
+    assert_eq!(code(&bloom(&["add", path_str(&path)], b"before\n")), 0);
+    let before = std::fs::read(&path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloom"))
+        .args(["add", path_str(&path)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bloom binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    // 16 MiB of keys: `write_all` returns only once `bloom` has read all but a pipe
+    // buffer's worth (64 KiB on Linux), so it has read and inserted keys when it dies.
+    let chunk = lines((0..100_000).map(|i| format!("https://example.com/interrupted/{i}")));
+    let mut written = 0;
+    while written < 16 << 20 {
+        input.write_all(&chunk).expect("bloom is still reading");
+        written += chunk.len();
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still running");
+    child.kill().expect("SIGKILL delivered");
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(9), "{status:?}");
+    drop(input);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is as it was"
+    );
+    // It never reached the write: not even a temporary file.
+    assert_eq!(leftovers(dir.path(), &["f"]), Vec::<String>::new());
+    let found = bloom(&["check", path_str(&path)], b"before\n");
+    assert_eq!(found.stdout, b"before\n");
+}
+
+/// `bloom add` killed at moments spread over its whole run, the write of the new file
+/// included: each time, the file is either the old bytes or the whole new filter (never a
+/// half-written one), and anything else left is an obvious temporary file.
+#[cfg(unix)]
+#[test]
+fn an_add_killed_at_any_moment_leaves_the_old_file_or_the_new_one() {
+    use std::time::{Duration, Instant};
+
+    let dir = dir();
+    // About 6 MB of filter, so that reading, checksumming and writing it take a while.
+    let path = create(dir.path(), "f", "classic", 5_000_000, 0.01);
+    let old = std::fs::read(&path).unwrap();
+    let run = |kill_after: Option<Duration>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bloom"))
+            .args(["add", path_str(&path)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the bloom binary runs");
+        // One key, and the end of the input: the rest of the run is the load and the save.
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(b"new-key\n").unwrap();
+        drop(input);
+        if let Some(delay) = kill_after {
+            std::thread::sleep(delay);
+            // It may have finished already: then there is nothing to kill.
+            let _ = child.kill();
+        }
+        child.wait().unwrap()
+    };
+    let start = Instant::now();
+    assert!(run(None).success());
+    let whole_run = start.elapsed();
+    let new = std::fs::read(&path).unwrap();
+    assert_ne!(new, old);
+    let mut outcomes = [0usize; 2];
+    for step in 0..12u32 {
+        std::fs::write(&path, &old).unwrap();
+        run(Some(whole_run * step / 10));
+        let now = std::fs::read(&path).unwrap();
+        assert!(
+            now == old || now == new,
+            "kill at {step}/10 of the run left {} bytes, neither file",
+            now.len()
+        );
+        outcomes[usize::from(now == new)] += 1;
+        for name in leftovers(dir.path(), &["f"]) {
+            std::fs::remove_file(dir.path().join(name)).unwrap();
+        }
+    }
+    // The last kills come after the run's end: at least one run finished.
+    assert!(outcomes[1] > 0, "{outcomes:?}");
+}
