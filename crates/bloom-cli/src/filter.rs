@@ -7,6 +7,7 @@ use bloom_classic::BloomFilter;
 use bloom_core::Error;
 use bloom_core::format::{self, HashScheme, Variant};
 use bloom_core::hash::Hashing;
+use bloom_core::internal::Probes;
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use clap::ValueEnum;
@@ -340,8 +341,9 @@ impl AnyFilter {
     /// [`Error::Full`] when a scalable filter reaches its caps.
     pub(crate) fn insert_all(&mut self, keys: &[&[u8]]) -> Result<(), Error> {
         match self {
-            // The batch inserts hash a group of keys and prefetch their lines first.
-            AnyFilter::Classic(f) => f.insert_all(keys),
+            AnyFilter::Classic(f) => insert_prefetched(f, keys),
+            // The blocked filter's batch insert hashes a group of keys and prefetches their
+            // blocks first.
             AnyFilter::Blocked(f) => f.insert_all(keys),
             AnyFilter::SplitBlock(f) => keys.iter().for_each(|k| {
                 f.insert_bytes(k);
@@ -453,6 +455,34 @@ impl AnyFilter {
     /// The false-positive rate at the current fill.
     pub(crate) fn estimated_fpr(&self) -> f64 {
         each_variant!(self, f => f.estimated_fpr())
+    }
+}
+
+/// Keys hashed, and their cache lines prefetched, before any of them is inserted by
+/// [`insert_prefetched`].
+const INSERT_BURST: usize = 16;
+
+/// Adds `keys` to a classic filter as its `insert_all` does (the same bits), with the cache
+/// misses of a filter larger than the cache overlapped: the keys of a burst are hashed and
+/// the lines of all their probes prefetched, then the bursts' keys inserted.
+///
+/// `BloomFilter::insert_all` inserts key by key, so each key waits for its own probes'
+/// lines (about four, at p = 0.01) one key after another. On the 1 GB file of
+/// docs/cli.md (12.5 million keys, a 15 MB filter that other work on the machine keeps
+/// out of the cache) that took 5.6 s, 80% of it in the insert.
+fn insert_prefetched(filter: &mut BloomFilter, keys: &[&[u8]]) {
+    let (num_hashes, num_bits) = (filter.num_hashes(), filter.num_bits());
+    let mut hashes = [0u128; INSERT_BURST];
+    for burst in keys.chunks(INSERT_BURST) {
+        for (hash, key) in hashes.iter_mut().zip(burst) {
+            *hash = filter.hash(*key);
+            filter
+                .bits()
+                .prefetch_all(Probes::new(*hash, num_hashes, num_bits));
+        }
+        for &hash in &hashes[..burst.len()] {
+            filter.insert_hash(hash);
+        }
     }
 }
 
