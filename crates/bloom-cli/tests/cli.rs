@@ -936,23 +936,16 @@ fn keyed_filters_merge_only_under_one_key() {
     let other_key = keygen(dir.path(), "other.key");
     let k = path_str(&key_file);
     let out = dir.path().join("out");
+    let merge = |a: &Path, b: &Path| {
+        let args = ["merge", "--key-file", k, path_str(a), path_str(b)];
+        bloom(&[&args[..], &["-o", path_str(&out)]].concat(), b"")
+    };
     for variant in KEYABLE {
         let a = create_keyed(dir.path(), &format!("{variant}-a"), variant, &key_file);
         let b = create_keyed(dir.path(), &format!("{variant}-b"), variant, &key_file);
         bloom(&["add", "--key-file", k, path_str(&a)], b"left\n");
         bloom(&["add", "--key-file", k, path_str(&b)], b"right\n");
-        let run = bloom(
-            &[
-                "merge",
-                "--key-file",
-                k,
-                path_str(&a),
-                path_str(&b),
-                "-o",
-                path_str(&out),
-            ],
-            b"",
-        );
+        let run = merge(&a, &b);
         assert_eq!(code(&run), 0, "{variant}: {}", stderr(&run));
         let found = bloom(
             &["check", "--key-file", k, path_str(&out)],
@@ -964,19 +957,7 @@ fn keyed_filters_merge_only_under_one_key() {
     // Files keyed with two keys cannot be loaded with one: the second names the key file.
     let a = create_keyed(dir.path(), "a", "classic", &key_file);
     let b = create_keyed(dir.path(), "b", "classic", &other_key);
-    let run = bloom(
-        &[
-            "merge",
-            "--key-file",
-            k,
-            path_str(&a),
-            path_str(&b),
-            "-o",
-            path_str(&out),
-        ],
-        b"",
-    );
-    assert_error(&run, &format!("{}: wrong key", path_str(&b)));
+    assert_error(&merge(&a, &b), &format!("{}: wrong key", path_str(&b)));
 }
 
 /// The names in `dir` that are not `keep`, after checking that each is a temporary file of
