@@ -56,6 +56,38 @@ impl Inputs {
         batch_bytes: usize,
         mut on_batch: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
+        self.for_each_reader(|reader, path, progress| {
+            read_batches(reader, path, batch_bytes, progress, &mut on_batch)
+        })
+    }
+
+    /// Calls `on_batch` with the hashes, by `hash`, of the keys of every input in order, a
+    /// batch of about [`SEQUENTIAL_BATCH_BYTES`] of lines at a time, with a progress bar as
+    /// [`for_each_batch`](Inputs::for_each_batch) shows.
+    ///
+    /// Three threads share the work: one reads and splits lines, one hashes them, and the
+    /// caller's consumes the hashes (inserts them), so hashing, the costliest step of an
+    /// insert, runs beside the other two instead of after one of them.
+    ///
+    /// # Errors
+    ///
+    /// As [`for_each_batch`](Inputs::for_each_batch).
+    pub(crate) fn for_each_hashed_batch<H: Send>(
+        &self,
+        hash: impl Fn(&[u8]) -> H + Sync,
+        mut on_batch: impl FnMut(&[H]) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        self.for_each_reader(|reader, path, progress| {
+            read_hashed_batches(reader, path, progress, &hash, &mut on_batch)
+        })
+    }
+
+    /// Calls `read` with each input, opened, its path and the progress bar, then clears the
+    /// bar.
+    fn for_each_reader(
+        &self,
+        mut read: impl FnMut(Box<dyn Read + Send>, &Path, &ProgressBar) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
         let progress = self.progress_bar();
         for path in &self.paths {
             let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
@@ -63,7 +95,7 @@ impl Inputs {
             } else {
                 Box::new(File::open(path).map_err(|e| Failure::file(path, e))?)
             };
-            read_batches(reader, path, batch_bytes, &progress, &mut on_batch)?;
+            read(reader, path, &progress)?;
         }
         progress.finish_and_clear();
         Ok(())
@@ -146,6 +178,55 @@ fn read_batches(
             let _ = empty_tx.send(batch);
             if result.is_err() {
                 // Leaving the loop drops the receiver, which stops the reader.
+                break;
+            }
+        }
+        let read = producer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        result.and(read.map_err(|e| Failure::file(path, e)))
+    })
+}
+
+/// Reads `reader` to its end as [`read_batches`] does, handing `on_batch` the hashes of
+/// each batch's keys, computed by `hash` on a thread of its own.
+///
+/// The batches of lines go back to the reader as soon as they are hashed, and the vectors
+/// of hashes back to the hashing thread once consumed, so each pair of threads shares two
+/// or three of them, allocated once.
+fn read_hashed_batches<H: Send>(
+    reader: impl Read + Send,
+    path: &Path,
+    progress: &ProgressBar,
+    hash: &(impl Fn(&[u8]) -> H + Sync),
+    on_batch: &mut impl FnMut(&[H]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+    let (hashed_tx, hashed_rx) = mpsc::sync_channel::<Vec<H>>(1);
+    let (spent_tx, spent_rx) = mpsc::channel::<Vec<H>>();
+    thread::scope(|scope| {
+        let producer =
+            scope.spawn(|| produce(reader, SEQUENTIAL_BATCH_BYTES, progress, full_tx, empty_rx));
+        scope.spawn(move || {
+            for batch in full_rx {
+                let mut hashes = spent_rx.try_recv().unwrap_or_default();
+                hashes.clear();
+                hashes.extend(batch.spans.iter().map(|&(a, b)| hash(&batch.bytes[a..b])));
+                // The reader may have finished; a batch it no longer wants is simply freed.
+                let _ = empty_tx.send(batch);
+                if hashed_tx.send(hashes).is_err() {
+                    // The consumer failed: dropping `full_rx` stops the reader too.
+                    return;
+                }
+            }
+        });
+        let mut result = Ok(());
+        for hashes in hashed_rx {
+            result = on_batch(&hashes);
+            let _ = spent_tx.send(hashes);
+            if result.is_err() {
+                // Leaving the loop drops the receiver, which stops the other two threads.
                 break;
             }
         }
@@ -252,6 +333,40 @@ mod tests {
         );
         assert_eq!(keys_of(b"a\n\nb\n"), [b"a".to_vec(), vec![], b"b".to_vec()]);
         assert!(keys_of(b"").is_empty());
+    }
+
+    #[test]
+    fn hashed_batches_are_the_keys_hashes_in_order() {
+        let text: Vec<u8> = (0..100_000)
+            .flat_map(|i| format!("key-{i}\r\n").into_bytes())
+            .collect();
+        let mut seen = Vec::new();
+        read_hashed_batches(
+            &text[..],
+            Path::new("-"),
+            &ProgressBar::hidden(),
+            &|key: &[u8]| key.to_vec(),
+            &mut |keys: &[Vec<u8>]| {
+                seen.extend_from_slice(keys);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen, keys_of(&text));
+        // A failing consumer stops the reading and its failure is the result.
+        let mut calls = 0;
+        let result = read_hashed_batches(
+            &text[..],
+            Path::new("-"),
+            &ProgressBar::hidden(),
+            &|key: &[u8]| key.len(),
+            &mut |_: &[usize]| {
+                calls += 1;
+                Err(Failure::plain("stop"))
+            },
+        );
+        assert_eq!(result.map_err(|e| e.to_string()), Err("stop".to_owned()));
+        assert_eq!(calls, 1);
     }
 
     #[test]

@@ -298,9 +298,7 @@ fn add(args: &AddArgs) -> Result<Outcome, Failure> {
             filter.par_insert_all(keys).map_err(fail)
         })?;
     } else {
-        inputs.for_each_batch(SEQUENTIAL_BATCH_BYTES, |keys| {
-            filter.insert_all(keys).map_err(fail)
-        })?;
+        filter.insert_inputs(&inputs, fail)?;
     }
     filter.save(&args.file)?;
     Ok(Outcome::Success)
