@@ -779,7 +779,7 @@ fn bad_key_files_are_one_line_errors_naming_them() {
         ("empty.key", Vec::new(), "found 0 bytes"),
         (
             "short.key",
-            digits[..31].as_bytes().to_vec(),
+            digits.as_bytes()[..31].to_vec(),
             "found 31 bytes",
         ),
         (
