@@ -7,8 +7,8 @@
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::thread;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::thread::{self, ScopedJoinHandle};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -163,8 +163,7 @@ fn read_batches(
     let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
     thread::scope(|scope| {
         let producer = scope.spawn(|| produce(reader, batch_bytes, progress, full_tx, empty_rx));
-        let mut result = Ok(());
-        for batch in full_rx {
+        let result = consume(full_rx, &empty_tx, |batch| {
             // The list borrows the batch, so it lives for one batch only (one allocation
             // per batch of a megabyte or more, nothing per key).
             let keys: Vec<&[u8]> = batch
@@ -172,19 +171,9 @@ fn read_batches(
                 .iter()
                 .map(|&(a, b)| &batch.bytes[a..b])
                 .collect();
-            result = on_batch(&keys);
-            drop(keys);
-            // The reader may have finished; a batch it no longer wants is simply freed.
-            let _ = empty_tx.send(batch);
-            if result.is_err() {
-                // Leaving the loop drops the receiver, which stops the reader.
-                break;
-            }
-        }
-        let read = producer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        result.and(read.map_err(|e| Failure::file(path, e)))
+            on_batch(&keys)
+        });
+        finish(producer, path, result)
     })
 }
 
@@ -221,20 +210,37 @@ fn read_hashed_batches<H: Send>(
                 }
             }
         });
-        let mut result = Ok(());
-        for hashes in hashed_rx {
-            result = on_batch(&hashes);
-            let _ = spent_tx.send(hashes);
-            if result.is_err() {
-                // Leaving the loop drops the receiver, which stops the other two threads.
-                break;
-            }
-        }
-        let read = producer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        result.and(read.map_err(|e| Failure::file(path, e)))
+        let result = consume(hashed_rx, &spent_tx, |hashes| on_batch(hashes));
+        finish(producer, path, result)
     })
+}
+
+/// Hands each batch `received` to `on_batch`, then sends it back on `spent` for reuse, up
+/// to the first failure. Returning drops `received`, which stops the threads that fill it.
+fn consume<T>(
+    received: Receiver<T>,
+    spent: &Sender<T>,
+    mut on_batch: impl FnMut(&T) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    for batch in received {
+        let result = on_batch(&batch);
+        // The other thread may have finished; a batch it no longer wants is simply freed.
+        let _ = spent.send(batch);
+        result?;
+    }
+    Ok(())
+}
+
+/// The consumer's `result`, or else the reading thread's, once that thread has ended.
+fn finish(
+    producer: ScopedJoinHandle<'_, io::Result<()>>,
+    path: &Path,
+    result: Result<(), Failure>,
+) -> Result<(), Failure> {
+    let read = producer
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    result.and(read.map_err(|e| Failure::file(path, e)))
 }
 
 /// The reading thread: fills buffers of `batch_bytes` (or to the end of the input), finds
