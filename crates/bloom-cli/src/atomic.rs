@@ -6,6 +6,17 @@ use std::path::Path;
 
 use crate::failure::Failure;
 
+/// Who may read a file `bloom` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// A filter file: data like any other, readable by others as the umask allows (mode
+    /// 0666 before the umask), not the owner-only mode temporary files get by default.
+    Shared,
+    /// A key file: readable and writable by its owner only (mode 0600), from its creation
+    /// on, so the key is never readable by others, not even for a moment.
+    OwnerOnly,
+}
+
 /// Replaces the file at `path` with `bytes` atomically.
 ///
 /// The bytes go to a temporary file in the same directory (a rename is only atomic within
@@ -19,6 +30,33 @@ use crate::failure::Failure;
 ///
 /// A [`Failure`] naming `path` when the directory cannot be written or the disk is full.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    write_then_rename(path, bytes, Access::Shared, Replace::Yes)
+}
+
+/// Writes `bytes` to a new file at `path` as [`write_atomic`] does, with `access`, but
+/// refuses to replace a file that exists: the file appears whole, or not at all.
+///
+/// # Errors
+///
+/// A [`Failure`] naming `path` when it exists already, or as [`write_atomic`].
+pub(crate) fn write_new(path: &Path, bytes: &[u8], access: Access) -> Result<(), Failure> {
+    write_then_rename(path, bytes, access, Replace::No)
+}
+
+/// Whether [`write_then_rename`] may replace an existing file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replace {
+    Yes,
+    No,
+}
+
+/// The steps of [`write_atomic`], for both [`Replace`] choices.
+fn write_then_rename(
+    path: &Path,
+    bytes: &[u8],
+    access: Access,
+    replace: Replace,
+) -> Result<(), Failure> {
     let fail = |e: std::io::Error| Failure::file(path, e);
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -26,14 +64,28 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".bloom-").suffix(".tmp");
-    // A filter file is data like any other: readable by others as the umask allows, not the
-    // owner-only mode temporary files get by default.
     #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(match access {
+        Access::Shared => 0o666,
+        Access::OwnerOnly => 0o600,
+    }));
+    // Elsewhere the temporary file's own default (owner-only where the OS has modes).
+    #[cfg(not(unix))]
+    let _ = access;
     let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    match replace {
+        Replace::Yes => tmp.persist(path).map(drop).map_err(|e| fail(e.error))?,
+        // A hard link, which fails when `path` exists, then the temporary name removed.
+        Replace::No => tmp.persist_noclobber(path).map(drop).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                Failure::file(path, "exists already, and is not replaced")
+            } else {
+                fail(e.error)
+            }
+        })?,
+    }
     #[cfg(unix)]
     fs::File::open(dir)
         .and_then(|d| d.sync_all())

@@ -7,8 +7,8 @@
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::thread;
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::thread::{self, ScopedJoinHandle};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -56,6 +56,38 @@ impl Inputs {
         batch_bytes: usize,
         mut on_batch: impl FnMut(&[&[u8]]) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
+        self.for_each_reader(|reader, path, progress| {
+            read_batches(reader, path, batch_bytes, progress, &mut on_batch)
+        })
+    }
+
+    /// Calls `on_batch` with the hashes, by `hash`, of the keys of every input in order, a
+    /// batch of about [`SEQUENTIAL_BATCH_BYTES`] of lines at a time, with a progress bar as
+    /// [`for_each_batch`](Inputs::for_each_batch) shows.
+    ///
+    /// Three threads share the work: one reads and splits lines, one hashes them, and the
+    /// caller's consumes the hashes (inserts them), so hashing, the costliest step of an
+    /// insert, runs beside the other two instead of after one of them.
+    ///
+    /// # Errors
+    ///
+    /// As [`for_each_batch`](Inputs::for_each_batch).
+    pub(crate) fn for_each_hashed_batch<H: Send>(
+        &self,
+        hash: impl Fn(&[u8]) -> H + Sync,
+        mut on_batch: impl FnMut(&[H]) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        self.for_each_reader(|reader, path, progress| {
+            read_hashed_batches(reader, path, progress, &hash, &mut on_batch)
+        })
+    }
+
+    /// Calls `read` with each input, opened, its path and the progress bar, then clears the
+    /// bar.
+    fn for_each_reader(
+        &self,
+        mut read: impl FnMut(Box<dyn Read + Send>, &Path, &ProgressBar) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
         let progress = self.progress_bar();
         for path in &self.paths {
             let reader: Box<dyn Read + Send> = if path.as_os_str() == "-" {
@@ -63,7 +95,7 @@ impl Inputs {
             } else {
                 Box::new(File::open(path).map_err(|e| Failure::file(path, e))?)
             };
-            read_batches(reader, path, batch_bytes, &progress, &mut on_batch)?;
+            read(reader, path, &progress)?;
         }
         progress.finish_and_clear();
         Ok(())
@@ -131,8 +163,7 @@ fn read_batches(
     let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
     thread::scope(|scope| {
         let producer = scope.spawn(|| produce(reader, batch_bytes, progress, full_tx, empty_rx));
-        let mut result = Ok(());
-        for batch in full_rx {
+        let result = consume(full_rx, &empty_tx, |batch| {
             // The list borrows the batch, so it lives for one batch only (one allocation
             // per batch of a megabyte or more, nothing per key).
             let keys: Vec<&[u8]> = batch
@@ -140,20 +171,76 @@ fn read_batches(
                 .iter()
                 .map(|&(a, b)| &batch.bytes[a..b])
                 .collect();
-            result = on_batch(&keys);
-            drop(keys);
-            // The reader may have finished; a batch it no longer wants is simply freed.
-            let _ = empty_tx.send(batch);
-            if result.is_err() {
-                // Leaving the loop drops the receiver, which stops the reader.
-                break;
-            }
-        }
-        let read = producer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        result.and(read.map_err(|e| Failure::file(path, e)))
+            on_batch(&keys)
+        });
+        finish(producer, path, result)
     })
+}
+
+/// Reads `reader` to its end as [`read_batches`] does, handing `on_batch` the hashes of
+/// each batch's keys, computed by `hash` on a thread of its own.
+///
+/// The batches of lines go back to the reader as soon as they are hashed, and the vectors
+/// of hashes back to the hashing thread once consumed, so each pair of threads shares two
+/// or three of them, allocated once.
+fn read_hashed_batches<H: Send>(
+    reader: impl Read + Send,
+    path: &Path,
+    progress: &ProgressBar,
+    hash: &(impl Fn(&[u8]) -> H + Sync),
+    on_batch: &mut impl FnMut(&[H]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(1);
+    let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+    let (hashed_tx, hashed_rx) = mpsc::sync_channel::<Vec<H>>(1);
+    let (spent_tx, spent_rx) = mpsc::channel::<Vec<H>>();
+    thread::scope(|scope| {
+        let producer =
+            scope.spawn(|| produce(reader, SEQUENTIAL_BATCH_BYTES, progress, full_tx, empty_rx));
+        scope.spawn(move || {
+            for batch in full_rx {
+                let mut hashes = spent_rx.try_recv().unwrap_or_default();
+                hashes.clear();
+                hashes.extend(batch.spans.iter().map(|&(a, b)| hash(&batch.bytes[a..b])));
+                // The reader may have finished; a batch it no longer wants is simply freed.
+                let _ = empty_tx.send(batch);
+                if hashed_tx.send(hashes).is_err() {
+                    // The consumer failed: dropping `full_rx` stops the reader too.
+                    return;
+                }
+            }
+        });
+        let result = consume(hashed_rx, &spent_tx, |hashes| on_batch(hashes));
+        finish(producer, path, result)
+    })
+}
+
+/// Hands each batch `received` to `on_batch`, then sends it back on `spent` for reuse, up
+/// to the first failure. Returning drops `received`, which stops the threads that fill it.
+fn consume<T>(
+    received: Receiver<T>,
+    spent: &Sender<T>,
+    mut on_batch: impl FnMut(&T) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    for batch in received {
+        let result = on_batch(&batch);
+        // The other thread may have finished; a batch it no longer wants is simply freed.
+        let _ = spent.send(batch);
+        result?;
+    }
+    Ok(())
+}
+
+/// The consumer's `result`, or else the reading thread's, once that thread has ended.
+fn finish(
+    producer: ScopedJoinHandle<'_, io::Result<()>>,
+    path: &Path,
+    result: Result<(), Failure>,
+) -> Result<(), Failure> {
+    let read = producer
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    result.and(read.map_err(|e| Failure::file(path, e)))
 }
 
 /// The reading thread: fills buffers of `batch_bytes` (or to the end of the input), finds
@@ -252,6 +339,40 @@ mod tests {
         );
         assert_eq!(keys_of(b"a\n\nb\n"), [b"a".to_vec(), vec![], b"b".to_vec()]);
         assert!(keys_of(b"").is_empty());
+    }
+
+    #[test]
+    fn hashed_batches_are_the_keys_hashes_in_order() {
+        let text: Vec<u8> = (0..100_000)
+            .flat_map(|i| format!("key-{i}\r\n").into_bytes())
+            .collect();
+        let mut seen = Vec::new();
+        read_hashed_batches(
+            &text[..],
+            Path::new("-"),
+            &ProgressBar::hidden(),
+            &|key: &[u8]| key.to_vec(),
+            &mut |keys: &[Vec<u8>]| {
+                seen.extend_from_slice(keys);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(seen, keys_of(&text));
+        // A failing consumer stops the reading and its failure is the result.
+        let mut calls = 0;
+        let result = read_hashed_batches(
+            &text[..],
+            Path::new("-"),
+            &ProgressBar::hidden(),
+            &|key: &[u8]| key.len(),
+            &mut |_: &[usize]| {
+                calls += 1;
+                Err(Failure::plain("stop"))
+            },
+        );
+        assert_eq!(result.map_err(|e| e.to_string()), Err("stop".to_owned()));
+        assert_eq!(calls, 1);
     }
 
     #[test]

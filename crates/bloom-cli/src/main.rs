@@ -12,6 +12,9 @@
 //! bloom info seen.bloom --json
 //! bloom merge a.bloom b.bloom -o both.bloom
 //! bloom size --n 1000000 --p 0.01
+//! bloom keygen -o secret.key                # keyed filters: docs/security.md
+//! bloom create --variant blocked --n 1000000 --p 0.01 --key-file secret.key -o keyed.bloom
+//! bloom add --key-file secret.key keyed.bloom urls.txt
 //! ```
 //!
 //! Exit codes: 0 on success, 2 on any error (with a one-line `bloom: ...` message on
@@ -20,6 +23,7 @@
 mod atomic;
 mod failure;
 mod filter;
+mod key;
 mod lines;
 mod report;
 
@@ -27,10 +31,12 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bloom_core::hash::Hashing;
 use clap::{Args, Parser, Subcommand};
 
 use crate::failure::Failure;
 use crate::filter::{AnyFilter, Kind};
+use crate::key::Key;
 use crate::lines::{Inputs, PARALLEL_BATCH_BYTES, SEQUENTIAL_BATCH_BYTES};
 
 /// Create, fill, query, inspect, merge and size Bloom filter files.
@@ -83,6 +89,15 @@ enum Command {
     ///
     /// Example: bloom size --n 1000000 --p 0.001
     Size(SizeArgs),
+    /// Write a new random secret key, for keyed filters, to a file only its owner can read.
+    ///
+    /// A keyed filter hashes with SipHash-1-3 under the key: nobody without it can tell
+    /// which bits a key sets, even holding the filter file (docs/security.md). The file
+    /// holds 32 hex digits and a newline; an existing file is never replaced, since the
+    /// filters keyed with its key could no longer be read.
+    ///
+    /// Example: bloom keygen -o secret.key
+    Keygen(KeygenArgs),
 }
 
 /// The number of keys and the false-positive rate a filter is sized for.
@@ -110,8 +125,34 @@ struct CreateArgs {
     /// Seed the filter's hash (a 64-bit integer) instead of using the workspace's default,
     /// so that outsiders cannot craft keys aimed at its bits; files merge only with files of
     /// the same seed. Not for the split block filter, which keeps Parquet's hash.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "key_file")]
     seed: Option<u64>,
+    /// Key the filter's hash with the secret key in PATH (see `bloom keygen`): SipHash-1-3
+    /// under the key, so that nobody without it can aim keys at its bits, even holding the
+    /// file, which stores only the key's fingerprint. Every later command on the file needs
+    /// --key-file too. Not for the split block filter, which keeps Parquet's hash.
+    #[arg(long, value_name = "PATH")]
+    key_file: Option<PathBuf>,
+}
+
+/// The key file of a keyed filter, for the commands that read filter files.
+#[derive(Debug, Args)]
+struct KeyFileArg {
+    /// The key file of a keyed filter (32 hex digits, or 16 raw bytes), as given to
+    /// `bloom create --key-file`; needed to read a keyed filter, refused for another.
+    #[arg(long, value_name = "PATH")]
+    key_file: Option<PathBuf>,
+}
+
+impl KeyFileArg {
+    /// The key, when a key file was given.
+    ///
+    /// # Errors
+    ///
+    /// A [`Failure`] naming the key file when it cannot be read or holds no key.
+    fn read(&self) -> Result<Option<Key>, Failure> {
+        Key::read_optional(self.key_file.as_deref())
+    }
 }
 
 /// `bloom add`.
@@ -125,6 +166,8 @@ struct AddArgs {
     /// classic, blocked and counting variants. Gives the same filter.
     #[arg(long)]
     parallel: bool,
+    #[command(flatten)]
+    key: KeyFileArg,
 }
 
 /// `bloom check`.
@@ -137,6 +180,8 @@ struct CheckArgs {
     /// Print the keys that are definitely not in the filter instead.
     #[arg(long)]
     absent: bool,
+    #[command(flatten)]
+    key: KeyFileArg,
 }
 
 /// `bloom info`.
@@ -147,6 +192,11 @@ struct InfoArgs {
     /// Print one JSON object instead of `name: value` lines.
     #[arg(long)]
     json: bool,
+    /// The key file of a keyed filter. Optional here: without it a keyed filter's header
+    /// and bits still give every field, and the key's fingerprint stands for the key; with
+    /// it, the key is checked against that fingerprint.
+    #[arg(long, value_name = "PATH")]
+    key_file: Option<PathBuf>,
 }
 
 /// `bloom merge`.
@@ -158,6 +208,9 @@ struct MergeArgs {
     /// The filter file to write (may be one of the inputs; replaced atomically).
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
+    // Every input must be keyed with this key, or none be keyed.
+    #[command(flatten)]
+    key: KeyFileArg,
 }
 
 /// `bloom size`.
@@ -168,6 +221,14 @@ struct SizeArgs {
     /// Print one JSON object per variant, one per line, instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// `bloom keygen`.
+#[derive(Debug, Args)]
+struct KeygenArgs {
+    /// The key file to write; must not exist yet.
+    #[arg(short, long, value_name = "PATH")]
+    output: PathBuf,
 }
 
 fn main() -> ExitCode {
@@ -199,15 +260,25 @@ fn run(command: Command) -> Result<Outcome, Failure> {
         Command::Info(args) => info(&args),
         Command::Merge(args) => merge(&args),
         Command::Size(args) => size(&args),
+        Command::Keygen(args) => {
+            key::generate(&args.output)?;
+            Ok(Outcome::Success)
+        }
     }
 }
 
 /// `bloom create`: an empty filter written to the output file.
 fn create(args: &CreateArgs) -> Result<Outcome, Failure> {
     let Sizing { n, p } = args.sizing;
-    let filter = match args.seed {
+    let key = Key::read_optional(args.key_file.as_deref())?;
+    let hashing = match (&key, args.seed) {
+        (Some(key), _) => Some(Hashing::Keyed(key.secret())),
+        (None, Some(seed)) => Some(Hashing::Seeded(seed)),
+        (None, None) => None,
+    };
+    let filter = match hashing {
         None => AnyFilter::new(args.variant, n, p),
-        Some(seed) => AnyFilter::new_seeded(args.variant, n, p, seed),
+        Some(hashing) => AnyFilter::new_hashed(args.variant, n, p, hashing),
     }
     .map_err(Failure::plain)?;
     filter.save(&args.output)?;
@@ -216,7 +287,8 @@ fn create(args: &CreateArgs) -> Result<Outcome, Failure> {
 
 /// `bloom add`: every input's keys added, the file rewritten once at the end.
 fn add(args: &AddArgs) -> Result<Outcome, Failure> {
-    let mut filter = AnyFilter::load(&args.file)?;
+    let key = args.key.read()?;
+    let mut filter = AnyFilter::load(&args.file, key.as_ref())?;
     let inputs = Inputs::new(&args.inputs);
     let fail = |e| Failure::file(&args.file, e);
     if args.parallel {
@@ -226,9 +298,7 @@ fn add(args: &AddArgs) -> Result<Outcome, Failure> {
             filter.par_insert_all(keys).map_err(fail)
         })?;
     } else {
-        inputs.for_each_batch(SEQUENTIAL_BATCH_BYTES, |keys| {
-            filter.insert_all(keys).map_err(fail)
-        })?;
+        filter.insert_inputs(&inputs, fail)?;
     }
     filter.save(&args.file)?;
     Ok(Outcome::Success)
@@ -236,7 +306,8 @@ fn add(args: &AddArgs) -> Result<Outcome, Failure> {
 
 /// `bloom check`: the keys that may be present (or, with `--absent`, the others) printed.
 fn check(args: &CheckArgs) -> Result<Outcome, Failure> {
-    let filter = AnyFilter::load(&args.file)?;
+    let key = args.key.read()?;
+    let filter = AnyFilter::load(&args.file, key.as_ref())?;
     let mut out = BufWriter::new(io::stdout().lock());
     let mut printed = false;
     let mut broken_pipe = false;
@@ -272,8 +343,9 @@ fn check(args: &CheckArgs) -> Result<Outcome, Failure> {
 
 /// `bloom info`: the filter's fields as text or JSON.
 fn info(args: &InfoArgs) -> Result<Outcome, Failure> {
-    let filter = AnyFilter::load(&args.file)?;
-    let fields = report::info(&filter);
+    let key = Key::read_optional(args.key_file.as_deref())?;
+    let (filter, hash) = AnyFilter::load_description(&args.file, key.as_ref())?;
+    let fields = report::info(&filter, hash);
     let mut out = io::stdout().lock();
     if args.json {
         report::write_json(&mut out, fields)
@@ -290,9 +362,10 @@ fn merge(args: &MergeArgs) -> Result<Outcome, Failure> {
         .inputs
         .split_first()
         .ok_or_else(|| Failure::plain("merge needs at least two filter files"))?;
-    let mut merged = AnyFilter::load(first_path)?;
+    let key = args.key.read()?;
+    let mut merged = AnyFilter::load(first_path, key.as_ref())?;
     for path in rest {
-        let other = AnyFilter::load(path)?;
+        let other = AnyFilter::load(path, key.as_ref())?;
         if other.kind() != merged.kind() {
             return Err(Failure::file(
                 path,

@@ -5,23 +5,34 @@ use std::io::{self, Write};
 use bloom_core::math;
 use serde_json::{Map, Value, json};
 
-use crate::filter::{AnyFilter, Kind};
+use crate::filter::{AnyFilter, HashInfo, Kind};
+use crate::key;
 
 /// Named values in the order the text form prints them.
 pub(crate) type Fields = Vec<(&'static str, Value)>;
 
-/// The fields `bloom info` prints for a filter: its variant, parameters, memory, fill,
-/// estimated keys and estimated false-positive rate at that fill.
-pub(crate) fn info(filter: &AnyFilter) -> Fields {
-    let mut fields: Fields = vec![("variant", json!(filter.kind().name()))];
+/// The fields `bloom info` prints for a filter: its variant, whether it is keyed and its
+/// seed or key fingerprint (`hash`, as the file says), parameters, memory, fill, estimated
+/// keys and estimated false-positive rate at that fill.
+pub(crate) fn info(filter: &AnyFilter, hash: HashInfo) -> Fields {
+    let mut fields: Fields = vec![
+        ("variant", json!(filter.kind().name())),
+        ("keyed", json!(matches!(hash, HashInfo::Keyed { .. }))),
+    ];
+    match hash {
+        // Parquet's seed is fixed: nothing to show.
+        HashInfo::Parquet => {}
+        HashInfo::Seeded(seed) => fields.push(("seed", json!(seed))),
+        HashInfo::Keyed { fingerprint } => {
+            fields.push(("key_fingerprint", json!(key::fingerprint_hex(fingerprint))))
+        }
+    }
     match filter {
         AnyFilter::Classic(f) => fields.extend([
-            ("seed", json!(f.seed())),
             ("num_bits", json!(f.num_bits())),
             ("num_hashes", json!(f.num_hashes())),
         ]),
         AnyFilter::Blocked(f) => fields.extend([
-            ("seed", json!(f.seed())),
             ("num_bits", json!(f.num_bits())),
             ("num_blocks", json!(f.num_blocks())),
             ("num_hashes", json!(f.num_hashes())),
@@ -32,7 +43,6 @@ pub(crate) fn info(filter: &AnyFilter) -> Fields {
             ("num_hashes", json!(SPLIT_BLOCK_HASHES)),
         ]),
         AnyFilter::Counting(f) => fields.extend([
-            ("seed", json!(f.seed())),
             ("num_counters", json!(f.num_counters())),
             ("num_hashes", json!(f.num_hashes())),
             ("saturated_counters", json!(f.saturated_counters())),
@@ -41,7 +51,6 @@ pub(crate) fn info(filter: &AnyFilter) -> Fields {
             let layers = f.layers();
             let bits: u64 = layers.iter().map(|l| l.filter().num_bits()).sum();
             fields.extend([
-                ("seed", json!(f.seed())),
                 ("target_fpr", json!(f.fpr())),
                 ("initial_capacity", json!(f.initial_capacity())),
                 ("growth_factor", json!(f.growth_factor())),

@@ -594,7 +594,7 @@ fn help_explains_every_subcommand() {
     let out = bloom(&["--help"], b"");
     assert_eq!(code(&out), 0);
     let help = String::from_utf8(out.stdout).unwrap();
-    for command in ["create", "add", "check", "info", "merge", "size"] {
+    for command in ["create", "add", "check", "info", "merge", "size", "keygen"] {
         assert!(help.contains(&format!("  {command} ")), "{help}");
         let sub = bloom(&[command, "--help"], b"");
         assert_eq!(code(&sub), 0);
@@ -604,4 +604,478 @@ fn help_explains_every_subcommand() {
                 .contains("Example: bloom")
         );
     }
+}
+
+/// The variants that can be keyed (all but Parquet's split block filter).
+const KEYABLE: [&str; 4] = ["classic", "blocked", "counting", "scalable"];
+
+/// Runs `bloom keygen -o dir/name` and returns the key file.
+fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    let out = bloom(&["keygen", "-o", path_str(&path)], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    path
+}
+
+/// Creates a filter of `variant` keyed with the key in `key_file`.
+fn create_keyed(dir: &Path, name: &str, variant: &str, key_file: &Path) -> PathBuf {
+    let path = dir.join(name);
+    let out = bloom(
+        &[
+            "create",
+            "--variant",
+            variant,
+            "--n",
+            "1000",
+            "--p",
+            "0.001",
+            "--key-file",
+            path_str(key_file),
+            "-o",
+            path_str(&path),
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{variant}: {}", stderr(&out));
+    path
+}
+
+/// The key in a key file written by `bloom keygen`.
+fn key_bytes(key_file: &Path) -> [u8; 16] {
+    let text = std::fs::read_to_string(key_file).unwrap();
+    let digits = text.strip_suffix('\n').expect("keygen ends the line");
+    let mut key = [0u8; 16];
+    for (i, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).expect("hex digits");
+    }
+    key
+}
+
+#[test]
+fn keygen_writes_a_fresh_hex_key_for_its_owner_only_and_never_replaces_one() {
+    let dir = dir();
+    let a = keygen(dir.path(), "a.key");
+    let b = keygen(dir.path(), "b.key");
+    let text = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(text.len(), 33, "{text:?}");
+    assert!(
+        text[..32].bytes().all(|c| c.is_ascii_hexdigit()),
+        "{text:?}"
+    );
+    assert_ne!(key_bytes(&a), key_bytes(&b), "two keys are two draws");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&a).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    let run = bloom(&["keygen", "-o", path_str(&a)], b"");
+    assert_error(&run, &format!("{}: exists already", path_str(&a)));
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), text);
+    assert_error(
+        &bloom(
+            &["keygen", "-o", path_str(&dir.path().join("no-dir/k.key"))],
+            b"",
+        ),
+        "no-dir/k.key",
+    );
+}
+
+/// A keyed filter of every keyable variant: its keys are found with its key, the key's
+/// bytes are nowhere in the file, and `info` shows the fingerprint with or without the key.
+#[test]
+fn keyed_filters_work_with_their_key() {
+    let dir = dir();
+    let key_file = keygen(dir.path(), "secret.key");
+    let key = key_bytes(&key_file);
+    let keys = lines((0..500).map(|i| format!("https://example.com/{i}")));
+    let k = path_str(&key_file);
+    for variant in KEYABLE {
+        let path = create_keyed(dir.path(), variant, variant, &key_file);
+        let p = path_str(&path);
+        let out = bloom(&["add", "--key-file", k, p], &keys);
+        assert_eq!(code(&out), 0, "{variant}: {}", stderr(&out));
+        let out = bloom(&["check", "--key-file", k, p], &keys);
+        assert_eq!(out.stdout, keys, "{variant}: every key is found");
+        let out = bloom(&["check", "--key-file", k, p], b"surely-absent\n");
+        assert_eq!(code(&out), 1, "{variant}");
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            !bytes.windows(16).any(|w| w == key),
+            "{variant}: the key is not in the file"
+        );
+        let with_key = bloom(&["info", "--key-file", k, p, "--json"], b"");
+        assert_eq!(code(&with_key), 0, "{}", stderr(&with_key));
+        let info: Value = serde_json::from_slice(&with_key.stdout).unwrap();
+        assert_eq!(info["keyed"], true, "{info}");
+        assert!(info.get("seed").is_none(), "{info}");
+        let fingerprint = info["key_fingerprint"].as_str().unwrap_or_default();
+        assert_eq!(fingerprint.len(), 16, "{info}");
+        let estimate = info["estimated_keys"].as_f64().unwrap();
+        assert!((estimate - 500.0).abs() < 50.0, "{variant}: {estimate}");
+        // Without the key, the header and bits still give every field, the same ones.
+        assert_eq!(info_json(&path), info, "{variant}");
+        let text = bloom(&["info", p], b"");
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(
+            text.contains("keyed: true\n")
+                && text.contains(&format!("key_fingerprint: {fingerprint}\n")),
+            "{text}"
+        );
+    }
+    // A seeded file says so.
+    let seeded = create(dir.path(), "seeded", "classic", 100, 0.01);
+    let info = info_json(&seeded);
+    assert_eq!(info["keyed"], false);
+    assert!(info["seed"].is_u64() && info.get("key_fingerprint").is_none());
+    let split = create(dir.path(), "split", "split-block", 100, 0.01);
+    assert_eq!(info_json(&split)["keyed"], false);
+}
+
+/// A raw 16-byte key file is the same key as its 32 hex digits, with or without a newline.
+#[test]
+fn a_key_file_holds_hex_digits_or_sixteen_raw_bytes() {
+    let dir = dir();
+    let hex_file = keygen(dir.path(), "hex.key");
+    let key = key_bytes(&hex_file);
+    let raw_file = dir.path().join("raw.key");
+    std::fs::write(&raw_file, key).unwrap();
+    let bare_file = dir.path().join("bare.key");
+    let text = std::fs::read_to_string(&hex_file).unwrap();
+    std::fs::write(&bare_file, text.trim_end().to_uppercase()).unwrap();
+    let made: Vec<Vec<u8>> = [&hex_file, &raw_file, &bare_file]
+        .iter()
+        .enumerate()
+        .map(|(i, key_file)| {
+            let path = create_keyed(dir.path(), &format!("f{i}"), "blocked", key_file);
+            let out = bloom(
+                &["add", "--key-file", path_str(key_file), path_str(&path)],
+                b"k\n",
+            );
+            assert_eq!(code(&out), 0, "{}", stderr(&out));
+            std::fs::read(&path).unwrap()
+        })
+        .collect();
+    assert_eq!(made[0], made[1]);
+    assert_eq!(made[0], made[2]);
+    // Each form of the key opens the others' files.
+    let f0 = dir.path().join("f0");
+    let out = bloom(
+        &["check", "--key-file", path_str(&raw_file), path_str(&f0)],
+        b"k\n",
+    );
+    assert_eq!(out.stdout, b"k\n", "{}", stderr(&out));
+}
+
+#[test]
+fn bad_key_files_are_one_line_errors_naming_them() {
+    let dir = dir();
+    let good = keygen(dir.path(), "good.key");
+    let filter = create_keyed(dir.path(), "f", "classic", &good);
+    let before = std::fs::read(&filter).unwrap();
+    let hex = std::fs::read_to_string(&good).unwrap();
+    let digits = hex.trim_end();
+    let cases: [(&str, Vec<u8>, &str); 6] = [
+        ("empty.key", Vec::new(), "found 0 bytes"),
+        (
+            "short.key",
+            digits.as_bytes()[..31].to_vec(),
+            "found 31 bytes",
+        ),
+        (
+            "long.key",
+            format!("{digits}00\n").into_bytes(),
+            "found 35 bytes",
+        ),
+        ("raw17.key", vec![7; 17], "found 17 bytes"),
+        (
+            "not-hex.key",
+            format!("{}zz\n", &digits[..30]).into_bytes(),
+            "other characters",
+        ),
+        (
+            "two-lines.key",
+            format!("{digits}\n\n").into_bytes(),
+            "found 34 bytes",
+        ),
+    ];
+    for (name, contents, reason) in cases {
+        let key_file = dir.path().join(name);
+        std::fs::write(&key_file, &contents).unwrap();
+        let k = path_str(&key_file);
+        let output = dir.path().join(format!("{name}.bloom"));
+        let o = path_str(&output);
+        let f = path_str(&filter);
+        for args in [
+            &[
+                "create",
+                "--variant",
+                "blocked",
+                "--n",
+                "10",
+                "--p",
+                "0.01",
+                "--key-file",
+                k,
+                "-o",
+                o,
+            ][..],
+            &["add", "--key-file", k, f],
+            &["check", "--key-file", k, f],
+            &["info", "--key-file", k, f],
+            &["merge", "--key-file", k, f, f, "-o", o],
+        ] {
+            let out = bloom(args, b"x\n");
+            assert_error(&out, &format!("{k}: bad key file: "));
+            assert!(stderr(&out).contains(reason), "{name}: {}", stderr(&out));
+        }
+        assert!(!output.exists(), "{name}: nothing written");
+    }
+    let missing = dir.path().join("missing.key");
+    assert_error(
+        &bloom(
+            &["add", "--key-file", path_str(&missing), path_str(&filter)],
+            b"x\n",
+        ),
+        &format!("{}: ", path_str(&missing)),
+    );
+    assert_eq!(
+        std::fs::read(&filter).unwrap(),
+        before,
+        "no failed add changed it"
+    );
+}
+
+#[test]
+fn a_missing_wrong_or_needless_key_is_an_error_naming_the_file() {
+    let dir = dir();
+    let key_file = keygen(dir.path(), "right.key");
+    let other_key = keygen(dir.path(), "other.key");
+    let keyed = create_keyed(dir.path(), "keyed", "blocked", &key_file);
+    let k = path_str(&key_file);
+    assert_eq!(
+        code(&bloom(&["add", "--key-file", k, path_str(&keyed)], b"in\n")),
+        0
+    );
+    let before = std::fs::read(&keyed).unwrap();
+    let seeded = create(dir.path(), "seeded", "blocked", 1000, 0.001);
+    let out = dir.path().join("out");
+    let (f, s, o, w) = (
+        path_str(&keyed),
+        path_str(&seeded),
+        path_str(&out),
+        path_str(&other_key),
+    );
+    // No key: every command but info needs it.
+    for args in [&["add", f][..], &["check", f], &["merge", f, f, "-o", o]] {
+        let run = bloom(args, b"in\n");
+        assert_error(&run, &format!("{f}: keyed filter"));
+        assert!(stderr(&run).contains("--key-file"), "{}", stderr(&run));
+    }
+    // A wrong key: the filter and the key file named.
+    for args in [
+        &["add", "--key-file", w, f][..],
+        &["check", "--key-file", w, f],
+        &["info", "--key-file", w, f],
+        &["merge", "--key-file", w, f, f, "-o", o],
+    ] {
+        let run = bloom(args, b"in\n");
+        assert_error(&run, &format!("{f}: wrong key"));
+        assert!(stderr(&run).contains(w), "{}", stderr(&run));
+    }
+    // A key for a seeded file, or for a split block file.
+    let split = create(dir.path(), "split", "split-block", 100, 0.01);
+    for file in [s, path_str(&split)] {
+        for args in [
+            &["add", "--key-file", k, file][..],
+            &["info", "--key-file", k, file],
+        ] {
+            assert_error(
+                &bloom(args, b"in\n"),
+                &format!("{file}: not a keyed filter"),
+            );
+        }
+    }
+    // Merging a keyed file with a seeded one: the seeded one refuses the key.
+    assert_error(
+        &bloom(&["merge", "--key-file", k, f, s, "-o", o], b""),
+        &format!("{s}: not a keyed filter"),
+    );
+    assert!(!out.exists());
+    assert_eq!(
+        std::fs::read(&keyed).unwrap(),
+        before,
+        "failed commands changed nothing"
+    );
+    // The split block filter cannot be keyed: Parquet fixes its hash.
+    let run = bloom(
+        &[
+            "create",
+            "--variant",
+            "split-block",
+            "--n",
+            "10",
+            "--p",
+            "0.01",
+            "--key-file",
+            k,
+            "-o",
+            o,
+        ],
+        b"",
+    );
+    assert_error(&run, "--key-file");
+    assert!(stderr(&run).contains("Parquet"), "{}", stderr(&run));
+    assert!(!out.exists());
+}
+
+#[test]
+fn keyed_filters_merge_only_under_one_key() {
+    let dir = dir();
+    let key_file = keygen(dir.path(), "k.key");
+    let other_key = keygen(dir.path(), "other.key");
+    let k = path_str(&key_file);
+    let out = dir.path().join("out");
+    let merge = |a: &Path, b: &Path| {
+        let args = ["merge", "--key-file", k, path_str(a), path_str(b)];
+        bloom(&[&args[..], &["-o", path_str(&out)]].concat(), b"")
+    };
+    for variant in KEYABLE {
+        let a = create_keyed(dir.path(), &format!("{variant}-a"), variant, &key_file);
+        let b = create_keyed(dir.path(), &format!("{variant}-b"), variant, &key_file);
+        bloom(&["add", "--key-file", k, path_str(&a)], b"left\n");
+        bloom(&["add", "--key-file", k, path_str(&b)], b"right\n");
+        let run = merge(&a, &b);
+        assert_eq!(code(&run), 0, "{variant}: {}", stderr(&run));
+        let found = bloom(
+            &["check", "--key-file", k, path_str(&out)],
+            b"left\nright\nneither\n",
+        );
+        assert_eq!(found.stdout, b"left\nright\n", "{variant}");
+        assert_eq!(info_json(&out)["keyed"], true);
+    }
+    // Files keyed with two keys cannot be loaded with one: the second names the key file.
+    let a = create_keyed(dir.path(), "a", "classic", &key_file);
+    let b = create_keyed(dir.path(), "b", "classic", &other_key);
+    assert_error(&merge(&a, &b), &format!("{}: wrong key", path_str(&b)));
+}
+
+/// The names in `dir` that are not `keep`, after checking that each is a temporary file of
+/// `atomic.rs` (`.bloom-*.tmp`: hidden, and named so that nobody takes it for a filter),
+/// which a killed process cannot remove.
+#[cfg(unix)]
+fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| !keep.contains(&name.as_str()))
+        .collect();
+    names.sort();
+    for name in &names {
+        assert!(
+            name.starts_with(".bloom-") && name.ends_with(".tmp"),
+            "{name} left in {}",
+            dir.display()
+        );
+    }
+    names
+}
+
+/// `bloom add` killed (SIGKILL) while it reads its keys: it has consumed megabytes of a
+/// pipe that never closes, so it is certainly mid-run; the filter file keeps its bytes and
+/// nothing else is left in its directory.
+#[cfg(unix)]
+#[test]
+fn an_add_killed_while_reading_leaves_the_file_as_it_was() {
+    use std::os::unix::process::ExitStatusExt;
+
+    let dir = dir();
+    let path = create(dir.path(), "f", "blocked", 1_000_000, 0.01);
+    assert_eq!(code(&bloom(&["add", path_str(&path)], b"before\n")), 0);
+    let before = std::fs::read(&path).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloom"))
+        .args(["add", path_str(&path)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the bloom binary runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    // 16 MiB of keys: `write_all` returns only once `bloom` has read all but a pipe
+    // buffer's worth (64 KiB on Linux), so it has read and inserted keys when it dies.
+    let chunk = lines((0..100_000).map(|i| format!("https://example.com/interrupted/{i}")));
+    let mut written = 0;
+    while written < 16 << 20 {
+        input.write_all(&chunk).expect("bloom is still reading");
+        written += chunk.len();
+    }
+    assert!(child.try_wait().unwrap().is_none(), "still running");
+    child.kill().expect("SIGKILL delivered");
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(9), "{status:?}");
+    drop(input);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the file is as it was"
+    );
+    // It never reached the write: not even a temporary file.
+    assert_eq!(leftovers(dir.path(), &["f"]), Vec::<String>::new());
+    let found = bloom(&["check", path_str(&path)], b"before\n");
+    assert_eq!(found.stdout, b"before\n");
+}
+
+/// `bloom add` killed at moments spread over its whole run, the write of the new file
+/// included: each time, the file is either the old bytes or the whole new filter (never a
+/// half-written one), and anything else left is an obvious temporary file.
+#[cfg(unix)]
+#[test]
+fn an_add_killed_at_any_moment_leaves_the_old_file_or_the_new_one() {
+    use std::time::{Duration, Instant};
+
+    let dir = dir();
+    // About 6 MB of filter, so that reading, checksumming and writing it take a while.
+    let path = create(dir.path(), "f", "classic", 5_000_000, 0.01);
+    let old = std::fs::read(&path).unwrap();
+    let run = |kill_after: Option<Duration>| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bloom"))
+            .args(["add", path_str(&path)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the bloom binary runs");
+        // One key, and the end of the input: the rest of the run is the load and the save.
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(b"new-key\n").unwrap();
+        drop(input);
+        if let Some(delay) = kill_after {
+            std::thread::sleep(delay);
+            // It may have finished already: then there is nothing to kill.
+            let _ = child.kill();
+        }
+        child.wait().unwrap()
+    };
+    let start = Instant::now();
+    assert!(run(None).success());
+    let whole_run = start.elapsed();
+    let new = std::fs::read(&path).unwrap();
+    assert_ne!(new, old);
+    let mut outcomes = [0usize; 2];
+    for step in 0..12u32 {
+        std::fs::write(&path, &old).unwrap();
+        run(Some(whole_run * step / 10));
+        let now = std::fs::read(&path).unwrap();
+        assert!(
+            now == old || now == new,
+            "kill at {step}/10 of the run left {} bytes, neither file",
+            now.len()
+        );
+        outcomes[usize::from(now == new)] += 1;
+        for name in leftovers(dir.path(), &["f"]) {
+            std::fs::remove_file(dir.path().join(name)).unwrap();
+        }
+    }
+    // The last kills come after the run's end: at least one run finished.
+    assert!(outcomes[1] > 0, "{outcomes:?}");
 }
