@@ -226,10 +226,13 @@ pub fn ours() -> Vec<crate::measure::Entry> {
         Entry::of::<crate::candidates::KeyedClassic>(),
         Entry::of::<crate::candidates::Counting>(),
         Entry::of::<crate::candidates::Scalable>(),
+        Entry::of::<crate::candidates::Aging>(),
         Entry::of::<crate::candidates::Blocked>(),
         Entry::of::<crate::candidates::AtomicBlocked>(),
         Entry::of::<crate::candidates::KeyedBlocked>(),
         Entry::of::<crate::candidates::SplitBlock>(),
+        Entry::of::<crate::candidates::Spark>(),
+        Entry::of::<crate::candidates::Guava>(),
     ]
 }
 

@@ -223,10 +223,13 @@ fn every_variant_of_the_workspace_has_an_adapter() {
             "classic-keyed",
             "counting",
             "scalable",
+            "aging",
             "blocked",
             "atomic-blocked",
             "blocked-keyed",
             "split-block",
+            "spark",
+            "guava",
         ]
     );
 }

@@ -1,9 +1,11 @@
 //! The adapters: one marker type and one `impl Candidate` per filter type.
 
+mod more;
 mod ours;
 #[cfg(feature = "peers")]
 mod peers;
 
+pub use more::{Aging, Guava, Spark};
 pub use ours::{
     AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, KeyedBlocked, KeyedClassic, Scalable,
     SplitBlock, probe_kernel,
