@@ -591,5 +591,85 @@ pub fn guide(report: &Report) -> String {
             report.header.cores,
         );
     }
+
+    // Expiry.
+    let _ = writeln!(
+        out,
+        "- **You need keys to expire: `AgingBloomFilter`** (bloom-aging), a sliding window of \
+         the last `window` inserts (or of a time span): k + l slices in a ring, a key set in \
+         the k newest, the oldest cleared every generation. Every key of the window is found; \
+         keys 10% of a window past it answer at the rate of keys never inserted (the default \
+         80 generations; docs/aging.md). Rotating two classic filters by hand keeps keys up to \
+         a whole extra window; a counting filter needs every expired key handed back."
+    );
+    match (at(report, "aging", None), classic) {
+        (Some(a), Some(c)) => {
+            let _ = writeln!(
+                out,
+                "  With a window of the setting's n it held {} bits per key for a measured {} \
+                 (two rotating classic filters: 2 × {} = {}); present key {} ns, absent key {} \
+                 ns, against the classic filter's {} and {} ns (two filters queried: up to \
+                 twice that).",
+                fixed2(a.bits_per_key),
+                percent(a.measured_fpr),
+                fixed2(c.bits_per_key),
+                c.bits_per_key.map_or("–".into(), |b| fixed2(Some(2.0 * b))),
+                nanos(a.present_ns),
+                nanos(a.absent_ns),
+                nanos(c.present_ns),
+                nanos(c.absent_ns),
+            );
+        }
+        _ => not_measured(&mut out, "`AgingBloomFilter`"),
+    }
+
+    // Adversaries.
+    let _ = writeln!(
+        out,
+        "- **Keys come from an adversary, or the filter's bytes are published: hash under a \
+         secret key** (`with_key`, `with_random_key`): SipHash-1-3 instead of seeded XXH3, \
+         so nobody without the key can craft keys that collide or test keys against the \
+         bytes, which keep only the key's fingerprint (docs/security.md)."
+    );
+    for (keyed, plain) in [("classic-keyed", "classic"), ("blocked-keyed", "blocked")] {
+        if let (Some(k), Some(p)) = (at(report, keyed, None), at(report, plain, None)) {
+            let _ = writeln!(
+                out,
+                "  {}: present key {} ns, absent key {} ns, against {} and {} ns seeded ({} and \
+                 {}).",
+                name_of(report, keyed),
+                nanos(k.present_ns),
+                nanos(k.absent_ns),
+                nanos(p.present_ns),
+                nanos(p.absent_ns),
+                times(Some(k.present_ns), Some(p.present_ns)),
+                times(Some(k.absent_ns), Some(p.absent_ns)),
+            );
+        }
+    }
+
+    // The JVM.
+    let _ = writeln!(
+        out,
+        "- **The filter comes from or goes to Spark or a JVM service: `SparkBloomFilter` or \
+         `GuavaBloomFilter`** (bloom-jvm), byte-compatible with Spark's sketch filter (V1 and \
+         V2) and Guava's, hashed as the JVM hashes (docs/distributed.md)."
+    );
+    for id in ["spark", "guava"] {
+        if let (Some(j), Some(c)) = (at(report, id, None), classic) {
+            let _ = writeln!(
+                out,
+                "  {}: {} bits per key for a measured {}, present key {} ns, absent key {} ns \
+                 (`BloomFilter`: {} and {} ns).",
+                name_of(report, id),
+                fixed2(j.bits_per_key),
+                percent(j.measured_fpr),
+                nanos(j.present_ns),
+                nanos(j.absent_ns),
+                nanos(c.present_ns),
+                nanos(c.absent_ns),
+            );
+        }
+    }
     out
 }
