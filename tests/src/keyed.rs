@@ -5,6 +5,7 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::io;
 
+use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, Filter};
@@ -59,7 +60,8 @@ keyable!(
     CountingBloomFilter,
     ScalableBloomFilter,
     BlockedBloomFilter,
-    AtomicBlockedBloomFilter
+    AtomicBlockedBloomFilter,
+    AgingBloomFilter
 );
 
 /// A filter of type `F` keyed with [`SUITE_KEY`]: built keyed, and read back from bytes and

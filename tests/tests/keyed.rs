@@ -111,6 +111,35 @@ fn keyed_bytes_hold_no_key_and_need_it() {
 }
 
 #[test]
+fn a_keyed_aging_filter_keeps_its_key_out_of_its_bytes() {
+    // The aging filter unites only filters whose rings are aligned, so the union checks of
+    // `check_keyed_bytes` do not apply; the rest does.
+    use bloom_aging::AgingBloomFilter;
+    let f = filled::<AgingBloomFilter>();
+    let bytes = f.to_bytes();
+    assert!(!contains_run(&bytes, &SUITE_KEY[..8]));
+    assert!(!contains_run(&bytes, &SUITE_KEY[8..]));
+    assert_eq!(bytes[7], 3);
+    assert_eq!(
+        AgingBloomFilter::from_bytes(&bytes).unwrap_err(),
+        Error::KeyRequired
+    );
+    assert_eq!(
+        AgingBloomFilter::from_bytes_with_key(&bytes, &OTHER_KEY).unwrap_err(),
+        Error::WrongKey
+    );
+    let copy = AgingBloomFilter::read_from_with_key(&bytes[..], &SUITE_KEY).unwrap();
+    assert_eq!(copy.to_bytes(), bytes);
+    assert!(distinct_keys(0, 1_000).all(|k| copy.contains(&k)));
+    assert_eq!(copy.seed(), None);
+    let built = AgingBloomFilter::builder(1_000, 0.01)
+        .key(SUITE_KEY)
+        .build()
+        .unwrap();
+    assert_eq!(built.hashing(), f.hashing());
+}
+
+#[test]
 fn plain_and_atomic_twins_read_each_others_keyed_bytes() {
     let plain = filled::<BloomFilter>();
     let atomic = AtomicBloomFilter::from_bytes_with_key(&plain.to_bytes(), &SUITE_KEY).unwrap();

@@ -4,7 +4,7 @@ use std::hash::Hash;
 use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
-use bloom_core::hash::{DEFAULT_SEED, hash_key, random_seed};
+use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::{self, Output, high_half, low_half, reduce};
 use bloom_core::keys::mix;
 use bloom_core::{Error, math};
@@ -91,7 +91,7 @@ pub struct AgingBloomFilterBuilder {
     window: u64,
     fpr: f64,
     slices: Option<(u32, u32)>,
-    seed: u64,
+    hashing: Hashing,
     time: Option<(u64, u32)>,
     slack: Option<u32>,
     generations: Option<u32>,
@@ -139,13 +139,29 @@ impl AgingBloomFilterBuilder {
     /// [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED). Only filters of the same seed can
     /// be united; use a secret seed when keys may come from an adversary.
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.hashing = Hashing::Seeded(seed);
         self
     }
 
     /// Keys the filter with a seed from the operating system's randomness.
     pub fn random_seed(self) -> Self {
         self.seed(random_seed())
+    }
+
+    /// Hashes keys with SipHash-1-3 under the secret `key` instead of a seed
+    /// ([`Hashing::Keyed`]): see [`AgingBloomFilter::with_key`]. The bytes hold only the
+    /// key's fingerprint; load them with
+    /// [`from_bytes_with_key`](AgingBloomFilter::from_bytes_with_key).
+    pub fn key(mut self, key: [u8; 16]) -> Self {
+        self.hashing = Hashing::Keyed(SecretKey::from_bytes(key));
+        self
+    }
+
+    /// Hashes keys under a secret key from the operating system's randomness
+    /// ([`SecretKey::random`]).
+    pub fn random_key(mut self) -> Self {
+        self.hashing = Hashing::Keyed(SecretKey::random());
+        self
     }
 
     /// Makes the window a span of time instead of a number of inserts: the caller passes
@@ -224,7 +240,7 @@ impl AgingBloomFilterBuilder {
             slice_bits: 64,
             generation_len: 1,
             span,
-            seed: self.seed,
+            hashing: self.hashing,
         }
         .check()?;
         let generation_len = sizing::generation_len(self.window, l);
@@ -241,7 +257,7 @@ impl AgingBloomFilterBuilder {
             slice_bits,
             generation_len,
             span,
-            seed: self.seed,
+            hashing: self.hashing,
         })
     }
 }
@@ -285,7 +301,7 @@ impl AgingBloomFilter {
             window,
             fpr,
             slices: None,
-            seed: DEFAULT_SEED,
+            hashing: Hashing::default(),
             time: None,
             slack: None,
             generations: None,
@@ -352,10 +368,21 @@ impl AgingBloomFilter {
         (self.shape.span > 0).then_some(self.shape.span)
     }
 
-    /// The hash seed.
+    /// The hash seed; `None` for a [keyed](AgingBloomFilter::with_key) filter.
     #[inline]
-    pub fn seed(&self) -> u64 {
-        self.shape.seed
+    pub fn seed(&self) -> Option<u64> {
+        self.shape.hashing.seed()
+    }
+
+    /// The filter emptied and rehashed.
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.clear();
+        self.shape.hashing = hashing;
+        self
+    }
+
+    fn current_hashing(&self) -> Hashing {
+        self.shape.hashing
     }
 
     /// Inserts into the current generation so far.
@@ -364,12 +391,13 @@ impl AgingBloomFilter {
         self.ring.count
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128), as taken by
+    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128, or keyed SipHash-1-3:
+    /// see [`Hashing`]), as taken by
     /// [`insert_hash`](AgingBloomFilter::insert_hash) and
     /// [`contains_hash`](AgingBloomFilter::contains_hash).
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-        hash_key(key, self.shape.seed)
+        self.shape.hashing.hash(key)
     }
 
     /// The bit of `hash` in physical slice `j`: its word and mask. With `a`, `b` the halves
@@ -915,7 +943,12 @@ impl AgingBloomFilter {
     /// Those of [`from_bytes`](AgingBloomFilter::from_bytes) ([`Error::Truncated`] when the
     /// stream ends early); [`Error::Io`] when the reader fails.
     pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::from_bytes(&params::read_frame(&mut reader)?)
+        Self::read_with(&mut reader, None)
+    }
+
+    /// `read_from`, the hashing checked against `key`.
+    fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        Self::decode_with(&params::read_frame(reader)?, key)
     }
 
     /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).
@@ -924,9 +957,14 @@ impl AgingBloomFilter {
     ///
     /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
     /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
-    /// panic, and never an allocation larger than `bytes`.
+    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
+    /// [keyed](AgingBloomFilter::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (shape, ring, payload) = params::decode(bytes)?;
+        Self::decode_with(bytes, None)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (shape, ring, payload) = params::decode(bytes, key)?;
         let bits = BitStore::from_le_bytes(payload, shape.num_bits())?;
         Ok(AgingBloomFilter { bits, shape, ring })
     }
@@ -935,6 +973,8 @@ impl AgingBloomFilter {
 bloom_core::internal::collect_via_insert_all!(AgingBloomFilter, fpr: DEFAULT_FPR);
 
 bloom_core::internal::filter_via_inherent!(AgingBloomFilter, hash: u128);
+
+bloom_core::internal::keyed_via_inherent!(AgingBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AgingBloomFilter);

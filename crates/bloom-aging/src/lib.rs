@@ -31,11 +31,13 @@
 //! Windows in time take the caller's clock (`insert_at`, `contains_at`); see
 //! [`AgingBloomFilterBuilder::time_window`] and the `clickstream` example.
 //!
-//! # Choosing the seed
+//! # Choosing the seed, or a key
 //!
 //! As for every filter of the workspace: [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED)
-//! unless given another, so filters built anywhere can be united; a secret seed
-//! ([`AgingBloomFilterBuilder::random_seed`]) when keys come from an adversary.
+//! unless given another, so filters built anywhere can be united; a secret key
+//! ([`AgingBloomFilterBuilder::key`], [`AgingBloomFilter::with_key`]: SipHash-1-3, bytes
+//! that hold only the key's fingerprint) when keys come from an adversary or the bytes are
+//! published (`docs/security.md`).
 //!
 //! # Crate features
 //!

@@ -1,6 +1,7 @@
 //! The parameters and ring state of an aging filter, and their bytes in the shared format.
 
 use bloom_core::format::{HashScheme, Variant};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::{self, ByteReader, Output, Sink};
 use bloom_core::{Error, math};
 
@@ -22,8 +23,8 @@ pub(crate) struct Shape {
     pub(crate) generation_len: u64,
     /// The time window's span in the caller's units; 0 when generations count inserts.
     pub(crate) span: u64,
-    /// The hash seed.
-    pub(crate) seed: u64,
+    /// How keys are hashed: a seed, or a secret key.
+    pub(crate) hashing: Hashing,
 }
 
 impl Shape {
@@ -88,7 +89,7 @@ impl Shape {
         Error::check_same("slice_bits", self.slice_bits, other.slice_bits)?;
         Error::check_same("generation_len", self.generation_len, other.generation_len)?;
         Error::check_same("span", self.span, other.span)?;
-        Error::check_same("seed", self.seed, other.seed)
+        self.hashing.check_same(&other.hashing)
     }
 }
 
@@ -137,8 +138,8 @@ pub(crate) fn encode(
     internal::encode_to(
         output,
         Variant::Aging,
-        HashScheme::Xxh3_128,
-        shape.seed,
+        shape.hashing.scheme(),
+        shape.hashing.header_word(),
         &params,
         payload_len,
         write,
@@ -150,10 +151,15 @@ pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Erro
     internal::read_frame(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)
 }
 
-/// Decodes and validates a frame: shape, ring and the payload (the slices' words).
-pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
+/// Decodes and validates a frame: shape, ring and the payload (the slices' words), the
+/// hashing checked against `key`.
+pub(crate) fn decode<'a>(
+    bytes: &'a [u8],
+    key: Option<&SecretKey>,
+) -> Result<(Shape, Ring, &'a [u8]), Error> {
     let frame =
         bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+    let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
     let mut r = ByteReader::new(frame.params);
     let shape = Shape {
         k: r.u32()?,
@@ -161,7 +167,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<(Shape, Ring, &[u8]), Error> {
         slice_bits: r.u64()?,
         generation_len: r.u64()?,
         span: r.u64()?,
-        seed: frame.seed,
+        hashing,
     };
     let ring = Ring {
         head: r.u32()?,
