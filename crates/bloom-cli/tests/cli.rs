@@ -1061,7 +1061,8 @@ fn an_add_killed_at_any_moment_leaves_the_old_file_or_the_new_one() {
     let whole_run = start.elapsed();
     let new = std::fs::read(&path).unwrap();
     assert_ne!(new, old);
-    let mut outcomes = [0usize; 2];
+    // Kills spread over the run's length as first timed (a loaded machine may stretch later
+    // runs, so where each kill lands is not asserted, only what it leaves).
     for step in 0..12u32 {
         std::fs::write(&path, &old).unwrap();
         run(Some(whole_run * step / 10));
@@ -1071,11 +1072,12 @@ fn an_add_killed_at_any_moment_leaves_the_old_file_or_the_new_one() {
             "kill at {step}/10 of the run left {} bytes, neither file",
             now.len()
         );
-        outcomes[usize::from(now == new)] += 1;
         for name in leftovers(dir.path(), &["f"]) {
             std::fs::remove_file(dir.path().join(name)).unwrap();
         }
     }
-    // The last kills come after the run's end: at least one run finished.
-    assert!(outcomes[1] > 0, "{outcomes:?}");
+    // And a run left alone still ends with the new filter.
+    std::fs::write(&path, &old).unwrap();
+    assert!(run(None).success());
+    assert!(std::fs::read(&path).unwrap() == new);
 }
