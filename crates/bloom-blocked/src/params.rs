@@ -200,17 +200,11 @@ impl Params {
         reader: &mut dyn std::io::Read,
         key: Option<&SecretKey>,
     ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-        let frame = internal::read_frame_words(
-            reader,
-            Variant::Blocked,
-            bloom_core::format::HashScheme::Xxh3_128,
-            internal::SIZE_AND_HASHES_LEN,
-        )?;
-        let (num_bits, num_hashes, hashing) =
-            internal::streamed_size_and_hashes(&frame, key, check_size)?;
+        let (num_bits, num_hashes, hashing, words) =
+            internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
         let params = Params::checked(num_bits, num_hashes, hashing)?;
-        params.check_payload(frame.payload.len() as u64 * 8)?;
-        Ok((params, frame.payload))
+        params.check_payload(words.len() as u64 * 8)?;
+        Ok((params, words))
     }
 
     /// The parameters of a stored filter: `num_bits` checked by [`check_size`], the probe

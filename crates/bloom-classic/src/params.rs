@@ -64,21 +64,15 @@ impl Params {
         reader: &mut dyn std::io::Read,
         key: Option<&SecretKey>,
     ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-        let frame = internal::read_frame_words(
-            reader,
-            Variant::Classic,
-            bloom_core::format::HashScheme::Xxh3_128,
-            internal::SIZE_AND_HASHES_LEN,
-        )?;
-        let (num_bits, num_hashes, hashing) =
-            internal::streamed_size_and_hashes(&frame, key, check_size)?;
+        let (num_bits, num_hashes, hashing, words) =
+            internal::read_size_and_hashes_words(reader, Variant::Classic, key, check_size)?;
         Ok((
             Params {
                 num_bits,
                 num_hashes,
                 hashing,
             },
-            frame.payload,
+            words,
         ))
     }
 

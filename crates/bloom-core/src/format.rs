@@ -821,20 +821,24 @@ pub fn decode_size_and_hashes<'a>(
     })
 }
 
-/// [`decode_size_and_hashes`] of a frame read from a stream by [`read_frame_words`]: the
-/// size, the probe count and the hashing, with the same checks (the payload's length is the
-/// variant's to check against them).
+/// The streaming form of [`decode_size_and_hashes`]: one frame read from `reader` by
+/// [`read_frame_words`], then its size, probe count and hashing checked as there; returns
+/// them with the payload's words (whose length is the variant's to check against them).
 ///
 /// # Errors
 ///
-/// As [`decode_size_and_hashes`], for the fields a streamed frame still has to check.
+/// Those of [`read_frame_words`] and of [`decode_size_and_hashes`]'s checks.
 #[doc(hidden)]
-pub fn streamed_size_and_hashes(
-    frame: &StreamedFrame,
+pub fn read_size_and_hashes_words(
+    reader: &mut dyn io::Read,
+    variant: Variant,
     key: Option<&crate::hash::SecretKey>,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
-) -> Result<(u64, u32, crate::hash::Hashing), Error> {
-    size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)
+) -> Result<(u64, u32, crate::hash::Hashing, crate::bits::Words<u64>), Error> {
+    let frame = read_frame_words(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let (size, num_hashes, hashing) =
+        size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)?;
+    Ok((size, num_hashes, hashing, frame.payload))
 }
 
 /// The size, probe count and hashing of a size-and-hashes frame's header and parameters.
