@@ -9,7 +9,6 @@ use bloom_core::{Error, math};
 
 use crate::BloomFilter;
 use crate::params::Params;
-use bloom_core::internal::batch::Probed;
 
 /// A classic Bloom filter whose every method takes `&self`: it can be shared between threads
 /// (it is `Send + Sync`) and inserted into concurrently without a lock.
@@ -176,13 +175,7 @@ impl AtomicBloomFilter {
     /// [`contains_batch`](AtomicBloomFilter::contains_batch) into a caller's buffer (cleared
     /// first).
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let query = Probed::new(
-            &self.bits,
-            self.params.hashing,
-            self.params.num_hashes,
-            self.params.num_bits,
-        );
-        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
+        bloom_core::internal::batch::contains_batch_into(&self.params.query(&self.bits), keys, out);
     }
 
     /// The number of bits set (a snapshot).

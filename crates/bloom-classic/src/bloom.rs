@@ -5,7 +5,6 @@ use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
-use bloom_core::internal::batch::Probed;
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, math};
 
@@ -284,18 +283,7 @@ impl BloomFilter {
     /// [`contains_batch`](BloomFilter::contains_batch) writing into a caller's buffer: `out`
     /// is cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        bloom_core::internal::batch::contains_batch_into(&self.batch_query(), keys, out);
-    }
-
-    /// This filter's query for the batch engine (in `bloom-core`).
-    #[inline(always)]
-    fn batch_query(&self) -> Probed<'_, BitStore> {
-        Probed::new(
-            &self.bits,
-            self.params.hashing,
-            self.params.num_hashes,
-            self.params.num_bits,
-        )
+        bloom_core::internal::batch::contains_batch_into(&self.params.query(&self.bits), keys, out);
     }
 
     /// The number of bits set.

@@ -2,6 +2,7 @@
 
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
+use bloom_core::internal::batch::Probed;
 use bloom_core::{Error, internal, math};
 
 /// The validated parameters of a classic filter.
@@ -27,6 +28,13 @@ impl Params {
             num_hashes,
             hashing: Hashing::default(),
         })
+    }
+
+    /// The batch engine's query over `store`, the bits of a filter with these parameters
+    /// (the plain and atomic filters' own, or a view's bytes).
+    #[inline(always)]
+    pub(crate) fn query<'a, S>(&self, store: &'a S) -> Probed<'a, S> {
+        Probed::new(store, self.hashing, self.num_hashes, self.num_bits)
     }
 
     pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {

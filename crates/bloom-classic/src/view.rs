@@ -5,7 +5,7 @@ use std::hash::Hash;
 use bloom_core::Error;
 use bloom_core::bits::BitStore;
 use bloom_core::hash::{Hashing, SecretKey};
-use bloom_core::internal::batch::{ProbeSet, Probed};
+use bloom_core::internal::batch::ProbeSet;
 use bloom_core::internal::{self, Probes, prefetch};
 
 use crate::BloomFilter;
@@ -155,13 +155,7 @@ impl<'a> BloomFilterRef<'a> {
     /// [`contains_batch`](BloomFilterRef::contains_batch) writing into a caller's buffer:
     /// `out` is cleared and receives one answer per key.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let query = Probed::new(
-            &self.bits,
-            self.params.hashing,
-            self.params.num_hashes,
-            self.params.num_bits,
-        );
-        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
+        bloom_core::internal::batch::contains_batch_into(&self.params.query(&self.bits), keys, out);
     }
 }
 
@@ -227,12 +221,7 @@ mod tests {
             assert_eq!(single, expected);
             let mut out = Vec::new();
             bloom_core::internal::batch::contains_batch_uncached(
-                &Probed::new(
-                    &view.bits,
-                    view.hashing(),
-                    view.num_hashes(),
-                    view.num_bits(),
-                ),
+                &view.params.query(&view.bits),
                 &keys,
                 &mut out,
             );
