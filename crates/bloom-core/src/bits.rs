@@ -364,12 +364,7 @@ impl Words<u64> {
             let mut got = 0u64;
             while got < byte_len {
                 let want = (byte_len - got).min(scratch.len() as u64) as usize;
-                let n = loop {
-                    match reader.read(&mut scratch[..want]) {
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        other => break other?,
-                    }
-                };
+                let n = crate::format::read_some(reader, &mut scratch[..want])?;
                 if n == 0 {
                     return Err(Error::Truncated {
                         needed: byte_len,
@@ -395,12 +390,7 @@ impl Words<u64> {
             }
             let end = (words.len * 8).min(got + crate::format::STREAM_CHUNK);
             let bytes = words.bytes_mut();
-            let n = loop {
-                match reader.read(&mut bytes[got..end]) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    other => break other?,
-                }
-            };
+            let n = crate::format::read_some(reader, &mut bytes[got..end])?;
             if n == 0 {
                 return Err(Error::Truncated {
                     needed: byte_len,

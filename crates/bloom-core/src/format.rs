@@ -450,6 +450,17 @@ pub fn read_frame_words(
     })
 }
 
+/// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
+/// the stream).
+pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
 /// Appends `len` bytes from `reader` to `bytes`, a chunk at a time.
 fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Result<(), Error> {
     let mut got = 0u64;
@@ -462,13 +473,7 @@ fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Resul
         }
         let start = bytes.len();
         bytes.resize(start + want, 0);
-        let n = loop {
-            match reader.read(&mut bytes[start..]) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other,
-            }
-        };
-        match n {
+        match read_some(reader, &mut bytes[start..]) {
             Ok(0) => {
                 bytes.truncate(start);
                 return Err(Error::Truncated {
