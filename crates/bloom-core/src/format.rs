@@ -390,17 +390,16 @@ pub fn read_frame(
 
 /// A frame read from a stream by [`read_frame_words`]: the header's fields, the parameters,
 /// and the payload already in the word store a filter keeps.
-#[doc(hidden)]
 #[derive(Debug)]
-pub struct StreamedFrame {
+struct StreamedFrame {
     /// The hash scheme found (as in [`Frame::scheme`]).
-    pub scheme: HashScheme,
+    scheme: HashScheme,
     /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
-    pub seed: u64,
+    seed: u64,
     /// The variant parameters.
-    pub params: Vec<u8>,
+    params: Vec<u8>,
     /// The payload as native `u64` words (read from little-endian bytes).
-    pub payload: crate::bits::Words<u64>,
+    payload: crate::bits::Words<u64>,
 }
 
 /// Reads one frame whose payload is little-endian 64-bit words straight into a word store
@@ -414,8 +413,7 @@ pub struct StreamedFrame {
 ///
 /// Those of [`read_frame`]; [`Error::ChecksumMismatch`]; [`Error::Corrupt`] for a payload
 /// that is not whole words.
-#[doc(hidden)]
-pub fn read_frame_words(
+fn read_frame_words(
     reader: &mut dyn io::Read,
     variant: Variant,
     scheme: HashScheme,
