@@ -15,19 +15,5 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(filter) = SplitBlockBloomFilter::from_bitset(data) {
         assert_eq!(filter.bitset_bytes(), data);
     }
-    let view = SplitBlockBloomFilterRef::from_bytes(data);
-    let verified = view.as_ref().is_ok_and(|v| v.verify().is_ok());
-    assert_eq!(verified, SplitBlockBloomFilter::from_bytes(data).is_ok());
-    if let Ok(view) = view {
-        let keys = [data.len() as u64, 0, u64::MAX];
-        let answers = view.contains_batch(&keys);
-        assert!(
-            keys.iter()
-                .zip(&answers)
-                .all(|(k, &a)| view.contains(k) == a)
-        );
-        if let Ok(filter) = view.to_owned() {
-            assert_eq!(filter.contains_batch(&keys), answers);
-        }
-    }
+    bloom_tests::check_view_bytes!(data, SplitBlockBloomFilterRef, SplitBlockBloomFilter);
 });

@@ -775,3 +775,29 @@ macro_rules! filter_suite {
         }
     };
 }
+
+/// Checks a zero-copy view type against its owning filter on arbitrary bytes (the fuzz
+/// targets' check): `$view::from_bytes` never panics, accepts with `verify` exactly what
+/// `$owned::from_bytes` accepts, and a view answers single and batch queries alike, as the
+/// filter `to_owned` gives it does: `check_view_bytes!(data, BloomFilterRef, BloomFilter)`.
+#[macro_export]
+macro_rules! check_view_bytes {
+    ($data:expr, $view:ident, $owned:ident) => {{
+        let data: &[u8] = $data;
+        let view = $view::from_bytes(data);
+        let verified = view.as_ref().is_ok_and(|v| v.verify().is_ok());
+        assert_eq!(verified, $owned::from_bytes(data).is_ok());
+        if let Ok(view) = view {
+            let keys = [data.len() as u64, 0, u64::MAX];
+            let answers = view.contains_batch(&keys);
+            assert!(
+                keys.iter()
+                    .zip(&answers)
+                    .all(|(k, &a)| view.contains(k) == a)
+            );
+            if let Ok(filter) = view.to_owned() {
+                assert_eq!(filter.contains_batch(&keys), answers);
+            }
+        }
+    }};
+}

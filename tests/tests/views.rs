@@ -370,3 +370,33 @@ fn accessors_are_the_filters() {
         (s.num_bytes(), s.num_blocks())
     );
 }
+
+/// The fuzz targets' view check (`bloom_tests::check_view_bytes!`) on a filter's bytes, every
+/// truncation of them, single-byte changes and garbage: the view accepts (with `verify`)
+/// exactly what `from_bytes` accepts and answers as the filter it gives.
+#[test]
+fn the_fuzz_targets_view_check_holds_on_cut_and_damaged_bytes() {
+    let keys: Vec<u64> = bloom_tests::distinct_keys(0, 300).collect();
+    let mut classic = BloomFilter::new(300, 0.01).unwrap();
+    classic.insert_all(&keys);
+    let mut blocked = BlockedBloomFilter::new(300, 0.01).unwrap();
+    blocked.insert_all(&keys);
+    let mut split = SplitBlockBloomFilter::new(300, 0.01).unwrap();
+    split.insert_all(&keys);
+    let mut rng = bloom_tests::SplitMix64(5);
+    for bytes in [classic.to_bytes(), blocked.to_bytes(), split.to_bytes()] {
+        let mut inputs: Vec<Vec<u8>> = (0..=bytes.len()).map(|n| bytes[..n].to_vec()).collect();
+        for _ in 0..200 {
+            let mut damaged = bytes.clone();
+            let at = rng.below(damaged.len() as u64) as usize;
+            damaged[at] ^= 1 << rng.below(8);
+            inputs.push(damaged);
+        }
+        inputs.push((0..bytes.len()).map(|_| rng.next_u64() as u8).collect());
+        for data in &inputs {
+            bloom_tests::check_view_bytes!(data, BloomFilterRef, BloomFilter);
+            bloom_tests::check_view_bytes!(data, BlockedBloomFilterRef, BlockedBloomFilter);
+            bloom_tests::check_view_bytes!(data, SplitBlockBloomFilterRef, SplitBlockBloomFilter);
+        }
+    }
+}
