@@ -12,7 +12,7 @@ import struct
 
 import xxhash
 
-from golden_model import DEFAULT_SEED, M64, VERSION, digest, s, u64
+from golden_model import DEFAULT_SEED, M64, digest, frame_params, s, u64
 
 
 def mix(z):
@@ -42,11 +42,8 @@ def build(k, l, slice_bits, generation_len, seed, keys):
         for row in bits
         for w in range(0, slice_bits, 64)
     )
-    out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, 6, 1, seed)
-    out += struct.pack("<IIQQQIIQQQ", k, l, slice_bits, generation_len, 0, head, 0, count, 0, 0)
-    out += struct.pack("<Q", len(payload)) + payload
-    out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
-    return bytes(out)
+    params = struct.pack("<IIQQQIIQQQ", k, l, slice_bits, generation_len, 0, head, 0, count, 0, 0)
+    return frame_params(6, seed, params, payload)
 
 
 # k = 2, l = 3, 64-bit slices, generations of 2 inserts: the u64 keys 0..10, then "golden".

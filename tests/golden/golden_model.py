@@ -34,15 +34,23 @@ def classic_probes(h, k, m):
     return out[:k]
 
 
-VERSION = 2
+VERSION = 3
+
+
+def frame_params(variant, seed, params, payload):
+    """A filter's bytes, format version 3, hash scheme XXH3-128: the header, the variant's
+    parameter bytes, the payload length, zero padding up to the next multiple of 64 bytes
+    (docs/format.md, "Framing"), the payload and the XXH3-64 checksum."""
+    out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, variant, 1, seed)
+    out += params + struct.pack("<Q", len(payload))
+    out += bytes(-len(out) % 64) + payload
+    out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
+    return bytes(out)
 
 
 def frame(variant, seed, size, k, payload):
-    """A filter's bytes: format version 2, hash scheme XXH3-128, the size (u64) and k (u32)."""
-    out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, variant, 1, seed)
-    out += struct.pack("<QI", size, k) + struct.pack("<Q", len(payload)) + payload
-    out += struct.pack("<Q", xxhash.xxh3_64_intdigest(bytes(out), 0))
-    return bytes(out)
+    """A filter whose parameters are the size (u64) and k (u32)."""
+    return frame_params(variant, seed, struct.pack("<QI", size, k), payload)
 
 
 def words_le(words):

@@ -503,7 +503,7 @@ fn golden_bytes() {
 
 const GOLDEN_AGING_HEX: &str = concat!(
     "424c4d46",         // magic "BLMF"
-    "0200",             // version 2
+    "0300",             // version 3
     "06",               // variant: aging
     "01",               // hash scheme: XXH3-128
     "157c4a7fb979379e", // seed: DEFAULT_SEED
@@ -518,12 +518,17 @@ const GOLDEN_AGING_HEX: &str = concat!(
     "0000000000000000", // generation of the clock (no clock)
     "0000000000000000", // latest time (no clock)
     "2800000000000000", // payload length = 40
+    "0000000000000000", // zero padding to offset 128 (40 bytes)
+    "0000000000000000",
+    "0000000000000000",
+    "0000000000000000",
+    "0000000000000000",
     "0000000000000020", // physical slice 0
     "0021000400000000", // physical slice 1
     "0000001102000400", // physical slice 2
     "0000100401000004", // physical slice 3
     "0000040410000800", // physical slice 4
-    "a6b0299a44bb7de2", // XXH3-64 checksum
+    "875e0534b04c3a7b", // XXH3-64 checksum
 );
 
 /// Times near `u64::MAX` with a span shorter than the generations: the generation number

@@ -11,6 +11,7 @@ use std::cell::Cell;
 
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::format;
+use bloom_tests::payload_len_offset;
 
 struct Counting;
 
@@ -114,17 +115,6 @@ fn classic_from_bytes_is_bounded_by_its_input() {
     for len in (0..bytes.len()).step_by(997) {
         assert_bounded(&bytes[..len], BloomFilter::from_bytes);
     }
-}
-
-/// The offset of a frame's payload-length field: the first `u64` after the 16-byte header
-/// equal to the bytes after it less the checksum.
-fn payload_len_offset(bytes: &[u8]) -> usize {
-    (16..bytes.len() - 16)
-        .find(|&at| {
-            let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-            len == (bytes.len() - at - 16) as u64
-        })
-        .unwrap()
 }
 
 /// `read_from` over a short stream (`bytes` cut to `keep`) whose header claims 2^40 payload

@@ -99,15 +99,17 @@ fn golden_bytes() {
 /// sequence's closed form.
 const GOLDEN_CLASSIC_HEX: &str = concat!(
     "424c4d46",                         // magic "BLMF"
-    "0200",                             // version 2
+    "0300",                             // version 3
     "01",                               // variant: classic
     "01",                               // hash scheme: XXH3-128
     "157c4a7fb979379e",                 // seed: DEFAULT_SEED
     "8000000000000000",                 // num_bits = 128
     "03000000",                         // num_hashes = 3
     "1000000000000000",                 // payload length = 16
+    "00000000000000000000000000000000", // zero padding to offset 64 (28 bytes)
+    "000000000000000000000000",
     "240680028a88360200003a1047002820", // the two words of bits
-    "979fa0525fb7d14b",                 // XXH3-64 checksum
+    "ced3c2605def1157",                 // XXH3-64 checksum
 );
 
 /// A filter of 2^33 bits (1 GiB): positions above 2^32 are used, nothing is lost, and the

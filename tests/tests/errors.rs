@@ -3,7 +3,7 @@
 
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::internal::{FRAMING_LEN, SIZE_AND_HASHES_LEN};
+use bloom_core::internal::{SIZE_AND_HASHES_LEN, framing_len};
 use bloom_core::{Error, Filter};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
@@ -104,7 +104,8 @@ fn classic_180k() -> BloomFilter {
 fn a_classic_filter_missing_its_last_byte_says_one_byte_is_missing() {
     let bytes = classic_180k().to_bytes();
     // The payload and its checksum are the last field: everything after the length.
-    let last_field = (bytes.len() - FRAMING_LEN - SIZE_AND_HASHES_LEN + 8) as u64;
+    let last_field =
+        (bytes.len() - framing_len(SIZE_AND_HASHES_LEN) - SIZE_AND_HASHES_LEN + 8) as u64;
     assert_eq!(last_field, 179_728, "the filter of the issue");
     let err = BloomFilter::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
     assert_eq!(
@@ -156,7 +157,7 @@ fn a_scalable_filter_cut_to_20_bytes_says_41_are_missing() {
         "truncated input: at least 41 bytes missing (the next field needs 45 bytes, 4 left)"
     );
     // One byte short: the last field (the layers and the checksum) lacks exactly one.
-    let last_field = (bytes.len() - FRAMING_LEN - 45 + 8) as u64;
+    let last_field = (bytes.len() - framing_len(45) - 45 + 8) as u64;
     let err = ScalableBloomFilter::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use bloom_core::{Error, format, internal};
+use bloom_core::{Error, format};
 use bloom_scalable::ScalableBloomFilter;
 use bloom_tests::{check_mutations, check_truncations, distinct_keys, filter_suite};
 use proptest::prelude::*;
@@ -396,7 +396,7 @@ fn layer_header_mutations_are_caught() {
     let keys: Vec<u64> = distinct_keys(5, 400).collect();
     let f = grown(20, 0.05, 2, 0.7, &keys);
     let bytes = f.to_bytes();
-    let payload_start = internal::HEADER_LEN + 45 + 8;
+    let payload_start = format::payload_offset(45);
     let checked_len = bytes.len() - 8;
     let mut headers = Vec::new();
     let mut at = payload_start;
@@ -454,7 +454,7 @@ fn golden_bytes() {
 /// group, and when integers began to hash in one canonical width: the `u32` keys are now
 /// hashed as 8 bytes. The classic golden vector pins both independently.)
 const GOLDEN: &str = concat!(
-    "424c4d4602000301efcdab8967452301",
+    "424c4d4603000301efcdab8967452301",
     "0400000000000000",
     "9a9999999999b93f",
     "02000000",
@@ -464,6 +464,8 @@ const GOLDEN: &str = concat!(
     "00",
     "03000000",
     "6c00000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000000",
+    "000000000000000000000000000000000000000000000000000000",
     "2100000000000000",
     "05000000",
     "0400000000000000",
@@ -476,7 +478,7 @@ const GOLDEN: &str = concat!(
     "06000000",
     "0300000000000000",
     "104042208811100000000100527200000000000000000000",
-    "1c9476d695278a7f",
+    "97eb7ff3cecab5ac",
 );
 
 #[test]

@@ -10,6 +10,7 @@ use bloom_blocked::{
 };
 use bloom_classic::{BloomFilter, BloomFilterRef};
 use bloom_core::Error;
+use bloom_core::format::payload_offset;
 use proptest::prelude::*;
 
 /// An owning filter with a view type: what the checks below need of each.
@@ -66,16 +67,21 @@ macro_rules! viewed {
     };
 }
 
-viewed!(BloomFilter, BloomFilterRef, 36, |size, keys| {
-    let mut f = BloomFilter::with_params(size, 7).unwrap().with_seed(size);
-    f.insert_all(keys);
-    f
-});
+viewed!(
+    BloomFilter,
+    BloomFilterRef,
+    payload_offset(12),
+    |size, keys| {
+        let mut f = BloomFilter::with_params(size, 7).unwrap().with_seed(size);
+        f.insert_all(keys);
+        f
+    }
+);
 
 viewed!(
     BlockedBloomFilter,
     BlockedBloomFilterRef,
-    36,
+    payload_offset(12),
     |size, keys| {
         let k = 1 + (size % 16) as u32;
         let mut f = BlockedBloomFilter::with_params(size, k)
@@ -89,7 +95,7 @@ viewed!(
 viewed!(
     SplitBlockBloomFilter,
     SplitBlockBloomFilterRef,
-    32,
+    payload_offset(8),
     |size, keys| {
         let mut f = SplitBlockBloomFilter::with_num_bytes((size / 8) as usize);
         f.insert_all(keys);
@@ -249,7 +255,7 @@ fn bad_bytes_are_errors_never_panics() {
     // A classic payload with a bit set past num_bits, with a valid checksum: refused as
     // from_bytes refuses it.
     let mut tail = BloomFilter::with_params(100, 3).unwrap().to_bytes();
-    tail[36 + 15] |= 0x80;
+    tail[payload_offset(12) + 15] |= 0x80;
     let n = tail.len();
     let sum = bloom_core::format::checksum(&tail[..n - 8]);
     tail[n - 8..].copy_from_slice(&sum.to_le_bytes());
@@ -322,6 +328,35 @@ fn keyed_views_need_the_key() {
         assert_eq!(view.contains_batch(&keys), blocked.contains_batch(&keys));
         assert!(keys.iter().all(|k| view.contains(k) == blocked.contains(k)));
         assert_eq!(view.to_owned().unwrap(), blocked);
+    }
+}
+
+/// A frame on a 64-byte boundary (the start of a page-aligned memory map) has its payload on
+/// one too, so the blocked views read their blocks in place; one byte off, they do not.
+#[test]
+fn frames_on_a_cache_line_give_aligned_views() {
+    let mut blocked = BlockedBloomFilter::new(10_000, 0.01).unwrap();
+    blocked.insert_all(0..10_000u64);
+    let mut split = SplitBlockBloomFilter::with_num_bytes(4_096);
+    split.insert_all(0..1_000u64);
+    let little = cfg!(target_endian = "little");
+    for offset in [0, 1, 32] {
+        let bytes = blocked.to_bytes();
+        let (buf, start) = at_offset(&bytes, offset);
+        let view = BlockedBloomFilterRef::from_bytes(&buf[start..start + bytes.len()]).unwrap();
+        assert_eq!(
+            view.is_aligned(),
+            little && offset == 0,
+            "blocked, {offset}"
+        );
+        let bytes = split.to_bytes();
+        let (buf, start) = at_offset(&bytes, offset);
+        let view = SplitBlockBloomFilterRef::from_bytes(&buf[start..start + bytes.len()]).unwrap();
+        assert_eq!(
+            view.is_aligned(),
+            little && offset % 32 == 0,
+            "split block, {offset}"
+        );
     }
 }
 

@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if view.is_aligned() {
             "in place"
         } else {
-            "as unaligned bytes: the payload is 36 bytes into a page-aligned map"
+            "as unaligned bytes (the map is not on a 64-byte boundary)"
         }
     );
 

@@ -411,8 +411,9 @@ mod tests {
         for offset in 0..64 {
             let (buf, start) = at_offset(&bytes, offset);
             let view = BlockedBloomFilterRef::from_bytes(&buf[start..start + bytes.len()]).unwrap();
-            // The payload is 36 bytes in.
-            let aligned = (offset + 36) % 64 == 0 && cfg!(target_endian = "little");
+            // The payload is 64 bytes in: aligned where the frame is.
+            let payload = bloom_core::format::payload_offset(12);
+            let aligned = (offset + payload) % 64 == 0 && cfg!(target_endian = "little");
             assert_eq!(view.is_aligned(), aligned, "offset {offset}");
             for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
                 let Ok(view) = view.with_probe(probe) else {

@@ -233,8 +233,8 @@ mod tests {
     fn opening_skips_the_checksum_and_verify_checks_it() {
         let f: BloomFilter = (0..100u32).collect();
         let mut bytes = f.to_bytes();
-        // A byte inside the payload (which starts at 36).
-        bytes[40] ^= 0x10;
+        // A byte inside the payload (which starts at 64).
+        bytes[bloom_core::format::payload_offset(12) + 4] ^= 0x10;
         let view = BloomFilterRef::from_bytes(&bytes).unwrap();
         assert!(matches!(view.verify(), Err(Error::ChecksumMismatch { .. })));
         assert!(matches!(

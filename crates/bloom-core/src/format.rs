@@ -3,19 +3,21 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "BLMF"
-//! 4       2     format version (u16 LE), currently 2
+//! 4       2     format version (u16 LE), currently 3
 //! 6       1     variant tag (see Variant)
 //! 7       1     hash scheme tag (see HashScheme)
 //! 8       8     seed (u64 LE); for a keyed filter, the key's fingerprint
 //! 16      P     variant parameters (fixed size P per variant and version)
 //! 16+P    8     payload length L (u64 LE)
-//! 24+P    L     payload
-//! 24+P+L  8     XXH3-64 (seed 0) of bytes [0, 24+P+L), u64 LE
+//! 24+P    Z     zero padding, Z = padding_len(P): the payload starts at a multiple of 64
+//! O       L     payload, at O = payload_offset(P) = 24+P+Z
+//! O+L     8     XXH3-64 (seed 0) of bytes [0, O+L), u64 LE
 //! ```
 //!
 //! Everything is little-endian. [`decode`] checks, in order: that the header is complete, the
-//! magic, the version, the variant, the hash scheme, that the parameters are complete, that the
-//! payload length matches the bytes present exactly (no trailing bytes), and the checksum. It
+//! magic, the version, the variant, the hash scheme, that the parameters and the padding are
+//! complete, that the payload length matches the bytes present exactly (no trailing bytes),
+//! that the padding is zero, and the checksum. It
 //! never allocates: the returned [`Frame`] borrows the input. The variant then checks that its
 //! parameters are in range and agree with the payload. `docs/format.md` documents every
 //! variant's parameters and payload.
@@ -29,16 +31,58 @@ use crate::Error;
 /// The four bytes every serialised filter starts with.
 pub const MAGIC: [u8; 4] = *b"BLMF";
 
-/// The format version this build writes and reads.
-pub const VERSION: u16 = 2;
+/// The format version this build writes and reads: 3, whose payload starts at a multiple of
+/// [`PAYLOAD_ALIGN`] bytes from the frame's start (version 2 had no padding).
+pub const VERSION: u16 = 3;
+
+/// The payload of every frame starts at a multiple of this many bytes from the frame's first
+/// byte: zero bytes after the payload length fill the gap. A frame at a page-aligned address
+/// (a memory-mapped file) then has its payload on a cache-line boundary, so a zero-copy view's
+/// blocks are aligned.
+pub const PAYLOAD_ALIGN: usize = 64;
 
 /// Bytes before the variant parameters: magic, version, variant, scheme, seed.
 #[doc(hidden)]
 pub const HEADER_LEN: usize = 16;
 
-/// Bytes of framing around parameters and payload: header, payload length, checksum.
+/// Bytes of the fixed framing fields around parameters and payload: header, payload length,
+/// checksum (the padding before the payload, [`padding_len`], comes on top).
 #[doc(hidden)]
 pub const FRAMING_LEN: usize = HEADER_LEN + 8 + 8;
+
+/// Zero bytes between the payload length and the payload of a frame whose parameters take
+/// `params_len` bytes, so the payload starts at a multiple of [`PAYLOAD_ALIGN`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::format::{padding_len, payload_offset};
+///
+/// // Classic parameters (12 bytes): header 16 + 12 + length 8 = 36, padded to 64.
+/// assert_eq!((padding_len(12), payload_offset(12)), (28, 64));
+/// assert_eq!(payload_offset(40), 64);
+/// assert_eq!(payload_offset(41), 128);
+/// ```
+pub const fn padding_len(params_len: usize) -> usize {
+    let fixed = (HEADER_LEN + params_len + 8) % PAYLOAD_ALIGN;
+    (PAYLOAD_ALIGN - fixed) % PAYLOAD_ALIGN
+}
+
+/// Where the payload starts in a frame whose parameters take `params_len` bytes: a multiple
+/// of [`PAYLOAD_ALIGN`].
+pub const fn payload_offset(params_len: usize) -> usize {
+    HEADER_LEN + params_len + 8 + padding_len(params_len)
+}
+
+/// The bytes of framing a frame with `params_len` bytes of parameters has around its
+/// parameters and payload: [`FRAMING_LEN`] and the padding.
+#[doc(hidden)]
+pub const fn framing_len(params_len: usize) -> usize {
+    FRAMING_LEN + padding_len(params_len)
+}
+
+/// The zero bytes the padding is written from.
+const PADDING: [u8; PAYLOAD_ALIGN] = [0; PAYLOAD_ALIGN];
 
 /// Which filter the bytes hold. The tag values are part of the format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -232,7 +276,9 @@ pub fn encode_to(
     write_payload: impl FnOnce(&mut Sink<'_>),
 ) -> Result<Vec<u8>, Error> {
     let mut sink = match output {
-        Output::Bytes => Sink::in_memory(FRAMING_LEN + params.len() + payload_len as usize),
+        Output::Bytes => {
+            Sink::in_memory(framing_len(params.len()) + params.len() + payload_len as usize)
+        }
         Output::Writer(out) => Sink {
             // Headroom for the last `put` before a flush: puts are a few words at most.
             buf: Vec::with_capacity(STREAM_CHUNK + 64),
@@ -251,6 +297,7 @@ pub fn encode_to(
     sink.put(&seed.to_le_bytes());
     sink.put(params);
     sink.put(&payload_len.to_le_bytes());
+    sink.put(&PADDING[..padding_len(params.len())]);
     let payload_start = sink.written();
     write_payload(&mut sink);
     assert_eq!(
@@ -373,13 +420,18 @@ pub fn read_frame(
     let mut bytes = Vec::new();
     read_field(reader, &mut bytes, HEADER_LEN as u64)?;
     check_header(&mut ByteReader::new(&bytes), variant, scheme)?;
-    read_field(reader, &mut bytes, params_len as u64 + 8)?;
     let len_at = HEADER_LEN + params_len;
+    read_field(
+        reader,
+        &mut bytes,
+        (payload_offset(params_len) - HEADER_LEN) as u64,
+    )?;
     let payload_len = u64::from_le_bytes(
         bytes[len_at..len_at + 8]
             .try_into()
             .expect("8 bytes were read"),
     );
+    check_padding(&bytes[len_at + 8..])?;
     let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
         needed: payload_len,
         available: 0,
@@ -422,14 +474,20 @@ fn read_frame_words(
     let mut head = Vec::new();
     read_field(reader, &mut head, HEADER_LEN as u64)?;
     let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
-    read_field(reader, &mut head, params_len as u64 + 8)?;
+    let len_at = HEADER_LEN + params_len;
+    read_field(
+        reader,
+        &mut head,
+        (payload_offset(params_len) - HEADER_LEN) as u64,
+    )?;
     let mut checksum = Xxh3::new();
     checksum.update(&head);
     let payload_len = u64::from_le_bytes(
-        head[HEADER_LEN + params_len..]
+        head[len_at..len_at + 8]
             .try_into()
             .expect("8 bytes were read"),
     );
+    check_padding(&head[len_at + 8..])?;
     let payload =
         crate::bits::Words::read_le_from(reader, payload_len, &mut |bytes| checksum.update(bytes))?;
     let mut stored = Vec::new();
@@ -456,6 +514,18 @@ pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             other => return other,
         }
+    }
+}
+
+/// The padding before the payload must be zero: anything else is not a frame this build
+/// wrote ([`Error::Corrupt`]).
+fn check_padding(padding: &[u8]) -> Result<(), Error> {
+    match padding.iter().position(|&b| b != 0) {
+        None => Ok(()),
+        Some(at) => Err(Error::corrupt(format!(
+            "padding byte {at} before the payload is {:#04x}, not zero",
+            padding[at]
+        ))),
     }
 }
 
@@ -545,6 +615,7 @@ pub fn decode_frame<'a>(
     let (scheme, seed) = check_header(&mut r, variant, scheme)?;
     let params = r.take(params_len)?;
     let payload_len = r.u64()?;
+    let padding = r.take(padding_len(params_len))?;
     let available = r.remaining() as u64;
     // The payload and its checksum are read as one field: the input must end right after.
     // A length too large to add the checksum to is reported as the payload alone.
@@ -561,6 +632,7 @@ pub fn decode_frame<'a>(
             available - needed
         )));
     }
+    check_padding(padding)?;
     let payload = r.take(payload_len as usize)?;
     if checksum == Checksum::Verify {
         verify_checksum(bytes)?;
@@ -884,15 +956,67 @@ mod tests {
     fn layout_is_as_documented() {
         let b = sample();
         assert_eq!(&b[0..4], b"BLMF");
-        assert_eq!(&b[4..6], &[2, 0]);
+        assert_eq!(&b[4..6], &[3, 0]);
         assert_eq!(b[6], 2);
         assert_eq!(b[7], 1);
         assert_eq!(&b[8..16], &0xABCDu64.to_le_bytes());
         assert_eq!(&b[16..28], &[5; 12]);
         assert_eq!(&b[28..36], &16u64.to_le_bytes());
-        assert_eq!(&b[36..52], &[0x11; 16]);
-        assert_eq!(&b[52..60], &xxh3_64(&b[..52]).to_le_bytes());
-        assert_eq!(b.len(), FRAMING_LEN + 12 + 16);
+        assert_eq!(&b[36..64], &[0; 28]);
+        assert_eq!(&b[64..80], &[0x11; 16]);
+        assert_eq!(&b[80..88], &xxh3_64(&b[..80]).to_le_bytes());
+        assert_eq!(b.len(), framing_len(12) + 12 + 16);
+    }
+
+    #[test]
+    fn the_payload_is_aligned_for_every_parameter_size() {
+        for params_len in 0..200 {
+            let start = payload_offset(params_len);
+            assert_eq!(start % PAYLOAD_ALIGN, 0, "{params_len}");
+            assert!(start >= HEADER_LEN + params_len + 8, "{params_len}");
+            assert!(
+                start < HEADER_LEN + params_len + 8 + PAYLOAD_ALIGN,
+                "{params_len}"
+            );
+            let b = encode(
+                Variant::Classic,
+                HashScheme::Xxh3_128,
+                1,
+                &vec![7; params_len],
+                3,
+                |out| out.put(&[9, 9, 9]),
+            );
+            assert_eq!(&b[start..start + 3], &[9, 9, 9]);
+            let frame = decode(&b, Variant::Classic, HashScheme::Xxh3_128, params_len).unwrap();
+            assert_eq!(frame.payload, &[9, 9, 9]);
+        }
+    }
+
+    #[test]
+    fn nonzero_padding_is_corrupt() {
+        let b = sample();
+        for at in 36..64 {
+            let mut x = b.clone();
+            x[at] = 1;
+            let end = x.len() - 8;
+            let sum = xxh3_64(&x[..end]);
+            x[end..].copy_from_slice(&sum.to_le_bytes());
+            assert!(
+                matches!(
+                    decode(&x, Variant::Counting, HashScheme::Xxh3_128, 12),
+                    Err(Error::Corrupt { .. })
+                ),
+                "padding byte {at}"
+            );
+            let mut stream = &x[..];
+            assert!(
+                matches!(
+                    read_frame(&mut stream, Variant::Counting, HashScheme::Xxh3_128, 12),
+                    Err(Error::Corrupt { .. })
+                ),
+                "streamed padding byte {at}"
+            );
+        }
     }
 
     #[test]
@@ -912,8 +1036,9 @@ mod tests {
         let mut x = b.clone();
         x[0] = b'X';
         assert!(matches!(d(&x), Err(Error::BadMagic { .. })));
-        // Version 1 (the blocked filter's earlier bit placement) and any later one.
-        for version in [1u8, 3] {
+        // Version 1 (the blocked filter's earlier bit placement), 2 (no padding before the
+        // payload) and any later one.
+        for version in [1u8, 2, 4] {
             let mut x = b.clone();
             x[4] = version;
             assert!(matches!(
@@ -933,7 +1058,7 @@ mod tests {
             Err(Error::UnsupportedHashScheme { found: 1 })
         ));
         let mut x = b.clone();
-        x[40] ^= 1;
+        x[70] ^= 1;
         assert!(matches!(d(&x), Err(Error::ChecksumMismatch { .. })));
         let mut x = b.clone();
         x.push(0);
@@ -1028,8 +1153,8 @@ mod tests {
         ));
         let mut buf = Vec::new();
         let err = read_field(&mut &x[..], &mut buf, 1 << 40).unwrap_err();
-        assert!(matches!(err, Error::Truncated { needed, available: 60 } if needed == 1 << 40));
-        assert!(buf.capacity() <= 60 + STREAM_CHUNK, "{}", buf.capacity());
+        assert!(matches!(err, Error::Truncated { needed, available: 88 } if needed == 1 << 40));
+        assert!(buf.capacity() <= 88 + STREAM_CHUNK, "{}", buf.capacity());
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub use crate::bits::{
 pub use crate::format::{
     ByteReader, Checksum, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
     SizeAndHashes, decode_frame, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to,
-    read_frame, read_size_and_hashes_words, verify_checksum,
+    framing_len, read_frame, read_size_and_hashes_words, verify_checksum,
 };
 
 // The checks every constructor runs, and the rounding of estimates.

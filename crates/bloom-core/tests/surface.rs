@@ -72,6 +72,9 @@ const SURFACE: &[&str] = &[
     // format
     "format::MAGIC",
     "format::VERSION",
+    "format::PAYLOAD_ALIGN",
+    "format::padding_len",
+    "format::payload_offset",
     "format::Variant",
     "format::Variant::ALL",
     "format::Variant::from_tag",

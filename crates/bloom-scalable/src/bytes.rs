@@ -323,7 +323,7 @@ mod tests {
         let bytes = f.to_bytes();
         assert_eq!(
             bytes.len(),
-            internal::FRAMING_LEN
+            internal::framing_len(PARAMS_LEN)
                 + PARAMS_LEN
                 + f.layers
                     .iter()
@@ -360,7 +360,7 @@ mod tests {
     fn layer_sizes_must_match_the_schedule() {
         let f = grown();
         let bytes = f.to_bytes();
-        let first = internal::HEADER_LEN + PARAMS_LEN + 8;
+        let first = format::payload_offset(PARAMS_LEN);
         let bits = f.layers[0].filter.num_bits();
         // Another size, even one whose words have the same length, is corrupt.
         for bad in [bits - 5, bits + 5, 1, 0, u64::MAX] {
