@@ -503,6 +503,19 @@ pub fn check_mutations<F: Subject>(filter: &F, count: usize, seed: u64) {
     }
 }
 
+/// Runs `check` on `data`, then (for 8 bytes or more) on `data` with its last 8 bytes
+/// replaced by the format's checksum of the rest, so checks behind the checksum are reached.
+fn as_given_and_resealed(data: &[u8], check: impl Fn(&[u8])) {
+    check(data);
+    if data.len() >= 8 {
+        let mut fixed = data.to_vec();
+        let end = fixed.len() - 8;
+        let sum = bloom_core::format::checksum(&fixed[..end]);
+        fixed[end..].copy_from_slice(&sum.to_le_bytes());
+        check(&fixed);
+    }
+}
+
 /// Decodes arbitrary bytes as an `F`, as a fuzz target does: once as given, and once with the
 /// last 8 bytes replaced by the checksum of the rest, so the checks behind the checksum are
 /// reached too. Decoding must return an error or a filter, never panic; a filter it accepts
@@ -537,13 +550,91 @@ pub fn check_any_bytes<F: Filter + PartialEq + Debug>(data: &[u8], more: impl Fn
         let copy = F::from_bytes(&filter.to_bytes()).expect("accepted bytes round-trip");
         assert_eq!(copy, filter, "{}: round trip changed the filter", F::NAME);
     };
-    check(data);
-    if data.len() >= 8 {
-        let mut fixed = data.to_vec();
-        let end = fixed.len() - 8;
-        let sum = bloom_core::format::checksum(&fixed[..end]);
-        fixed[end..].copy_from_slice(&sum.to_le_bytes());
-        check(&fixed);
+    as_given_and_resealed(data, check);
+}
+
+/// Reads arbitrary bytes as a stream of `F`s with `read_from`, as the `read_from` fuzz target
+/// does: once as given, and once with the last 8 bytes replaced by the checksum of the rest
+/// as [`check_any_bytes`] does. Reading must return an error or a filter, never panic, and
+/// agree with `from_bytes`:
+///
+/// - a filter read consumed exactly the bytes of one frame, which `from_bytes` accepts as the
+///   same filter and which the filter writes back;
+/// - where `from_bytes` accepts the whole input, `read_from` reads the same filter and
+///   consumes everything;
+/// - a reader handing out one byte per call gets the same verdict and the same filter.
+///
+/// Shared by the cargo-fuzz target `read_from` in `fuzz/` and `tests/tests/stream_bytes.rs`.
+///
+/// # Panics
+///
+/// When any of those properties fails.
+pub fn check_stream_bytes<F: Filter>(data: &[u8]) {
+    // Filters are compared by their bytes (canonical: the tests above check it), which the
+    // atomic filters, without `PartialEq`, have too.
+    let bytes_of = |r: &Result<F, bloom_core::Error>| r.as_ref().ok().map(F::to_bytes);
+    let check = |bytes: &[u8]| {
+        let mut rest = bytes;
+        let read = F::read_from(&mut rest);
+        let consumed = bytes.len() - rest.len();
+        let whole = F::from_bytes(bytes);
+        match &read {
+            Ok(filter) => {
+                let frame = &bytes[..consumed];
+                assert_eq!(filter.to_bytes(), frame, "{}: not canonical", F::NAME);
+                assert_eq!(
+                    bytes_of(&F::from_bytes(frame)).as_deref(),
+                    Some(frame),
+                    "{}: read_from accepted a frame from_bytes does not",
+                    F::NAME
+                );
+            }
+            Err(e) => assert!(
+                whole.is_err(),
+                "{}: from_bytes accepts what read_from refuses ({e})",
+                F::NAME
+            ),
+        }
+        if whole.is_ok() {
+            assert_eq!(bytes_of(&read), bytes_of(&whole), "{}", F::NAME);
+            assert_eq!(consumed, bytes.len(), "{}: frame not read whole", F::NAME);
+        }
+        assert_eq!(
+            bytes_of(&F::read_from(OneByteReader(bytes))),
+            bytes_of(&read),
+            "{}: one byte per read changed the result",
+            F::NAME
+        );
+    };
+    as_given_and_resealed(data, check);
+}
+
+/// The `read_from` fuzz target's input: the first byte picks the variant (its value mod 8:
+/// classic, atomic classic, counting, scalable, blocked, atomic blocked, split block,
+/// aging), the rest is the stream given to [`check_stream_bytes`].
+///
+/// # Panics
+///
+/// As [`check_stream_bytes`].
+pub fn check_stream_input(data: &[u8]) {
+    use bloom_aging::AgingBloomFilter;
+    use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+    use bloom_classic::{AtomicBloomFilter, BloomFilter};
+    use bloom_counting::CountingBloomFilter;
+    use bloom_scalable::ScalableBloomFilter;
+
+    let Some((&which, stream)) = data.split_first() else {
+        return;
+    };
+    match which % 8 {
+        0 => check_stream_bytes::<BloomFilter>(stream),
+        1 => check_stream_bytes::<AtomicBloomFilter>(stream),
+        2 => check_stream_bytes::<CountingBloomFilter>(stream),
+        3 => check_stream_bytes::<ScalableBloomFilter>(stream),
+        4 => check_stream_bytes::<BlockedBloomFilter>(stream),
+        5 => check_stream_bytes::<AtomicBlockedBloomFilter>(stream),
+        6 => check_stream_bytes::<SplitBlockBloomFilter>(stream),
+        _ => check_stream_bytes::<AgingBloomFilter>(stream),
     }
 }
 
