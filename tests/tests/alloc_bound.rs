@@ -169,6 +169,25 @@ fn stream_readers_allocate_only_as_bytes_arrive() {
     assert_stream_bounded(&counting.to_bytes(), usize::MAX, |b| {
         CountingBloomFilter::read_from(b)
     });
+    // The word-store readers hold the payload once: the store the filter keeps, grown (by
+    // `realloc`) as bytes arrive, beside a few small buffers.
+    let mut counting = CountingBloomFilter::new(200_000, 0.01).unwrap();
+    counting.insert_all(0..200_000u32);
+    let counting_bytes = counting.to_bytes();
+    let classic_bytes = classic.to_bytes();
+    let peaks = [
+        (
+            counting_bytes.len(),
+            peak_during(|| drop(CountingBloomFilter::read_from(&counting_bytes[..]).unwrap())),
+        ),
+        (
+            classic_bytes.len(),
+            peak_during(|| drop(BloomFilter::read_from(&classic_bytes[..]).unwrap())),
+        ),
+    ];
+    for (len, peak) in peaks {
+        assert!(peak <= len + 4_096, "{peak} to read {len} bytes");
+    }
     let mut scalable = ScalableBloomFilter::new(1_000, 0.01).unwrap();
     scalable.insert_all(0..10_000u32).unwrap();
     assert_stream_bounded(&scalable.to_bytes(), usize::MAX, |b| {

@@ -174,7 +174,22 @@ impl Counters {
                 words as u64 * 8
             )));
         }
-        let v = Words::from_le_bytes(bytes)?;
+        Self::from_words(Words::from_le_bytes(bytes)?, num_counters)
+    }
+
+    /// `num_counters` counters held in `words` (as [`Counters::from_le_bytes`] reads them):
+    /// an error unless there are exactly as many words as they need and no counter is set
+    /// past the last.
+    pub(crate) fn from_words(v: Words<u64>, num_counters: u64) -> Result<Self, Error> {
+        check_num_counters(num_counters)?;
+        let words = words_for(num_counters)?;
+        if v.len() != words {
+            return Err(Error::corrupt(format!(
+                "{} payload bytes for {num_counters} counters, {} expected",
+                v.len() as u64 * 8,
+                words as u64 * 8
+            )));
+        }
         if v.as_slice()
             .last()
             .is_some_and(|&w| w & !tail_mask(num_counters) != 0)

@@ -654,9 +654,12 @@ impl CountingBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
-    /// `read_from`, the hashing checked against `key`.
+    /// `read_from`, the hashing checked against `key`: the payload is read straight into
+    /// the counters' words, so the filter is held once.
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        Self::decode_with(&Params::read_frame(reader)?, key)
+        let (params, words) = Params::read_frame(reader, key)?;
+        let counters = Counters::from_words(words, params.num_counters)?;
+        Ok(CountingBloomFilter { counters, params })
     }
 
     /// Reads a filter written by [`to_bytes`](Self::to_bytes).

@@ -61,14 +61,23 @@ impl Params {
         )
     }
 
-    /// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
-    pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-        internal::read_frame(
-            reader,
-            Variant::Counting,
-            bloom_core::format::HashScheme::Xxh3_128,
-            internal::SIZE_AND_HASHES_LEN,
-        )
+    /// Reads one frame from a stream, its payload straight into the word store the filter
+    /// keeps (`internal::read_size_and_hashes_words`): returns the parameters, checked
+    /// against `key`, and the words.
+    pub(crate) fn read_frame(
+        reader: &mut dyn std::io::Read,
+        key: Option<&SecretKey>,
+    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+        let (num_counters, num_hashes, hashing, words) =
+            internal::read_size_and_hashes_words(reader, Variant::Counting, key, check_size)?;
+        Ok((
+            Params {
+                num_counters,
+                num_hashes,
+                hashing,
+            },
+            words,
+        ))
     }
 
     /// Decodes and validates the frame, its hashing checked against `key`; returns the
@@ -82,15 +91,7 @@ impl Params {
             Variant::Counting,
             key,
             internal::Checksum::Verify,
-            |num_counters| {
-                if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
-                    Ok(())
-                } else {
-                    Err(Error::corrupt(format!(
-                        "num_counters {num_counters} out of range"
-                    )))
-                }
-            },
+            check_size,
         )?;
         Ok((
             Params {
@@ -100,5 +101,16 @@ impl Params {
             },
             frame.payload,
         ))
+    }
+}
+
+/// The counter count a frame may announce.
+fn check_size(num_counters: u64) -> Result<(), Error> {
+    if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
+        Ok(())
+    } else {
+        Err(Error::corrupt(format!(
+            "num_counters {num_counters} out of range"
+        )))
     }
 }
