@@ -175,7 +175,14 @@ fn stream_readers_allocate_only_as_bytes_arrive() {
     counting.insert_all(0..200_000u32);
     let counting_bytes = counting.to_bytes();
     let classic_bytes = classic.to_bytes();
+    let mut scalable = ScalableBloomFilter::new(10_000, 0.01).unwrap();
+    scalable.insert_all(0..200_000u32).unwrap();
+    let scalable_bytes = scalable.to_bytes();
     let peaks = [
+        (
+            scalable_bytes.len(),
+            peak_during(|| drop(ScalableBloomFilter::read_from(&scalable_bytes[..]).unwrap())),
+        ),
         (
             counting_bytes.len(),
             peak_during(|| drop(CountingBloomFilter::read_from(&counting_bytes[..]).unwrap())),

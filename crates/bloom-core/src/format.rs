@@ -440,70 +440,157 @@ pub fn read_frame(
     Ok(bytes)
 }
 
-/// A frame read from a stream by [`read_frame_words`]: the header's fields, the parameters,
-/// and the payload already in the word store a filter keeps.
-#[derive(Debug)]
-struct StreamedFrame {
+/// A frame being read from a stream, its payload parsed piece by piece straight into the
+/// stores a filter keeps: the streaming form of [`decode`] for `read_from`, which so holds
+/// the payload once instead of a byte buffer and a copy.
+///
+/// [`FrameReader::open`] reads and checks the header, the parameters, the payload length and
+/// the padding; the variant then reads the payload in order ([`FrameReader::read_array`]
+/// for its small fields, [`FrameReader::read_words`] for its word arrays), checking each
+/// piece as it comes, and [`FrameReader::finish`] checks that the payload was read whole and
+/// the checksum, computed over every byte as it passed.
+#[doc(hidden)]
+pub struct FrameReader<'r> {
+    reader: &'r mut dyn io::Read,
+    // Boxed: the hasher's state is large.
+    checksum: Box<Xxh3>,
+    /// Payload bytes not read yet.
+    remaining: u64,
     /// The hash scheme found (as in [`Frame::scheme`]).
-    scheme: HashScheme,
+    pub scheme: HashScheme,
     /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
-    seed: u64,
+    pub seed: u64,
     /// The variant parameters.
-    params: Vec<u8>,
-    /// The payload as native `u64` words (read from little-endian bytes).
-    payload: crate::bits::Words<u64>,
+    pub params: Vec<u8>,
 }
 
-/// Reads one frame whose payload is little-endian 64-bit words straight into a word store
-/// ([`Words::read_le_from`](crate::bits::Words::read_le_from)): the streaming form of
-/// [`decode`] for the variants whose payload is their storage, so `read_from` holds the
-/// payload once (the store the filter keeps) instead of a byte buffer and a copy. Checks the
-/// header as [`read_frame`] does, then the checksum over everything read; the variant checks
-/// its parameters against the payload.
-///
-/// # Errors
-///
-/// Those of [`read_frame`]; [`Error::ChecksumMismatch`]; [`Error::Corrupt`] for a payload
-/// that is not whole words.
-fn read_frame_words(
-    reader: &mut dyn io::Read,
-    variant: Variant,
-    scheme: HashScheme,
-    params_len: usize,
-) -> Result<StreamedFrame, Error> {
-    let mut head = Vec::new();
-    read_field(reader, &mut head, HEADER_LEN as u64)?;
-    let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
-    let len_at = HEADER_LEN + params_len;
-    read_field(
-        reader,
-        &mut head,
-        (payload_offset(params_len) - HEADER_LEN) as u64,
-    )?;
-    let mut checksum = Xxh3::new();
-    checksum.update(&head);
-    let payload_len = u64::from_le_bytes(
-        head[len_at..len_at + 8]
-            .try_into()
-            .expect("8 bytes were read"),
-    );
-    check_padding(&head[len_at + 8..])?;
-    let payload =
-        crate::bits::Words::read_le_from(reader, payload_len, &mut |bytes| checksum.update(bytes))?;
-    let mut stored = Vec::new();
-    read_field(reader, &mut stored, 8)?;
-    let stored = u64::from_le_bytes(stored[..8].try_into().expect("8 bytes were read"));
-    let computed = checksum.digest();
-    if stored != computed {
-        return Err(Error::ChecksumMismatch { computed, stored });
+impl<'r> FrameReader<'r> {
+    /// Reads a frame's header, parameters, payload length and padding from `reader`,
+    /// checked as [`read_frame`] checks them.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`read_frame`] before the payload.
+    pub fn open(
+        reader: &'r mut dyn io::Read,
+        variant: Variant,
+        scheme: HashScheme,
+        params_len: usize,
+    ) -> Result<Self, Error> {
+        let mut head = Vec::new();
+        read_field(reader, &mut head, HEADER_LEN as u64)?;
+        let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
+        let len_at = HEADER_LEN + params_len;
+        read_field(
+            reader,
+            &mut head,
+            (payload_offset(params_len) - HEADER_LEN) as u64,
+        )?;
+        let mut checksum = Box::new(Xxh3::new());
+        checksum.update(&head);
+        let remaining = u64::from_le_bytes(
+            head[len_at..len_at + 8]
+                .try_into()
+                .expect("8 bytes were read"),
+        );
+        check_padding(&head[len_at + 8..])?;
+        head.truncate(len_at);
+        Ok(FrameReader {
+            reader,
+            checksum,
+            remaining,
+            scheme,
+            seed,
+            params: head.split_off(HEADER_LEN),
+        })
     }
-    head.truncate(HEADER_LEN + params_len);
-    Ok(StreamedFrame {
-        scheme,
-        seed,
-        params: head.split_off(HEADER_LEN),
-        payload,
-    })
+
+    /// Payload bytes not read yet.
+    pub fn remaining(&self) -> u64 {
+        self.remaining
+    }
+
+    /// Takes `len` more bytes of the payload into account, or reports them missing.
+    fn claim(&mut self, len: u64) -> Result<(), Error> {
+        if len > self.remaining {
+            return Err(Error::corrupt(format!(
+                "a field of {len} bytes where the payload has {} left",
+                self.remaining
+            )));
+        }
+        self.remaining -= len;
+        Ok(())
+    }
+
+    /// The next `N` bytes of the payload.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] past the payload's announced end; [`Error::Truncated`] when the
+    /// stream ends first; [`Error::Io`] when the reader fails.
+    pub fn read_array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        self.claim(N as u64)?;
+        let mut bytes = Vec::new();
+        read_field(self.reader, &mut bytes, N as u64)?;
+        self.checksum.update(&bytes);
+        Ok(bytes.try_into().expect("N bytes were read"))
+    }
+
+    /// The next `byte_len` bytes of the payload as little-endian 64-bit words, read straight
+    /// into a word store ([`Words::read_le_from`](crate::bits::Words::read_le_from)), which
+    /// grows only as bytes arrive.
+    ///
+    /// # Errors
+    ///
+    /// As [`FrameReader::read_array`]; [`Error::Corrupt`] for a length that is not whole
+    /// words.
+    pub fn read_words(&mut self, byte_len: u64) -> Result<crate::bits::Words<u64>, Error> {
+        self.claim(byte_len)?;
+        let checksum = &mut self.checksum;
+        crate::bits::Words::read_le_from(self.reader, byte_len, &mut |bytes| checksum.update(bytes))
+    }
+
+    /// Ends the frame: the payload must have been read whole, then the stored checksum is
+    /// read and compared with the one computed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for payload bytes left unread (after reading them: a stream that
+    /// ends first is [`Error::Truncated`], as [`decode`] says of the same bytes);
+    /// [`Error::Truncated`] or [`Error::Io`] reading the checksum;
+    /// [`Error::ChecksumMismatch`].
+    pub fn finish(self) -> Result<(), Error> {
+        if self.remaining != 0 {
+            // As `decode` on the same bytes: a stream that ends inside the announced payload
+            // is truncated, one that holds it is corrupt. Drained through a small buffer.
+            let mut scratch = [0u8; 4096];
+            let mut got = 0u64;
+            while got < self.remaining {
+                let want = (self.remaining - got).min(scratch.len() as u64) as usize;
+                match read_some(self.reader, &mut scratch[..want])? {
+                    0 => {
+                        return Err(Error::Truncated {
+                            needed: self.remaining + 8,
+                            available: got,
+                        });
+                    }
+                    n => got += n as u64,
+                }
+            }
+            return Err(Error::corrupt(format!(
+                "{} payload bytes after the last field",
+                self.remaining
+            )));
+        }
+        let mut stored = Vec::new();
+        read_field(self.reader, &mut stored, 8)?;
+        let stored = u64::from_le_bytes(stored[..8].try_into().expect("8 bytes were read"));
+        let computed = self.checksum.digest();
+        if stored != computed {
+            return Err(Error::ChecksumMismatch { computed, stored });
+        }
+        Ok(())
+    }
 }
 
 /// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
@@ -896,13 +983,14 @@ pub fn decode_size_and_hashes<'a>(
     })
 }
 
-/// The streaming form of [`decode_size_and_hashes`]: one frame read from `reader` by
-/// [`read_frame_words`], then its size, probe count and hashing checked as there; returns
-/// them with the payload's words (whose length is the variant's to check against them).
+/// The streaming form of [`decode_size_and_hashes`]: one frame read from `reader` by a
+/// [`FrameReader`], its size, probe count and hashing checked as there before the payload is
+/// read; returns them with the payload's words (whose length is the variant's to check
+/// against them).
 ///
 /// # Errors
 ///
-/// Those of [`read_frame_words`] and of [`decode_size_and_hashes`]'s checks.
+/// Those of [`FrameReader`] and of [`decode_size_and_hashes`]'s checks.
 #[doc(hidden)]
 pub fn read_size_and_hashes_words(
     reader: &mut dyn io::Read,
@@ -910,10 +998,12 @@ pub fn read_size_and_hashes_words(
     key: Option<&crate::hash::SecretKey>,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
 ) -> Result<(u64, u32, crate::hash::Hashing, crate::bits::Words<u64>), Error> {
-    let frame = read_frame_words(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let mut frame = FrameReader::open(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
     let (size, num_hashes, hashing) =
         size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)?;
-    Ok((size, num_hashes, hashing, frame.payload))
+    let words = frame.read_words(frame.remaining())?;
+    frame.finish()?;
+    Ok((size, num_hashes, hashing, words))
 }
 
 /// The size, probe count and hashing of a size-and-hashes frame's header and parameters.

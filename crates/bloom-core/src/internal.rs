@@ -29,9 +29,10 @@ pub use crate::bits::{
 
 // The binary format's building blocks (a user reads bytes through `format::decode`).
 pub use crate::format::{
-    ByteReader, Checksum, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
-    SizeAndHashes, decode_frame, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to,
-    framing_len, read_frame, read_size_and_hashes_words, verify_checksum,
+    ByteReader, Checksum, FRAMING_LEN, FrameReader, HEADER_LEN, Output, SIZE_AND_HASHES_LEN,
+    STREAM_CHUNK, Sink, SizeAndHashes, decode_frame, decode_size_and_hashes, encode,
+    encode_size_and_hashes, encode_to, framing_len, read_frame, read_size_and_hashes_words,
+    verify_checksum,
 };
 
 // The checks every constructor runs, and the rounding of estimates.

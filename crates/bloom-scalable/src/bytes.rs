@@ -122,14 +122,22 @@ impl ScalableBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
-    /// `read_from`, the hashing checked against `key`.
+    /// `read_from`, the hashing checked against `key`: each layer's words are read straight
+    /// into its bit array, so the filter is held once.
     pub(crate) fn read_with(
         reader: &mut dyn Read,
         key: Option<&bloom_core::hash::SecretKey>,
     ) -> Result<Self, Error> {
-        let bytes =
-            internal::read_frame(reader, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
-        Self::decode_with(&bytes, key)
+        let mut frame = internal::FrameReader::open(
+            reader,
+            Variant::Scalable,
+            HashScheme::Xxh3_128,
+            PARAMS_LEN,
+        )?;
+        let (config, num_layers) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
+        let filter = read_layers(config, num_layers, &mut frame)?;
+        frame.finish()?;
+        Ok(filter)
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
@@ -194,69 +202,126 @@ impl ScalableBloomFilter {
         key: Option<&bloom_core::hash::SecretKey>,
     ) -> Result<Self, Error> {
         let frame = format::decode(bytes, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
-        let hashing = bloom_core::hash::Hashing::from_header(frame.scheme, frame.seed, key)?;
-        let mut r = ByteReader::new(frame.params);
-        let initial_capacity = r.u64()?;
-        let fpr = r.f64()?;
-        let growth_factor = r.u32()?;
-        let tightening_ratio = r.f64()?;
-        // Beyond `usize` (a 16-bit target) is beyond MAX_LAYERS: rejected below.
-        let max_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
-        let max_bytes = r.u64()?;
-        let flags = r.u8()?;
-        let num_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
-        r.finish()?;
-        if flags & !FLAG_NON_SCALING != 0 {
-            return Err(Error::corrupt(format!("unknown flags {flags:#04x}")));
-        }
-        let config = Config {
-            initial_capacity,
-            fpr,
-            growth_factor,
-            tightening_ratio,
-            max_layers,
-            max_bytes,
-            scaling: flags & FLAG_NON_SCALING == 0,
-            hashing,
-        };
-        config
-            .validate()
-            .map_err(|e| Error::corrupt(format!("bad parameters: {e}")))?;
-        let layer_cap = if config.scaling { max_layers } else { 1 };
-        if num_layers == 0 || num_layers > layer_cap {
-            return Err(Error::corrupt(format!(
-                "{num_layers} layers, expected 1 to {layer_cap}"
-            )));
-        }
-        debug_assert!(num_layers <= MAX_LAYERS);
-
+        let (config, num_layers) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
         let mut payload = ByteReader::new(frame.payload);
-        let mut layers = Vec::new();
-        for index in 0..num_layers {
-            layers.push(read_layer(&config, index, &mut payload)?);
-        }
+        let filter = read_layers(config, num_layers, &mut payload)?;
         if payload.remaining() != 0 {
             return Err(Error::corrupt(format!(
                 "{} bytes after the last of {num_layers} layers",
                 payload.remaining()
             )));
         }
-        let memory: u64 = std::mem::size_of::<ScalableBloomFilter>() as u64
-            + layers.iter().map(|l| l.memory_usage() as u64).sum::<u64>();
-        if memory > config.max_bytes {
-            return Err(Error::corrupt(format!(
-                "{memory} bytes of layers, beyond the cap of {max_bytes}"
-            )));
-        }
-        Ok(ScalableBloomFilter::from_parts(config, layers))
+        Ok(filter)
     }
 }
 
+/// The configuration and the layer count of a frame's header and parameters, checked.
+fn decode_params(
+    scheme: HashScheme,
+    seed: u64,
+    params: &[u8],
+    key: Option<&bloom_core::hash::SecretKey>,
+) -> Result<(Config, usize), Error> {
+    let hashing = bloom_core::hash::Hashing::from_header(scheme, seed, key)?;
+    let mut r = ByteReader::new(params);
+    let initial_capacity = r.u64()?;
+    let fpr = r.f64()?;
+    let growth_factor = r.u32()?;
+    let tightening_ratio = r.f64()?;
+    // Beyond `usize` (a 16-bit target) is beyond MAX_LAYERS: rejected below.
+    let max_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
+    let max_bytes = r.u64()?;
+    let flags = r.u8()?;
+    let num_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
+    r.finish()?;
+    if flags & !FLAG_NON_SCALING != 0 {
+        return Err(Error::corrupt(format!("unknown flags {flags:#04x}")));
+    }
+    let config = Config {
+        initial_capacity,
+        fpr,
+        growth_factor,
+        tightening_ratio,
+        max_layers,
+        max_bytes,
+        scaling: flags & FLAG_NON_SCALING == 0,
+        hashing,
+    };
+    config
+        .validate()
+        .map_err(|e| Error::corrupt(format!("bad parameters: {e}")))?;
+    let layer_cap = if config.scaling { max_layers } else { 1 };
+    if num_layers == 0 || num_layers > layer_cap {
+        return Err(Error::corrupt(format!(
+            "{num_layers} layers, expected 1 to {layer_cap}"
+        )));
+    }
+    debug_assert!(num_layers <= MAX_LAYERS);
+
+    Ok((config, num_layers))
+}
+
+/// Where the layers are read from: the payload in memory (`from_bytes`) or the stream
+/// (`read_from`, each layer's words read straight into its bit array).
+trait LayerSource {
+    /// A layer's header: its bit count, probe count and key count.
+    fn header(&mut self) -> Result<(u64, u32, u64), Error>;
+    /// A layer's `num_bits` bits, stored in the next `words_len` bytes.
+    fn bits(&mut self, words_len: u64, num_bits: u64) -> Result<BitStore, Error>;
+}
+
+impl LayerSource for ByteReader<'_> {
+    fn header(&mut self) -> Result<(u64, u32, u64), Error> {
+        Ok((self.u64()?, self.u32()?, self.u64()?))
+    }
+
+    fn bits(&mut self, words_len: u64, num_bits: u64) -> Result<BitStore, Error> {
+        if words_len > self.remaining() as u64 {
+            return Err(Error::Truncated {
+                needed: words_len,
+                available: self.remaining() as u64,
+            });
+        }
+        // `words_len` fits in the input, hence in usize.
+        BitStore::from_le_bytes(self.take(words_len as usize)?, num_bits)
+    }
+}
+
+impl LayerSource for internal::FrameReader<'_> {
+    fn header(&mut self) -> Result<(u64, u32, u64), Error> {
+        let bytes: [u8; LAYER_HEADER_LEN as usize] = self.read_array()?;
+        self::ByteReader::new(&bytes).header()
+    }
+
+    fn bits(&mut self, words_len: u64, num_bits: u64) -> Result<BitStore, Error> {
+        BitStore::from_parts(self.read_words(words_len)?, num_bits)
+    }
+}
+
+/// Reads and checks `num_layers` layers from `source`, then the memory cap.
+fn read_layers(
+    config: Config,
+    num_layers: usize,
+    source: &mut dyn LayerSource,
+) -> Result<ScalableBloomFilter, Error> {
+    let mut layers = Vec::new();
+    for index in 0..num_layers {
+        layers.push(read_layer(&config, index, source)?);
+    }
+    let memory: u64 = std::mem::size_of::<ScalableBloomFilter>() as u64
+        + layers.iter().map(|l| l.memory_usage() as u64).sum::<u64>();
+    if memory > config.max_bytes {
+        return Err(Error::corrupt(format!(
+            "{memory} bytes of layers, beyond the cap of {}",
+            config.max_bytes
+        )));
+    }
+    Ok(ScalableBloomFilter::from_parts(config, layers))
+}
+
 /// Reads and checks layer `index` of the payload.
-fn read_layer(config: &Config, index: usize, payload: &mut ByteReader<'_>) -> Result<Layer, Error> {
-    let num_bits = payload.u64()?;
-    let num_hashes = payload.u32()?;
-    let len = payload.u64()?;
+fn read_layer(config: &Config, index: usize, source: &mut dyn LayerSource) -> Result<Layer, Error> {
+    let (num_bits, num_hashes, len) = source.header()?;
     let expected = config
         .layer_size(index)
         .map_err(|e| Error::corrupt(format!("layer {index} cannot exist: {e}")))?;
@@ -274,15 +339,7 @@ fn read_layer(config: &Config, index: usize, payload: &mut ByteReader<'_>) -> Re
             expected.num_hashes
         )));
     }
-    let words_len = num_bits.div_ceil(64) * 8;
-    if words_len > payload.remaining() as u64 {
-        return Err(Error::Truncated {
-            needed: words_len,
-            available: payload.remaining() as u64,
-        });
-    }
-    // `words_len` fits in the input, hence in usize.
-    let bits = BitStore::from_le_bytes(payload.take(words_len as usize)?, num_bits)?;
+    let bits = source.bits(num_bits.div_ceil(64) * 8, num_bits)?;
     let ones = bits.count_ones();
     if (len == 0) != (ones == 0) || ones > len.saturating_mul(u64::from(num_hashes)) {
         return Err(Error::corrupt(format!(
