@@ -178,7 +178,16 @@ fn stream_readers_allocate_only_as_bytes_arrive() {
     let mut scalable = ScalableBloomFilter::new(10_000, 0.01).unwrap();
     scalable.insert_all(0..200_000u32).unwrap();
     let scalable_bytes = scalable.to_bytes();
+    let mut split = bloom_blocked::SplitBlockBloomFilter::new(100_000, 0.01).unwrap();
+    split.insert_all(0..100_000u32);
+    let split_bytes = split.to_bytes();
     let peaks = [
+        (
+            split_bytes.len(),
+            peak_during(|| {
+                drop(bloom_blocked::SplitBlockBloomFilter::read_from(&split_bytes[..]).unwrap())
+            }),
+        ),
         (
             scalable_bytes.len(),
             peak_during(|| drop(ScalableBloomFilter::read_from(&scalable_bytes[..]).unwrap())),

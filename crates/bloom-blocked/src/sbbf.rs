@@ -553,7 +553,7 @@ impl SplitBlockBloomFilter {
     /// (any whole number of blocks: the block index formula needs no power of two, though
     /// Parquet writers produce one).
     pub fn from_bitset(bitset: &[u8]) -> Result<Self, Error> {
-        let n = check_bitset_len(bitset)?;
+        let n = check_bitset_len(bitset.len() as u64)?;
         let mut filter = SplitBlockBloomFilter {
             blocks: Blocks::zeroed(n / BLOCK_BYTES)?,
             kernel: SplitKernel::new(Probe::best()),
@@ -678,13 +678,36 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-        let bytes = internal::read_frame(
+        if cfg!(target_endian = "big") {
+            // The blocks' u32 words are little-endian bytes; `read_words` gives native
+            // u64s, whose halves a big-endian machine would see swapped: collect the frame
+            // and decode it instead.
+            let bytes = internal::read_frame(
+                &mut reader,
+                Variant::SplitBlock,
+                HashScheme::ParquetXxh64,
+                PARAMS_LEN,
+            )?;
+            return Self::from_bytes(&bytes);
+        }
+        // The bitset goes straight into the blocks the filter keeps.
+        let mut frame = internal::FrameReader::open(
             &mut reader,
             Variant::SplitBlock,
             HashScheme::ParquetXxh64,
             PARAMS_LEN,
         )?;
-        Self::from_bytes(&bytes)
+        let (frame_seed, params) = (frame.seed, std::mem::take(&mut frame.params));
+        // The payload first (its store grows only as bytes arrive), then the checks, so a
+        // short stream is `Truncated` whatever its header says, as `from_bytes` says.
+        let payload_len = frame.remaining();
+        let words = frame.read_words(payload_len)?;
+        frame.finish()?;
+        let num_bytes = check_frame(frame_seed, &params, payload_len)?;
+        Ok(SplitBlockBloomFilter {
+            blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,
+            kernel: SplitKernel::new(Probe::best()),
+        })
     }
 
     /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).
@@ -720,32 +743,37 @@ pub(crate) fn decode_payload(bytes: &[u8], checksum: Checksum) -> Result<&[u8], 
         PARAMS_LEN,
         checksum,
     )?;
-    if frame.seed != 0 {
-        return Err(Error::corrupt(format!(
-            "seed {} (Parquet's hash has seed 0)",
-            frame.seed
-        )));
-    }
-    let num_bytes = ByteReader::new(frame.params).u64()?;
-    if num_bytes != frame.payload.len() as u64 {
-        return Err(Error::corrupt(format!(
-            "num_bytes {num_bytes} for a payload of {} bytes",
-            frame.payload.len()
-        )));
-    }
-    check_bitset_len(frame.payload)?;
+    check_frame(frame.seed, frame.params, frame.payload.len() as u64)?;
     Ok(frame.payload)
 }
 
-/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB.
-fn check_bitset_len(bitset: &[u8]) -> Result<usize, Error> {
-    let n = bitset.len();
-    if !(BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) || n % BLOCK_BYTES != 0 {
+/// Checks a split-block frame's seed (0) and size parameter against its payload's length:
+/// the bitset's length in bytes.
+fn check_frame(seed: u64, params: &[u8], payload_len: u64) -> Result<usize, Error> {
+    if seed != 0 {
         return Err(Error::corrupt(format!(
-            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+            "seed {seed} (Parquet's hash has seed 0)"
         )));
     }
-    Ok(n)
+    let num_bytes = ByteReader::new(params).u64()?;
+    if num_bytes != payload_len {
+        return Err(Error::corrupt(format!(
+            "num_bytes {num_bytes} for a payload of {payload_len} bytes"
+        )));
+    }
+    check_bitset_len(num_bytes)
+}
+
+/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB.
+fn check_bitset_len(n: u64) -> Result<usize, Error> {
+    match usize::try_from(n) {
+        Ok(n) if (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) && n % BLOCK_BYTES == 0 => {
+            Ok(n)
+        }
+        _ => Err(Error::corrupt(format!(
+            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+        ))),
+    }
 }
 
 impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
