@@ -15,7 +15,11 @@
 //!   touches one line per key; each batch time is also given as a multiple of it;
 //! * **files**: `write_to` a file in the directory given (default the system's temporary
 //!   directory), then the filter dropped and `read_from` that file, each with its wall time
-//!   and the peak resident memory during it.
+//!   and the peak resident memory during it;
+//! * **the view**: the file mapped with `memmap2` (page-aligned, so the payload is on a
+//!   64-byte boundary), the zero-copy view's open time, its `verify` (which makes every page
+//!   resident), and its batch and single-key queries against the owned filter's on the same
+//!   present keys.
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin scale -- [--n N] [--only blocked|classic] [--dir DIR]
@@ -27,8 +31,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use bloom_blocked::BlockedBloomFilter;
-use bloom_classic::BloomFilter;
+use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
+use bloom_classic::{BloomFilter, BloomFilterRef};
 use bloom_compare::probe::MemoryProbe;
 use bloom_core::keys::{SplitMix64, distinct_keys, mix};
 
@@ -83,11 +87,21 @@ trait Subject: Sized + Sync {
     fn par_batch(&self, keys: &[u64]) -> Vec<bool>;
     fn write(&self, w: std::fs::File) -> Result<(), bloom_core::Error>;
     fn read(r: std::fs::File) -> Result<Self, bloom_core::Error>;
+    /// Present answers of `contains` over `keys`, one key at a time.
+    fn count(&self, keys: &[u64]) -> usize;
+    /// The zero-copy view over `bytes` (the filter's `to_bytes`), opened.
+    fn open_view(bytes: &[u8]) -> Result<(), bloom_core::Error>;
+    /// The view over `bytes`' `verify`.
+    fn verify_view(bytes: &[u8]) -> Result<(), bloom_core::Error>;
+    /// The view over `bytes`' `contains_batch`.
+    fn view_batch(bytes: &[u8], keys: &[u64]) -> Vec<bool>;
+    /// The view over `bytes`' present answers of `contains`, one key at a time.
+    fn view_count(bytes: &[u8], keys: &[u64]) -> usize;
 }
 
 /// The [`Subject`] impl of a filter type with the workspace's common methods.
 macro_rules! subject {
-    ($filter:ident) => {
+    ($filter:ident, $view:ident) => {
         impl Subject for $filter {
             const NAME: &'static str = stringify!($filter);
             fn build(n: u64) -> Self {
@@ -110,12 +124,31 @@ macro_rules! subject {
             fn read(r: std::fs::File) -> Result<Self, bloom_core::Error> {
                 $filter::read_from(r)
             }
+            fn count(&self, keys: &[u64]) -> usize {
+                keys.iter().filter(|k| self.contains(*k)).count()
+            }
+            fn open_view(bytes: &[u8]) -> Result<(), bloom_core::Error> {
+                black_box($view::from_bytes(bytes)?);
+                Ok(())
+            }
+            fn verify_view(bytes: &[u8]) -> Result<(), bloom_core::Error> {
+                $view::from_bytes(bytes)?.verify()
+            }
+            fn view_batch(bytes: &[u8], keys: &[u64]) -> Vec<bool> {
+                $view::from_bytes(bytes)
+                    .expect("opened before")
+                    .contains_batch(keys)
+            }
+            fn view_count(bytes: &[u8], keys: &[u64]) -> usize {
+                let view = $view::from_bytes(bytes).expect("opened before");
+                keys.iter().filter(|k| view.contains(*k)).count()
+            }
         }
     };
 }
 
-subject!(BlockedBloomFilter);
-subject!(BloomFilter);
+subject!(BlockedBloomFilter, BlockedBloomFilterRef);
+subject!(BloomFilter, BloomFilterRef);
 
 fn run<F: Subject>(n: u64, dir: &std::path::Path) {
     let name = F::NAME;
@@ -177,14 +210,52 @@ fn run<F: Subject>(n: u64, dir: &std::path::Path) {
     let read = F::read(std::fs::File::open(&path).expect("open the file")).expect("read_from");
     let read_s = start.elapsed().as_secs_f64();
     let read_peak = peak_rss().saturating_sub(base);
-    let _ = std::fs::remove_file(&path);
     println!(
         "| {name} | files | write_to {write_s:.1} s, peak RSS added {:.3} GiB | read_from {read_s:.1} s, peak RSS added {:.2} GiB ({:.2}x the filter) |",
         gib(write_peak),
         gib(read_peak),
         read_peak as f64 / bytes as f64
     );
-    drop(read);
+    view_run(&read, n, &path);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The zero-copy view over the file `path` (written from `owned`), mapped with `memmap2`:
+/// the time to open it (header only), to `verify` it (every page read, so all are resident
+/// after), and its queries against the owned filter's on the same present keys, best of
+/// three each, single keys and batches.
+fn view_run<F: Subject>(owned: &F, n: u64, path: &std::path::Path) {
+    let name = F::NAME;
+    let file = std::fs::File::open(path).expect("open the file");
+    // SAFETY: the file is this process's own and nothing writes it while it is mapped.
+    let map = unsafe { memmap2::Mmap::map(&file) }.expect("map the file");
+    let start = Instant::now();
+    F::open_view(&map).expect("open the view");
+    let open_us = start.elapsed().as_secs_f64() * 1e6;
+    let start = Instant::now();
+    F::verify_view(&map).expect("the file's checksum");
+    let verify_s = start.elapsed().as_secs_f64();
+    let queries = QUERIES.min(n as usize);
+    let mut pick = SplitMix64(3);
+    let keys: Vec<u64> = (0..queries).map(|_| mix(pick.below(n))).collect();
+    assert_eq!(
+        F::view_batch(&map, &keys),
+        owned.batch(&keys),
+        "{name}: view answers"
+    );
+    let batch = best_ns(queries, || {
+        owned.batch(&keys).iter().filter(|&&b| b).count()
+    });
+    let view_batch = best_ns(queries, || {
+        F::view_batch(&map, &keys).iter().filter(|&&b| b).count()
+    });
+    let single = best_ns(queries, || owned.count(&keys));
+    let view_single = best_ns(queries, || F::view_count(&map, &keys));
+    println!(
+        "| {name} | view of the mapped file | open {open_us:.1} us, verify {verify_s:.2} s | batch {view_batch:.2} ns ({:.3}x owned {batch:.2} ns) | single {view_single:.2} ns ({:.3}x owned {single:.2} ns) |",
+        view_batch / batch,
+        view_single / single
+    );
 }
 
 fn main() {
