@@ -1,6 +1,7 @@
 //! Size, probe count and seed of a 512-bit blocked filter: sizing, the k table, and the
 //! parameters' bytes.
 
+use alloc::{format, vec::Vec};
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::{Error, internal, math};
@@ -193,18 +194,20 @@ impl Params {
         Ok((params, frame.payload))
     }
 
-    /// Reads one frame from a stream, its payload straight into the word store the filter
-    /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
-    /// and the payload, and the words.
-    pub(crate) fn read_streamed(
-        reader: &mut dyn std::io::Read,
-        key: Option<&SecretKey>,
-    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-        let (num_bits, num_hashes, hashing, words) =
-            internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
-        let params = Params::checked(num_bits, num_hashes, hashing)?;
-        params.check_payload(words.len() as u64 * 8)?;
-        Ok((params, words))
+    bloom_core::internal::if_std! {
+        /// Reads one frame from a stream, its payload straight into the word store the filter
+        /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
+        /// and the payload, and the words.
+        pub(crate) fn read_streamed(
+            reader: &mut dyn bloom_core::internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+            let (num_bits, num_hashes, hashing, words) =
+                internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
+            let params = Params::checked(num_bits, num_hashes, hashing)?;
+            params.check_payload(words.len() as u64 * 8)?;
+            Ok((params, words))
+        }
     }
 
     /// The parameters of a stored filter: `num_bits` checked by [`check_size`], the probe

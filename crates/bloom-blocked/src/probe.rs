@@ -29,6 +29,7 @@
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
 use crate::storage::{Block, SplitBlock};
+use alloc::format;
 
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
 pub const BLOCK_BITS: u64 = 512;
@@ -551,8 +552,8 @@ pub(crate) mod avx2 {
     // compilers and unsafe on older ones; one `unsafe` block per function serves both.
     #![allow(unused_unsafe)]
 
-    use std::arch::asm;
-    use std::arch::x86_64::*;
+    use core::arch::asm;
+    use core::arch::x86_64::*;
 
     use super::{PROBE_SALT, SALT};
     use crate::storage::{Block, SplitBlock};
@@ -587,7 +588,7 @@ pub(crate) mod avx2 {
         /// library after the first call).
         #[inline]
         pub(crate) fn detect() -> Option<Avx2> {
-            std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { _detected: () })
+            bloom_core::internal::cpu::has_avx2().then_some(Avx2 { _detected: () })
         }
     }
 
@@ -603,9 +604,9 @@ pub(crate) mod avx2 {
         /// A token when the CPU has AVX-512 F and VL and AVX2.
         #[inline]
         pub(crate) fn detect() -> Option<Avx512> {
-            (std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-                && std::arch::is_x86_feature_detected!("avx2"))
+            (bloom_core::internal::cpu::has_avx512f()
+                && bloom_core::internal::cpu::has_avx512vl()
+                && bloom_core::internal::cpu::has_avx2())
             .then_some(Avx512 { _detected: () })
         }
     }
@@ -998,9 +999,11 @@ mod tests {
                         block.0[(p >> 6) as usize] >> (p & 63) & 1 == 1
                     });
                     assert_eq!(contains_portable(&block, g, k), expected, "k {k}");
-                    let atomic =
-                        crate::storage::AtomicBlock(block.0.map(std::sync::atomic::AtomicU64::new));
-                    let relaxed = |w: usize| atomic.0[w].load(std::sync::atomic::Ordering::Relaxed);
+                    let atomic = crate::storage::AtomicBlock(
+                        block.0.map(core::sync::atomic::AtomicU64::new),
+                    );
+                    let relaxed =
+                        |w: usize| atomic.0[w].load(core::sync::atomic::Ordering::Relaxed);
                     assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
                     // A view's unaligned block: the same words as little-endian bytes, one
                     // byte past an aligned address.
@@ -1057,10 +1060,10 @@ mod tests {
     fn kernels_come_only_from_detection() {
         #[cfg(target_arch = "x86_64")]
         let (has_avx2, has_avx512) = (
-            std::arch::is_x86_feature_detected!("avx2"),
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-                && std::arch::is_x86_feature_detected!("avx2"),
+            bloom_core::internal::cpu::has_avx2(),
+            bloom_core::internal::cpu::has_avx512f()
+                && bloom_core::internal::cpu::has_avx512vl()
+                && bloom_core::internal::cpu::has_avx2(),
         );
         #[cfg(not(target_arch = "x86_64"))]
         let (has_avx2, has_avx512) = (false, false);

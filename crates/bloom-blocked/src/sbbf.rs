@@ -1,10 +1,12 @@
 //! Apache Parquet's split-block Bloom filter, bit for bit.
 
-use std::hash::{Hash, Hasher};
+use alloc::{format, vec::Vec};
+use core::hash::{Hash, Hasher};
 
 use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
+use bloom_core::internal::float;
 use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, Sink, Xxh64};
 use xxhash_rust::xxh64::xxh64;
 
@@ -77,8 +79,8 @@ impl PartialEq for SplitBlockBloomFilter {
 
 impl Eq for SplitBlockBloomFilter {}
 
-impl std::fmt::Debug for SplitBlockBloomFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for SplitBlockBloomFilter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SplitBlockBloomFilter")
             .field("num_bytes", &self.num_bytes())
             .field("probe", &self.kernel.probe())
@@ -124,7 +126,7 @@ impl SplitBlockBloomFilter {
     fn bytes_for(ndv: u64, fpp: f64) -> Result<usize, Error> {
         bloom_core::internal::check_count("ndv", ndv)?;
         bloom_core::internal::check_rate("fpp", fpp)?;
-        let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
+        let num_bits = -8.0 * ndv as f64 / float::ln(1.0 - float::powf(fpp, 1.0 / 8.0));
         let num_bytes = num_bits / 8.0;
         // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).
         if num_bytes > BITSET_MAX_BYTES as f64 {
@@ -349,14 +351,14 @@ impl SplitBlockBloomFilter {
     /// block and sums over blocks, rounded to the nearest integer.
     /// `u64::MAX` when a word is full (the count can then not be known).
     pub fn estimated_len(&self) -> u64 {
-        let per_value = (-1.0f64 / 32.0).ln_1p();
+        let per_value = float::ln_1p(-1.0f64 / 32.0);
         let estimate = self
             .words()
             .map(|w| {
                 if w == u32::MAX {
                     f64::INFINITY
                 } else {
-                    (-f64::from(w.count_ones()) / 32.0).ln_1p() / per_value / 8.0
+                    float::ln_1p(-f64::from(w.count_ones()) / 32.0) / per_value / 8.0
                 }
             })
             .sum::<f64>();
@@ -365,7 +367,7 @@ impl SplitBlockBloomFilter {
 
     /// Bytes held by the filter.
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+        core::mem::size_of::<Self>() + self.blocks.heap_bytes()
     }
 
     /// Removes every value.
@@ -522,7 +524,7 @@ impl SplitBlockBloomFilter {
             let mut clear = 1.0 - fill;
             while folds < max_folds {
                 clear *= clear;
-                if (1.0 - clear).powi(8) > target_fpp {
+                if float::powi(1.0 - clear, 8) > target_fpp {
                     break;
                 }
                 folds += 1;
@@ -629,62 +631,69 @@ impl SplitBlockBloomFilter {
         )
     }
 
-    /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
-    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::SplitBlockBloomFilter;
-    ///
-    /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u64);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
+        /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_blocked::SplitBlockBloomFilter;
+        ///
+        /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u64);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: bloom_core::internal::io::Write>(
+            &self,
+            mut writer: W,
+        ) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
-    /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
-    /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
-    /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
-    /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
-    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
-    /// reader fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// use bloom_blocked::SplitBlockBloomFilter;
-    ///
-    /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-    /// let mut stream = Cursor::new(Vec::new());
-    /// filter.write_to(&mut stream)?;
-    /// stream.set_position(0);
-    /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-        let bytes = internal::read_frame(
-            &mut reader,
-            Variant::SplitBlock,
-            HashScheme::ParquetXxh64,
-            PARAMS_LEN,
-        )?;
-        Self::from_bytes(&bytes)
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
+        /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
+        /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
+        /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
+        ///
+        /// # Errors
+        ///
+        /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
+        /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+        /// reader fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use std::io::Cursor;
+        /// use bloom_blocked::SplitBlockBloomFilter;
+        ///
+        /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+        /// let mut stream = Cursor::new(Vec::new());
+        /// filter.write_to(&mut stream)?;
+        /// stream.set_position(0);
+        /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: bloom_core::internal::io::Read>(mut reader: R) -> Result<Self, Error> {
+            let bytes = internal::read_frame(
+                &mut reader,
+                Variant::SplitBlock,
+                HashScheme::ParquetXxh64,
+                PARAMS_LEN,
+            )?;
+            Self::from_bytes(&bytes)
+        }
     }
 
     /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).

@@ -73,6 +73,13 @@
 //! [`Filter`]: bloom_core::Filter
 //! [`Error`]: bloom_core::Error
 
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+// The docs link the items that need `std` (streams, random seeds); without it they have no
+// target, and that is expected rather than a mistake in the docs.
+#![cfg_attr(not(feature = "std"), allow(rustdoc::broken_intra_doc_links))]
+
+extern crate alloc;
+
 mod atomic;
 mod bloom;
 mod params;

@@ -20,9 +20,15 @@
 //! parameters are in range and agree with the payload. `docs/format.md` documents every
 //! variant's parameters and payload.
 
+#[cfg(feature = "std")]
+use alloc::boxed::Box;
+use alloc::{format, vec::Vec};
+#[cfg(feature = "std")]
 use std::io;
 
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+#[cfg(feature = "std")]
+use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
 
@@ -200,8 +206,12 @@ pub fn encode(
 pub enum Output<'w> {
     /// Build the whole frame in memory and return it.
     Bytes,
-    /// Stream the frame to the writer; `encode_to` returns an empty `Vec`.
+    /// Stream the frame to the writer; `encode_to` returns an empty `Vec`. Only with `std`.
+    #[cfg(feature = "std")]
     Writer(&'w mut dyn io::Write),
+    /// Without `std` there is no writer: this variant cannot be made.
+    #[cfg(not(feature = "std"))]
+    Never(core::convert::Infallible, core::marker::PhantomData<&'w ()>),
 }
 
 /// Bytes the streaming writer and reader hold at a time: the payload passes through a
@@ -233,6 +243,7 @@ pub fn encode_to(
 ) -> Result<Vec<u8>, Error> {
     let mut sink = match output {
         Output::Bytes => Sink::in_memory(FRAMING_LEN + params.len() + payload_len as usize),
+        #[cfg(feature = "std")]
         Output::Writer(out) => Sink {
             // Headroom for the last `put` before a flush: puts are a few words at most.
             buf: Vec::with_capacity(STREAM_CHUNK + 64),
@@ -265,6 +276,7 @@ pub fn encode_to(
             out.extend_from_slice(&checksum.to_le_bytes());
             Ok(out)
         }
+        #[cfg(feature = "std")]
         Some(mut stream) => {
             stream.send(&sink.buf);
             if let Some(e) = stream.error {
@@ -292,6 +304,7 @@ pub struct Sink<'w> {
     flushed: u64,
 }
 
+#[cfg(feature = "std")]
 struct Stream<'w> {
     out: &'w mut dyn io::Write,
     // Boxed: the hasher's state is large, and a `Sink` is passed around by reference only.
@@ -300,6 +313,19 @@ struct Stream<'w> {
     error: Option<io::Error>,
 }
 
+/// Without `std` there is no writer to stream to: no `Stream` can be made, and the code that
+/// would use one is unreachable (a `Sink` is always in memory).
+#[cfg(not(feature = "std"))]
+struct Stream<'w>(core::convert::Infallible, core::marker::PhantomData<&'w ()>);
+
+#[cfg(not(feature = "std"))]
+impl Stream<'_> {
+    fn send(&mut self, _: &[u8]) {
+        match self.0 {}
+    }
+}
+
+#[cfg(feature = "std")]
 impl Stream<'_> {
     fn send(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
@@ -364,6 +390,7 @@ impl Sink<'_> {
 /// [`Error::Truncated`] when the stream ends inside the frame; the header errors of
 /// [`decode`]; [`Error::Io`] when the reader fails.
 #[doc(hidden)]
+#[cfg(feature = "std")]
 pub fn read_frame(
     reader: &mut dyn io::Read,
     variant: Variant,
@@ -390,6 +417,7 @@ pub fn read_frame(
 
 /// A frame read from a stream by [`read_frame_words`]: the header's fields, the parameters,
 /// and the payload already in the word store a filter keeps.
+#[cfg(feature = "std")]
 #[derive(Debug)]
 struct StreamedFrame {
     /// The hash scheme found (as in [`Frame::scheme`]).
@@ -413,6 +441,7 @@ struct StreamedFrame {
 ///
 /// Those of [`read_frame`]; [`Error::ChecksumMismatch`]; [`Error::Corrupt`] for a payload
 /// that is not whole words.
+#[cfg(feature = "std")]
 fn read_frame_words(
     reader: &mut dyn io::Read,
     variant: Variant,
@@ -450,6 +479,7 @@ fn read_frame_words(
 
 /// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
 /// the stream).
+#[cfg(feature = "std")]
 pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match reader.read(buf) {
@@ -460,6 +490,7 @@ pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result
 }
 
 /// Appends `len` bytes from `reader` to `bytes`, a chunk at a time.
+#[cfg(feature = "std")]
 fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Result<(), Error> {
     let mut got = 0u64;
     while got < len {
@@ -832,6 +863,7 @@ pub fn decode_size_and_hashes<'a>(
 ///
 /// Those of [`read_frame_words`] and of [`decode_size_and_hashes`]'s checks.
 #[doc(hidden)]
+#[cfg(feature = "std")]
 pub fn read_size_and_hashes_words(
     reader: &mut dyn io::Read,
     variant: Variant,
@@ -947,6 +979,7 @@ mod tests {
     }
 
     /// A payload of `len` bytes streamed through [`encode_to`], as bytes.
+    #[cfg(feature = "std")]
     fn streamed(len: u64) -> (Vec<u8>, Vec<u8>) {
         let payload = |out: &mut Sink<'_>| {
             for i in 0..len {
@@ -976,6 +1009,7 @@ mod tests {
         (bytes, streamed)
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn streaming_writes_the_same_bytes() {
         // Below, at and across the buffer's size: the incremental checksum equals the
@@ -996,6 +1030,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn stream_reader_checks_the_header_first() {
         let b = sample();

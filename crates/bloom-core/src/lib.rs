@@ -100,6 +100,13 @@
 //! * `serde` (off by default): the (de)serialisation every filter's `serde` feature shares: a
 //!   filter is the bytes of its `to_bytes`, base64 in human-readable formats.
 
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+// The docs link the items that need `std` (streams, random seeds); without it they have no
+// target, and that is expected rather than a mistake in the docs.
+#![cfg_attr(not(feature = "std"), allow(rustdoc::broken_intra_doc_links))]
+
+extern crate alloc;
+
 pub mod bits;
 mod error;
 mod filter;
@@ -111,5 +118,7 @@ pub mod keys;
 pub mod math;
 mod siphash;
 
-pub use error::{Error, IoError};
+pub use error::Error;
+#[cfg(feature = "std")]
+pub use error::IoError;
 pub use filter::Filter;

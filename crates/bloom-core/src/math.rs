@@ -24,6 +24,8 @@
 //!   Baldi, "Mathematical correction for fingerprint similarity measures", 2007).
 
 use crate::Error;
+use crate::internal::float;
+use alloc::{format, vec, vec::Vec};
 
 /// The largest filter any constructor accepts: 2^40 bits (128 GiB). Anything bigger is
 /// rejected with [`Error::TooLarge`] rather than attempted.
@@ -142,7 +144,7 @@ pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
 }
 
 /// `(ln 2)^2`.
-const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+const LN2_SQUARED: f64 = core::f64::consts::LN_2 * core::f64::consts::LN_2;
 
 /// The number of bits a classic filter needs to hold `expected_items` keys at false-positive
 /// rate `fpr`: `ceil(-n ln p / (ln 2)^2)`.
@@ -164,7 +166,7 @@ const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
 pub fn optimal_num_bits(expected_items: u64, fpr: f64) -> Result<u64, Error> {
     check_items(expected_items)?;
     check_fpr(fpr)?;
-    let bits = (-(expected_items as f64) * fpr.ln() / LN2_SQUARED).ceil();
+    let bits = float::ceil(-(expected_items as f64) * float::ln(fpr) / LN2_SQUARED);
     // `bits` is finite and positive here: n >= 1 and ln p < 0 for p in (0, 1).
     if bits > MAX_NUM_BITS as f64 {
         return Err(Error::TooLarge {
@@ -195,7 +197,7 @@ pub fn optimal_num_hashes(num_bits: u64, expected_items: u64) -> Result<u32, Err
     if num_bits == 0 {
         return Err(Error::invalid("num_bits", "must be at least 1 (got 0)"));
     }
-    let k = (num_bits as f64 / expected_items as f64 * std::f64::consts::LN_2).round();
+    let k = float::round(num_bits as f64 / expected_items as f64 * core::f64::consts::LN_2);
     Ok(k.clamp(1.0, f64::from(MAX_NUM_HASHES)) as u32)
 }
 
@@ -216,7 +218,7 @@ pub fn classic_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
     }
     let k = f64::from(num_hashes);
     let exponent = -k * num_items as f64 / num_bits as f64;
-    (-(exponent.exp_m1())).powf(k)
+    float::powf(-float::exp_m1(exponent), k)
 }
 
 /// The expected false-positive rate of a filter whose probes come in pairs sharing a 512-bit
@@ -256,19 +258,19 @@ pub fn paired_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
     let scale = num_items as f64 * group / num_bits as f64;
     let lambda2 = scale * f64::from(num_hashes / 2);
     let lambda1 = scale * f64::from(num_hashes % 2);
-    let g = |z: f64| (lambda2 * (z * z - 1.0) + lambda1 * (z - 1.0)).exp();
+    let g = |z: f64| float::exp(lambda2 * (z * z - 1.0) + lambda1 * (z - 1.0));
     let r = 1.0 - 1.0 / group;
     let single = 1.0 - g(r);
     let both = 1.0 - 2.0 * g(r) + g(r * r);
     let pair = (1.0 - 1.0 / group) * both + single / group;
-    pair.powi((num_hashes / 2) as i32) * single.powi((num_hashes % 2) as i32)
+    float::powi(pair, (num_hashes / 2) as i32) * float::powi(single, (num_hashes % 2) as i32)
 }
 
 /// The false-positive rate of a filter whose `num_bits` bits are a fraction `fill` set, for
 /// a key probing `num_hashes` independent positions: `fill^k`. This is the estimate at the
 /// current state, as opposed to [`classic_fpr`], the expectation for a number of keys.
 pub fn fpr_from_fill(fill: f64, num_hashes: u32) -> f64 {
-    fill.clamp(0.0, 1.0).powi(num_hashes as i32)
+    float::powi(fill.clamp(0.0, 1.0), num_hashes as i32)
 }
 
 /// The estimated number of distinct keys in a filter of `num_bits` bits with `num_ones` set,
@@ -291,7 +293,7 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
         return f64::INFINITY;
     }
     let m = num_bits as f64;
-    -(m / f64::from(num_hashes)) * (-(num_ones as f64) / m).ln_1p()
+    -(m / f64::from(num_hashes)) * float::ln_1p(-(num_ones as f64) / m)
 }
 
 /// A count estimated as a real number (a cardinality from [`estimate_cardinality`]) as the
@@ -311,7 +313,7 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
 #[doc(hidden)]
 pub fn round_count(estimate: f64) -> u64 {
     // `as` saturates: +inf and anything past u64::MAX become u64::MAX, NaN becomes 0.
-    estimate.round() as u64
+    float::round(estimate) as u64
 }
 
 /// The expected false-positive rate of a blocked filter: `num_bits` bits in blocks of
@@ -339,16 +341,16 @@ pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u
     }
     let lambda = num_items as f64 * block_bits as f64 / num_bits as f64;
     let k = f64::from(num_hashes);
-    let per_key_miss = (1.0 - 1.0 / block_bits as f64).powf(k);
-    let classic_in_block = |i: f64| -> f64 { (1.0 - per_key_miss.powf(i)).powf(k) };
+    let per_key_miss = float::powf(1.0 - 1.0 / block_bits as f64, k);
+    let classic_in_block = |i: f64| -> f64 { float::powf(1.0 - float::powf(per_key_miss, i), k) };
     // Sum the Poisson pmf outwards from its mode, so no term underflows before it matters.
-    let mode = lambda.floor();
-    let ln_pmf = |i: f64| -> f64 { i * lambda.ln() - lambda - ln_gamma(i + 1.0) };
+    let mode = float::floor(lambda);
+    let ln_pmf = |i: f64| -> f64 { i * float::ln(lambda) - lambda - ln_gamma(i + 1.0) };
     let mut total = 0.0;
     let mut mass = 0.0;
     let mut i = mode;
     loop {
-        let pmf = ln_pmf(i).exp();
+        let pmf = float::exp(ln_pmf(i));
         total += pmf * classic_in_block(i);
         mass += pmf;
         if pmf < 1e-18 && i > lambda {
@@ -358,7 +360,7 @@ pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u
     }
     let mut i = mode - 1.0;
     while i >= 0.0 {
-        let pmf = ln_pmf(i).exp();
+        let pmf = float::exp(ln_pmf(i));
         total += pmf * classic_in_block(i);
         mass += pmf;
         if pmf < 1e-18 {
@@ -479,13 +481,13 @@ fn replacement_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f6
         .map(|j| (j..=k).map(|s| occupancy[s] * binomial(s, j)).sum())
         .collect();
     let ratios: Vec<f64> = (0..=k)
-        .map(|j| (1.0 - j as f64 / b).max(0.0).powi(k as i32))
+        .map(|j| float::powi((1.0 - j as f64 / b).max(0.0), k as i32))
         .collect();
     move |i: f64| -> f64 {
         let mut sum = 0.0;
         let mut largest: f64 = 0.0;
         for j in 0..=k {
-            let term = coefficients[j] * ratios[j].powf(i);
+            let term = coefficients[j] * float::powf(ratios[j], i);
             largest = largest.max(term);
             sum += if j % 2 == 0 { term } else { -term };
         }
@@ -494,7 +496,7 @@ fn replacement_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f6
         if sum > largest * 1e-9 {
             sum.min(1.0)
         } else {
-            let ones = b * (1.0 - ratios[1].powf(i));
+            let ones = b * (1.0 - float::powf(ratios[1], i));
             (0..=k)
                 .map(|s| {
                     occupancy[s]
@@ -532,7 +534,7 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
         let mut sum = 0.0;
         let mut largest: f64 = 0.0;
         for j in 0..=k as usize {
-            let term = binomials[j] * ratios[j].powf(i);
+            let term = binomials[j] * float::powf(ratios[j], i);
             largest = largest.max(term);
             sum += if j % 2 == 0 { term } else { -term };
         }
@@ -542,7 +544,7 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
         if sum > largest * 1e-9 {
             sum.min(1.0)
         } else {
-            let ones = b * (1.0 - ratios[1].powf(i));
+            let ones = b * (1.0 - float::powf(ratios[1], i));
             (0..k)
                 .map(|t| ((ones - f64::from(t)) / (b - f64::from(t))).clamp(0.0, 1.0))
                 .product()
@@ -553,12 +555,12 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
 /// `Σ_i Pois(i; λ) f(i)`, summed outwards from the mode until the pmf is below 1e-18 and
 /// renormalised by the mass summed.
 fn poisson_mixture(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
-    let mode = lambda.floor();
-    let ln_pmf = |i: f64| -> f64 { i * lambda.ln() - lambda - ln_gamma(i + 1.0) };
+    let mode = float::floor(lambda);
+    let ln_pmf = |i: f64| -> f64 { i * float::ln(lambda) - lambda - ln_gamma(i + 1.0) };
     let (mut total, mut mass) = (0.0, 0.0);
     let mut i = mode;
     loop {
-        let pmf = ln_pmf(i).exp();
+        let pmf = float::exp(ln_pmf(i));
         total += pmf * f(i);
         mass += pmf;
         if pmf < 1e-18 && i > lambda {
@@ -568,7 +570,7 @@ fn poisson_mixture(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
     }
     let mut i = mode - 1.0;
     while i >= 0.0 {
-        let pmf = ln_pmf(i).exp();
+        let pmf = float::exp(ln_pmf(i));
         total += pmf * f(i);
         mass += pmf;
         if pmf < 1e-18 {
@@ -600,7 +602,7 @@ fn ln_gamma(x: f64) -> f64 {
     for (i, c) in COEFFICIENTS.iter().enumerate().skip(1) {
         a += c / (x + i as f64);
     }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+    0.5 * float::ln(2.0 * core::f64::consts::PI) + (x + 0.5) * float::ln(t) - t + float::ln(a)
 }
 
 /// The smallest number of bits that keeps a blocked filter of `block_bits`-bit blocks with
@@ -650,12 +652,36 @@ pub fn blocked_num_bits(
 /// rate `fpr`: `log2(1 / p)` (Carter, Floyd, Gill, Markowsky, Wegman, "Exact and approximate
 /// membership testers", STOC 1978).
 pub fn bits_per_key_lower_bound(fpr: f64) -> f64 {
-    -fpr.log2()
+    -float::log2(fpr)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The classic sizes (m, then k; `u64::MAX` for an error) of a grid of (n, p), hashed.
+    /// The digest pins them: without `std` the float functions are `libm`'s
+    /// (`internal::float`), and CI runs this test both ways, so a filter sized by a `no_std`
+    /// build has exactly the size the `std` build gives it.
+    #[test]
+    fn sizes_are_the_std_build_sizes() {
+        let (mut sizes, mut sized) = (Vec::new(), 0);
+        for i in 0..64u64 {
+            let n = (crate::keys::mix(i) >> (20 + i % 44)).max(1);
+            for j in 0..64u64 {
+                let p = (crate::keys::mix(!j) % 10_000 + 1) as f64
+                    / 20_000.0
+                    / 10f64.powi((j % 9) as i32);
+                let m = optimal_num_bits(n, p).unwrap_or(u64::MAX);
+                sized += usize::from(m != u64::MAX);
+                let k = optimal_num_hashes(m.min(MAX_NUM_BITS), n).map_or(u64::MAX, u64::from);
+                sizes.extend([m, k].map(u64::to_le_bytes).concat());
+            }
+        }
+        // Most of the grid fits (the rest is `TooLarge`, also pinned).
+        assert!(sized > 3_000, "{sized}");
+        assert_eq!(xxhash_rust::xxh3::xxh3_64(&sizes), 0x88f2_3880_7643_1d08);
+    }
 
     #[test]
     fn known_figures() {
