@@ -5,7 +5,7 @@ use core::hash::Hash;
 
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::batch::{self, Lines, OneLine};
-use bloom_core::internal::float;
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, Output, prefetch};
 use bloom_core::{Error, math};
 
@@ -746,13 +746,13 @@ pub(crate) fn block_fills(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
 /// Sum over blocks of `ln(1 - X/B) / (k ln(1 - 1/B))`.
 pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
     let b = BLOCK_BITS as f64;
-    let per_key = f64::from(k) * float::ln_1p(-1.0 / b);
+    let per_key = f64::from(k) * Native::ln_1p(-1.0 / b);
     fills
         .map(|x| {
             if u64::from(x) >= BLOCK_BITS {
                 f64::INFINITY
             } else {
-                float::ln_1p(-f64::from(x) / b) / per_key
+                Native::ln_1p(-f64::from(x) / b) / per_key
             }
         })
         .sum()
@@ -762,7 +762,7 @@ pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
 pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks: u64) -> f64 {
     let b = BLOCK_BITS as f64;
     let table: Vec<f64> = (0..=BLOCK_BITS)
-        .map(|x| float::powi(x as f64 / b, k as i32))
+        .map(|x| Native::powi(x as f64 / b, k as i32))
         .collect();
     fills.map(|x| table[x as usize]).sum::<f64>() / num_blocks as f64
 }

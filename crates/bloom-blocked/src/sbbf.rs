@@ -6,7 +6,7 @@ use core::hash::{Hash, Hasher};
 use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
-use bloom_core::internal::float;
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, Sink, Xxh64};
 use xxhash_rust::xxh64::xxh64;
 
@@ -119,14 +119,15 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        Ok(Self::with_num_bytes(Self::bytes_for(ndv, fpp)?))
+        Ok(Self::with_num_bytes(Self::bytes_for::<Native>(ndv, fpp)?))
     }
 
-    /// The bytes Parquet's rule gives `(ndv, fpp)`, before rounding to a power of two.
-    fn bytes_for(ndv: u64, fpp: f64) -> Result<usize, Error> {
+    /// The bytes Parquet's rule gives `(ndv, fpp)`, before rounding to a power of two, with
+    /// the float functions of `F`.
+    fn bytes_for<F: Float>(ndv: u64, fpp: f64) -> Result<usize, Error> {
         bloom_core::internal::check_count("ndv", ndv)?;
         bloom_core::internal::check_rate("fpp", fpp)?;
-        let num_bits = -8.0 * ndv as f64 / float::ln(1.0 - float::powf(fpp, 1.0 / 8.0));
+        let num_bits = -8.0 * ndv as f64 / F::ln(1.0 - F::powf(fpp, 1.0 / 8.0));
         let num_bytes = num_bits / 8.0;
         // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).
         if num_bytes > BITSET_MAX_BYTES as f64 {
@@ -351,14 +352,14 @@ impl SplitBlockBloomFilter {
     /// block and sums over blocks, rounded to the nearest integer.
     /// `u64::MAX` when a word is full (the count can then not be known).
     pub fn estimated_len(&self) -> u64 {
-        let per_value = float::ln_1p(-1.0f64 / 32.0);
+        let per_value = Native::ln_1p(-1.0f64 / 32.0);
         let estimate = self
             .words()
             .map(|w| {
                 if w == u32::MAX {
                     f64::INFINITY
                 } else {
-                    float::ln_1p(-f64::from(w.count_ones()) / 32.0) / per_value / 8.0
+                    Native::ln_1p(-f64::from(w.count_ones()) / 32.0) / per_value / 8.0
                 }
             })
             .sum::<f64>();
@@ -482,7 +483,7 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fold_to_fit(&self, ndv: u64, fpp: f64) -> Result<Self, Error> {
-        let needed = parquet_num_bytes(Self::bytes_for(ndv, fpp)?) / BLOCK_BYTES;
+        let needed = parquet_num_bytes(Self::bytes_for::<Native>(ndv, fpp)?) / BLOCK_BYTES;
         let factor = (self.num_blocks() / needed).max(1);
         // Both counts are powers of two, so the ratio is one (or below 1, clamped to 1).
         self.fold(u32::try_from(factor).unwrap_or(1 << 31))
@@ -524,7 +525,7 @@ impl SplitBlockBloomFilter {
             let mut clear = 1.0 - fill;
             while folds < max_folds {
                 clear *= clear;
-                if float::powi(1.0 - clear, 8) > target_fpp {
+                if Native::powi(1.0 - clear, 8) > target_fpp {
                     break;
                 }
                 folds += 1;
@@ -827,6 +828,27 @@ bloom_core::internal::par_queries_via_batch!(SplitBlockBloomFilter);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// libm (the float functions without `std`) gives the split-block filter the size the
+    /// standard library gives it, over a grid of (ndv, fpp).
+    #[cfg(feature = "std")]
+    #[test]
+    fn libm_gives_the_std_sizes() {
+        use bloom_core::internal::float::{Portable, Std};
+        for i in 0..200u64 {
+            let ndv = (bloom_core::keys::mix(i) >> (30 + i % 34)).max(1);
+            for j in 1..=200u64 {
+                let fpp = j as f64 / 401.0 / 10f64.powi((i % 9) as i32);
+                let size = |bytes: Result<usize, Error>| bytes.map(parquet_num_bytes);
+                let with_std = size(SplitBlockBloomFilter::bytes_for::<Std>(ndv, fpp));
+                let with_libm = size(SplitBlockBloomFilter::bytes_for::<Portable>(ndv, fpp));
+                assert_eq!(with_std.is_ok(), with_libm.is_ok(), "{ndv} {fpp:e}");
+                if let (Ok(a), Ok(b)) = (with_std, with_libm) {
+                    assert_eq!(a, b, "ndv {ndv}, fpp {fpp:e}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn generic_integers_hash_as_plain_encoding() {

@@ -4,6 +4,7 @@ use alloc::{format, vec::Vec};
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::batch::Probed;
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::{Error, internal, math};
 
 /// The validated parameters of a classic filter.
@@ -122,7 +123,7 @@ fn check_size(num_bits: u64) -> Result<(), Error> {
 pub(crate) fn fpr_for_fill(num_bits: u64, num_hashes: u32, num_ones: u64) -> f64 {
     let n = math::estimate_cardinality(num_bits, num_hashes, num_ones);
     if n.is_finite() {
-        math::paired_fpr(num_bits, num_hashes, internal::float::round(n) as u64)
+        math::paired_fpr(num_bits, num_hashes, Native::round(n) as u64)
     } else {
         1.0
     }

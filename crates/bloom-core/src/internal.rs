@@ -39,9 +39,11 @@ pub use crate::format::{
 #[cfg(feature = "std")]
 pub use crate::format::{read_frame, read_size_and_hashes_words};
 
-// The checks every constructor runs, and the rounding of estimates.
+// The checks every constructor runs, the rounding of estimates, and the sizing functions
+// generic over the float functions (`float`).
 pub use crate::math::{
-    check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
+    blocked_fpr_replacement_with, check_count, check_fpr, check_num_bits, check_num_hashes,
+    check_rate, optimal_num_bits_with, round_count,
 };
 
 // The macros that implement the shared traits (exported at the crate root, as every

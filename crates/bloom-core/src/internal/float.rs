@@ -1,126 +1,148 @@
 //! The `f64` functions `core` lacks, for the sizing math and the estimates of every crate.
 //!
-//! With the `std` feature each is the standard library's method of the same name, so sizes
-//! are what they always were (the golden tests pin them). Without it, `libm`'s port of musl
-//! does the work ([`portable`]); it agrees with the platform's library to within an ulp or so,
-//! and `ceil`, `floor` and `round` are exact in both, so a size can differ only where a
-//! formula lands within that of a whole number. `sizes_are_the_std_build_sizes` (in
-//! `math.rs`, run with and without `std`) checks that the sizes every constructor computes
-//! are the same over a grid of `(n, p)`.
+//! Two implementations of one [`Float`] trait: [`Std`], the standard library's methods, and
+//! [`Portable`], `libm`'s port of musl (and `powi` as the compiler's runtime computes it).
+//! [`Native`] is what this build uses: `Std` with the `std` feature, so sizes are what they
+//! always were (the golden tests pin them), `Portable` without it. The sizing functions are
+//! generic over the trait, so tests built with `std` can size with both and compare.
+//!
+//! The two agree to within an ulp or so (`ceil`, `floor`, `round` and `powi` exactly). The
+//! classic sizes come out the same (`math`'s tests, over a grid of `(n, p)`); the blocked
+//! filter's sizing sums an alternating series whose cancellation can magnify that ulp, so
+//! once in a while (high k, a tiny rate, hundreds of millions of keys) the two settle a
+//! block (64 bytes) apart among millions (`bloom-blocked`'s `params.rs` tests bound it).
 
-#[cfg(not(feature = "std"))]
-pub use self::portable::*;
-#[cfg(feature = "std")]
-pub use self::with_std::*;
-
-/// The standard library's methods: what the crate calls with `std`.
-#[cfg(feature = "std")]
-mod with_std {
+/// The float functions the sizing math needs, from one library or the other.
+pub trait Float {
     /// `ln x`.
+    fn ln(x: f64) -> f64;
+
+    /// `ln(1 + x)`, accurate for `x` near zero.
+    fn ln_1p(x: f64) -> f64;
+
+    /// `log2 x`.
+    fn log2(x: f64) -> f64;
+
+    /// `e^x`.
+    fn exp(x: f64) -> f64;
+
+    /// `e^x - 1`, accurate for `x` near zero.
+    fn exp_m1(x: f64) -> f64;
+
+    /// `x^y`.
+    fn powf(x: f64, y: f64) -> f64;
+
+    /// `x^n` by repeated squaring.
+    fn powi(x: f64, n: i32) -> f64;
+
+    /// The smallest integer at least `x`.
+    fn ceil(x: f64) -> f64;
+
+    /// The largest integer at most `x`.
+    fn floor(x: f64) -> f64;
+
+    /// The nearest integer to `x`, halves away from zero.
+    fn round(x: f64) -> f64;
+}
+
+/// The standard library's methods (only with the `std` feature).
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub enum Std {}
+
+#[cfg(feature = "std")]
+impl Float for Std {
     #[inline]
-    pub fn ln(x: f64) -> f64 {
+    fn ln(x: f64) -> f64 {
         x.ln()
     }
 
-    /// `ln(1 + x)`, accurate for `x` near zero.
     #[inline]
-    pub fn ln_1p(x: f64) -> f64 {
+    fn ln_1p(x: f64) -> f64 {
         x.ln_1p()
     }
 
-    /// `log2 x`.
     #[inline]
-    pub fn log2(x: f64) -> f64 {
+    fn log2(x: f64) -> f64 {
         x.log2()
     }
 
-    /// `e^x`.
     #[inline]
-    pub fn exp(x: f64) -> f64 {
+    fn exp(x: f64) -> f64 {
         x.exp()
     }
 
-    /// `e^x - 1`, accurate for `x` near zero.
     #[inline]
-    pub fn exp_m1(x: f64) -> f64 {
+    fn exp_m1(x: f64) -> f64 {
         x.exp_m1()
     }
 
-    /// `x^y`.
     #[inline]
-    pub fn powf(x: f64, y: f64) -> f64 {
+    fn powf(x: f64, y: f64) -> f64 {
         x.powf(y)
     }
 
-    /// `x^n` by repeated squaring.
     #[inline]
-    pub fn powi(x: f64, n: i32) -> f64 {
+    fn powi(x: f64, n: i32) -> f64 {
         x.powi(n)
     }
 
-    /// The smallest integer at least `x`.
     #[inline]
-    pub fn ceil(x: f64) -> f64 {
+    fn ceil(x: f64) -> f64 {
         x.ceil()
     }
 
-    /// The largest integer at most `x`.
     #[inline]
-    pub fn floor(x: f64) -> f64 {
+    fn floor(x: f64) -> f64 {
         x.floor()
     }
 
-    /// The nearest integer to `x`, halves away from zero.
     #[inline]
-    pub fn round(x: f64) -> f64 {
+    fn round(x: f64) -> f64 {
         x.round()
     }
 }
 
-/// The same functions without the standard library: `libm`'s, and `powi` as the compiler's
-/// runtime computes it. What the functions above call without `std`; public so that tests
-/// can compare the two builds' answers in one process.
-pub mod portable {
-    /// `ln x`.
+/// `libm`'s functions, and `powi` as the compiler's runtime computes it: what a build
+/// without `std` uses, and available with it for comparison.
+#[derive(Debug)]
+pub enum Portable {}
+
+impl Float for Portable {
     #[inline]
-    pub fn ln(x: f64) -> f64 {
+    fn ln(x: f64) -> f64 {
         libm::log(x)
     }
 
-    /// `ln(1 + x)`.
     #[inline]
-    pub fn ln_1p(x: f64) -> f64 {
+    fn ln_1p(x: f64) -> f64 {
         libm::log1p(x)
     }
 
-    /// `log2 x`.
     #[inline]
-    pub fn log2(x: f64) -> f64 {
+    fn log2(x: f64) -> f64 {
         libm::log2(x)
     }
 
-    /// `e^x`.
     #[inline]
-    pub fn exp(x: f64) -> f64 {
+    fn exp(x: f64) -> f64 {
         libm::exp(x)
     }
 
-    /// `e^x - 1`.
     #[inline]
-    pub fn exp_m1(x: f64) -> f64 {
+    fn exp_m1(x: f64) -> f64 {
         libm::expm1(x)
     }
 
-    /// `x^y`.
     #[inline]
-    pub fn powf(x: f64, y: f64) -> f64 {
+    fn powf(x: f64, y: f64) -> f64 {
         libm::pow(x, y)
     }
 
-    /// `x^n`: the loop of `__powidf2`, which `f64::powi` compiles to, so the products (and
-    /// their roundings) are the same, in the same order.
+    /// The loop of `__powidf2`, which `f64::powi` compiles to, so the products (and their
+    /// roundings) are the same, in the same order.
     #[inline]
-    pub fn powi(x: f64, n: i32) -> f64 {
+    fn powi(x: f64, n: i32) -> f64 {
         let mut base = x;
         let mut exponent = n.unsigned_abs();
         let mut product = 1.0;
@@ -137,28 +159,35 @@ pub mod portable {
         if n < 0 { 1.0 / product } else { product }
     }
 
-    /// The smallest integer at least `x`.
     #[inline]
-    pub fn ceil(x: f64) -> f64 {
+    fn ceil(x: f64) -> f64 {
         libm::ceil(x)
     }
 
-    /// The largest integer at most `x`.
     #[inline]
-    pub fn floor(x: f64) -> f64 {
+    fn floor(x: f64) -> f64 {
         libm::floor(x)
     }
 
-    /// The nearest integer to `x`, halves away from zero.
     #[inline]
-    pub fn round(x: f64) -> f64 {
+    fn round(x: f64) -> f64 {
         libm::round(x)
     }
 }
 
+/// The implementation this build uses: [`Std`] with the `std` feature.
+#[cfg(feature = "std")]
+pub type Native = Std;
+
+/// The implementation this build uses: [`Portable`] without the `std` feature.
+#[cfg(not(feature = "std"))]
+pub type Native = Portable;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    type P = Portable;
 
     /// Inputs of every magnitude the sizing math meets, and the edges.
     fn inputs() -> impl Iterator<Item = f64> {
@@ -193,11 +222,11 @@ mod tests {
     #[test]
     fn rounding_and_powi_are_exactly_std() {
         for x in inputs() {
-            assert!(same(portable::ceil(x), x.ceil()), "{x}");
-            assert!(same(portable::floor(x), x.floor()), "{x}");
-            assert!(same(portable::round(x), x.round()), "{x}");
+            assert!(same(P::ceil(x), x.ceil()), "{x}");
+            assert!(same(P::floor(x), x.floor()), "{x}");
+            assert!(same(P::round(x), x.round()), "{x}");
             for n in [-3, -1, 0, 1, 2, 3, 7, 8, 16, 31, 1_000] {
-                assert!(same(portable::powi(x, n), x.powi(n)), "{x}^{n}");
+                assert!(same(P::powi(x, n), x.powi(n)), "{x}^{n}");
             }
         }
     }
@@ -205,19 +234,13 @@ mod tests {
     #[test]
     fn libm_agrees_with_std_to_an_ulp() {
         for x in inputs() {
-            assert!(close(portable::ln(x.abs()), x.abs().ln(), 1), "ln {x}");
-            assert!(close(portable::ln_1p(x), x.ln_1p(), 1), "ln_1p {x}");
-            assert!(
-                close(portable::log2(x.abs()), x.abs().log2(), 1),
-                "log2 {x}"
-            );
-            assert!(close(portable::exp(x), x.exp(), 1), "exp {x}");
-            assert!(close(portable::exp_m1(x), x.exp_m1(), 1), "exp_m1 {x}");
+            assert!(close(P::ln(x.abs()), x.abs().ln(), 1), "ln {x}");
+            assert!(close(P::ln_1p(x), x.ln_1p(), 1), "ln_1p {x}");
+            assert!(close(P::log2(x.abs()), x.abs().log2(), 1), "log2 {x}");
+            assert!(close(P::exp(x), x.exp(), 1), "exp {x}");
+            assert!(close(P::exp_m1(x), x.exp_m1(), 1), "exp_m1 {x}");
             let base = x.abs().min(1.0);
-            assert!(
-                close(portable::powf(base, 7.5), base.powf(7.5), 1),
-                "pow {x}"
-            );
+            assert!(close(P::powf(base, 7.5), base.powf(7.5), 1), "pow {x}");
         }
     }
 }
