@@ -86,16 +86,18 @@ pub enum Probe {
     /// Plain Rust, on every target.
     Portable,
     /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
-    /// run time).
+    /// run time; without `std`, builds whose target features include AVX2).
     Avx2,
     /// AVX-512 (F and VL) vector instructions: a 512-bit block is one register (x86_64 CPUs
-    /// that have AVX-512 F, AVX-512 VL and AVX2, detected at run time). The split-block
+    /// that have AVX-512 F, AVX-512 VL and AVX2, detected at run time; without `std`, builds
+    /// whose target features include them). The split-block
     /// filter, whose blocks are 256 bits, runs its AVX2 test under this probe.
     Avx512,
 }
 
 impl Probe {
-    /// Whether this implementation runs on the current CPU.
+    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
+    /// without it, whether the build targets the implementation's CPU features.
     pub fn is_available(self) -> bool {
         match self {
             Probe::Portable => true,
@@ -533,8 +535,9 @@ pub(crate) fn split_insert_portable(block: &mut SplitBlock, x: u32) -> bool {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
     //! The vector kernels. Every function takes a token, [`Avx2`] or [`Avx512`], the proof
-    //! that the CPU has the feature, which only run-time detection makes: so they are safe to
-    //! call.
+    //! that the CPU has the feature, which only detection makes (`bloom_core::internal::cpu`:
+    //! at run time with `std`, from the build's target features without): so they are safe
+    //! to call.
     //!
     //! The query kernels are inline assembly rather than `#[target_feature]` functions: code
     //! built for the baseline x86-64 target (what `cargo build` produces) cannot inline a
@@ -584,8 +587,8 @@ pub(crate) mod avx2 {
     }
 
     impl Avx2 {
-        /// A token when the CPU has AVX2 (`is_x86_feature_detected!`, cached by the standard
-        /// library after the first call).
+        /// A token when the CPU has AVX2 (`bloom_core::internal::cpu`: run-time detection
+        /// with `std`, the build's target features without).
         #[inline]
         pub(crate) fn detect() -> Option<Avx2> {
             bloom_core::internal::cpu::has_avx2().then_some(Avx2 { _detected: () })

@@ -130,6 +130,7 @@ pub enum Error {
 }
 
 /// The `std::io::Error` behind an [`Error::Io`], shared so that [`Error`] stays `Clone`.
+/// Only with the `std` feature.
 ///
 /// Two are equal when they are the same error (one clone of the other) or have the same
 /// kind and message.

@@ -126,7 +126,7 @@ pub trait Filter {
         Self: Sized;
 
     /// Writes the bytes of [`Filter::to_bytes`] to `writer` through a bounded buffer,
-    /// without building them in memory.
+    /// without building them in memory. Only with the `std` feature.
     ///
     /// # Errors
     ///
@@ -135,7 +135,7 @@ pub trait Filter {
     fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error>;
 
     /// Reads a filter from `reader` as [`Filter::from_bytes`] reads bytes, allocating only
-    /// as bytes arrive; reads exactly one filter's bytes.
+    /// as bytes arrive; reads exactly one filter's bytes. Only with the `std` feature.
     ///
     /// # Errors
     ///
