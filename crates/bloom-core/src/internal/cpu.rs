@@ -40,3 +40,35 @@ pub fn has_avx512f() -> bool {
 pub fn has_avx512vl() -> bool {
     has!("avx512vl")
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Every `true` holds on the running CPU (what the kernels rely on), in either build: with
+    /// `std` the answers are the run-time detection itself; without it they are the build's
+    /// target features, which the CPU running this test must then have.
+    #[test]
+    fn answers_hold_on_this_cpu() {
+        let found = [has_avx2(), has_avx512f(), has_avx512vl()];
+        let running = [
+            std::arch::is_x86_feature_detected!("avx2"),
+            std::arch::is_x86_feature_detected!("avx512f"),
+            std::arch::is_x86_feature_detected!("avx512vl"),
+        ];
+        for (found, running) in found.into_iter().zip(running) {
+            assert!(!found || running);
+            #[cfg(feature = "std")]
+            assert_eq!(found, running);
+        }
+        #[cfg(not(feature = "std"))]
+        assert_eq!(
+            found,
+            [
+                cfg!(target_feature = "avx2"),
+                cfg!(target_feature = "avx512f"),
+                cfg!(target_feature = "avx512vl")
+            ]
+        );
+    }
+}
