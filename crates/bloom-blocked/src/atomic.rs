@@ -1,10 +1,11 @@
 //! The lock-free, shareable twin of [`BlockedBloomFilter`].
 
-use std::hash::Hash;
-use std::sync::atomic::Ordering;
+use alloc::vec::Vec;
+use core::hash::Hash;
+use core::sync::atomic::Ordering;
 
 use bloom_core::Error;
-use bloom_core::hash::{Hashing, SecretKey, random_seed};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::{Output, prefetch};
 
@@ -101,9 +102,12 @@ impl AtomicBlockedBloomFilter {
         self.params.hashing
     }
 
-    /// Returns this filter emptied and re-keyed with a random seed.
-    pub fn with_random_seed(self) -> Self {
-        self.with_seed(random_seed())
+    bloom_core::internal::if_std! {
+        /// Returns this filter emptied and re-keyed with a random seed. Only with the `std`
+        /// feature.
+        pub fn with_random_seed(self) -> Self {
+            self.with_seed(bloom_core::hash::random_seed())
+        }
     }
 
     pub(crate) fn from_parts(blocks: Blocks<AtomicBlock>, params: Params) -> Self {
@@ -260,7 +264,7 @@ impl AtomicBlockedBloomFilter {
 
     /// Bytes held by the filter.
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+        core::mem::size_of::<Self>() + self.blocks.heap_bytes()
     }
 
     /// Removes every key. Inserts racing with it may or may not survive.
@@ -278,7 +282,7 @@ impl AtomicBlockedBloomFilter {
     fn zip_words<'a>(
         &'a self,
         other: &'a AtomicBlockedBloomFilter,
-    ) -> impl Iterator<Item = (&'a std::sync::atomic::AtomicU64, u64)> {
+    ) -> impl Iterator<Item = (&'a core::sync::atomic::AtomicU64, u64)> {
         self.blocks
             .writable()
             .iter()
@@ -355,51 +359,58 @@ impl AtomicBlockedBloomFilter {
         })
     }
 
-    /// Writes the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) to `writer`,
-    /// 64 KiB at a time: memory beyond the filter is that buffer. Each word is loaded once
-    /// as it is written, so keys inserted meanwhile by other threads may or may not be
-    /// included.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::AtomicBlockedBloomFilter;
-    ///
-    /// let filter = AtomicBlockedBloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u8);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert!(AtomicBlockedBloomFilter::read_from(&file[..])?.contains(&7u8));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) to `writer`,
+        /// 64 KiB at a time: memory beyond the filter is that buffer. Each word is loaded once
+        /// as it is written, so keys inserted meanwhile by other threads may or may not be
+        /// included.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_blocked::AtomicBlockedBloomFilter;
+        ///
+        /// let filter = AtomicBlockedBloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u8);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert!(AtomicBlockedBloomFilter::read_from(&file[..])?.contains(&7u8));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: bloom_core::internal::io::Write>(
+            &self,
+            mut writer: W,
+        ) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
-    /// Reads a filter from `reader`, as [`BlockedBloomFilter::read_from`].
-    ///
-    /// # Errors
-    ///
-    /// As [`BlockedBloomFilter::read_from`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
-    ///
-    /// let mut plain = BlockedBloomFilter::new(1000, 0.01)?;
-    /// plain.insert(&7u8);
-    /// let filter = AtomicBlockedBloomFilter::read_from(&plain.to_bytes()[..])?;
-    /// assert!(filter.contains(&7u8));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
-        Ok(BlockedBloomFilter::read_from(reader)?.into_atomic())
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`BlockedBloomFilter::read_from`].
+        ///
+        /// # Errors
+        ///
+        /// As [`BlockedBloomFilter::read_from`].
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+        ///
+        /// let mut plain = BlockedBloomFilter::new(1000, 0.01)?;
+        /// plain.insert(&7u8);
+        /// let filter = AtomicBlockedBloomFilter::read_from(&plain.to_bytes()[..])?;
+        /// assert!(filter.contains(&7u8));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: bloom_core::internal::io::Read>(reader: R) -> Result<Self, Error> {
+            Ok(BlockedBloomFilter::read_from(reader)?.into_atomic())
+        }
     }
 
     /// Reads the bytes of [`to_bytes`](AtomicBlockedBloomFilter::to_bytes) or
@@ -416,8 +427,13 @@ impl AtomicBlockedBloomFilter {
         Ok(BlockedBloomFilter::decode_with(bytes, key)?.into_atomic())
     }
 
-    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        Ok(BlockedBloomFilter::read_with(reader, key)?.into_atomic())
+    bloom_core::internal::if_std! {
+        fn read_with(
+            reader: &mut dyn bloom_core::internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<Self, Error> {
+            Ok(BlockedBloomFilter::read_with(reader, key)?.into_atomic())
+        }
     }
 }
 

@@ -1,10 +1,11 @@
 //! The plain (single-writer) 512-bit blocked Bloom filter.
 
-use std::hash::Hash;
-use std::io::{Read, Write};
+use alloc::vec::Vec;
+use core::hash::Hash;
 
-use bloom_core::hash::{Hashing, SecretKey, random_seed};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::batch::{self, Lines, OneLine};
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, Output, prefetch};
 use bloom_core::{Error, math};
 
@@ -114,8 +115,8 @@ impl PartialEq for BlockedBloomFilter {
 
 impl Eq for BlockedBloomFilter {}
 
-impl std::fmt::Debug for BlockedBloomFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for BlockedBloomFilter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BlockedBloomFilter")
             .field("num_blocks", &self.params.num_blocks)
             .field("num_hashes", &self.params.num_hashes)
@@ -231,10 +232,12 @@ impl BlockedBloomFilter {
         self.params.hashing
     }
 
-    /// Returns this filter emptied and re-keyed with a seed from the operating system's
-    /// randomness.
-    pub fn with_random_seed(self) -> Self {
-        self.with_seed(random_seed())
+    bloom_core::internal::if_std! {
+        /// Returns this filter emptied and re-keyed with a seed from the operating system's
+        /// randomness. Only with the `std` feature.
+        pub fn with_random_seed(self) -> Self {
+            self.with_seed(bloom_core::hash::random_seed())
+        }
     }
 
     /// Returns this filter using the given query implementation (same bits, same answers).
@@ -448,7 +451,7 @@ impl BlockedBloomFilter {
 
     /// Bytes held by the filter (the blocks, their alignment slack, and the struct).
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+        core::mem::size_of::<Self>() + self.blocks.heap_bytes()
     }
 
     /// Removes every key.
@@ -612,28 +615,33 @@ impl BlockedBloomFilter {
         self.encode(Output::Bytes).unwrap_or_default()
     }
 
-    /// Writes the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) to `writer`, 64 KiB
-    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::BlockedBloomFilter;
-    ///
-    /// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u8);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert_eq!(BlockedBloomFilter::read_from(&file[..])?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) to `writer`, 64 KiB
+        /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_blocked::BlockedBloomFilter;
+        ///
+        /// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u8);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert_eq!(BlockedBloomFilter::read_from(&file[..])?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: bloom_core::internal::io::Write>(
+            &self,
+            mut writer: W,
+        ) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
@@ -645,46 +653,53 @@ impl BlockedBloomFilter {
         })
     }
 
-    /// Reads a filter from `reader`, as [`from_bytes`](BlockedBloomFilter::from_bytes) reads
-    /// the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) or
-    /// [`write_to`](BlockedBloomFilter::write_to). Reads exactly the filter's bytes; memory
-    /// grows only as bytes arrive (`docs/format.md`, "Streaming").
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](BlockedBloomFilter::from_bytes) ([`Error::Truncated`] when
-    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
-    /// reader fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// use bloom_blocked::BlockedBloomFilter;
-    ///
-    /// let filter = BlockedBloomFilter::new(1000, 0.01)?;
-    /// let mut stream = Cursor::new(Vec::new());
-    /// filter.write_to(&mut stream)?;
-    /// stream.set_position(0);
-    /// assert_eq!(BlockedBloomFilter::read_from(&mut stream)?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::read_with(&mut reader, None)
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`from_bytes`](BlockedBloomFilter::from_bytes) reads
+        /// the bytes of [`to_bytes`](BlockedBloomFilter::to_bytes) or
+        /// [`write_to`](BlockedBloomFilter::write_to). Reads exactly the filter's bytes; memory
+        /// grows only as bytes arrive (`docs/format.md`, "Streaming").
+        ///
+        /// # Errors
+        ///
+        /// Those of [`from_bytes`](BlockedBloomFilter::from_bytes) ([`Error::Truncated`] when
+        /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+        /// reader fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use std::io::Cursor;
+        /// use bloom_blocked::BlockedBloomFilter;
+        ///
+        /// let filter = BlockedBloomFilter::new(1000, 0.01)?;
+        /// let mut stream = Cursor::new(Vec::new());
+        /// filter.write_to(&mut stream)?;
+        /// stream.set_position(0);
+        /// assert_eq!(BlockedBloomFilter::read_from(&mut stream)?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: bloom_core::internal::io::Read>(mut reader: R) -> Result<Self, Error> {
+            Self::read_with(&mut reader, None)
+        }
     }
 
-    /// `read_from`, the hashing checked against `key`: the payload is read straight into
-    /// the blocks, so the filter is held once.
-    pub(crate) fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, words) = Params::read_streamed(reader, key)?;
-        let num_blocks = usize::try_from(params.num_blocks).map_err(|_| Error::TooLarge {
-            requested_bits: params.num_bits() as f64,
-            max_bits: math::MAX_NUM_BITS,
-        })?;
-        Ok(Self::from_parts(
-            Blocks::from_words(words, num_blocks)?,
-            params,
-        ))
+    bloom_core::internal::if_std! {
+        /// `read_from`, the hashing checked against `key`: the payload is read straight into
+        /// the blocks, so the filter is held once.
+        pub(crate) fn read_with(
+            reader: &mut dyn bloom_core::internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<Self, Error> {
+            let (params, words) = Params::read_streamed(reader, key)?;
+            let num_blocks = usize::try_from(params.num_blocks).map_err(|_| Error::TooLarge {
+                requested_bits: params.num_bits() as f64,
+                max_bits: math::MAX_NUM_BITS,
+            })?;
+            Ok(Self::from_parts(
+                Blocks::from_words(words, num_blocks)?,
+                params,
+            ))
+        }
     }
 
     /// Reads a filter written by [`to_bytes`](BlockedBloomFilter::to_bytes) (by this type or
@@ -731,13 +746,13 @@ pub(crate) fn block_fills(words: &[u64]) -> impl Iterator<Item = u32> + '_ {
 /// Sum over blocks of `ln(1 - X/B) / (k ln(1 - 1/B))`.
 pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
     let b = BLOCK_BITS as f64;
-    let per_key = f64::from(k) * (-1.0 / b).ln_1p();
+    let per_key = f64::from(k) * Native::ln_1p(-1.0 / b);
     fills
         .map(|x| {
             if u64::from(x) >= BLOCK_BITS {
                 f64::INFINITY
             } else {
-                (-f64::from(x) / b).ln_1p() / per_key
+                Native::ln_1p(-f64::from(x) / b) / per_key
             }
         })
         .sum()
@@ -747,7 +762,7 @@ pub(crate) fn estimated_len(fills: impl Iterator<Item = u32>, k: u32) -> f64 {
 pub(crate) fn estimated_fpr(fills: impl Iterator<Item = u32>, k: u32, num_blocks: u64) -> f64 {
     let b = BLOCK_BITS as f64;
     let table: Vec<f64> = (0..=BLOCK_BITS)
-        .map(|x| (x as f64 / b).powi(k as i32))
+        .map(|x| Native::powi(x as f64 / b, k as i32))
         .collect();
     fills.map(|x| table[x as usize]).sum::<f64>() / num_blocks as f64
 }
@@ -838,7 +853,7 @@ const KEYED_BATCH_CHUNK: usize = 4096;
 #[derive(Default)]
 struct Passthrough(u64);
 
-impl std::hash::Hasher for Passthrough {
+impl core::hash::Hasher for Passthrough {
     fn write(&mut self, bytes: &[u8]) {
         // Only `u64` keys come here, through `write_u64`; fold anything else in anyway.
         for &b in bytes {
@@ -927,7 +942,7 @@ impl<S: BlockRead<Block>, Q: Fn(&Block, u64) -> bool, const PREHASHED: bool> One
         let hash = if PREHASHED {
             let mut passthrough = Passthrough::default();
             key.hash(&mut passthrough);
-            std::hash::Hasher::finish(&passthrough)
+            core::hash::Hasher::finish(&passthrough)
         } else {
             self.hashing.hash64(key)
         };

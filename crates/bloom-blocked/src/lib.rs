@@ -9,7 +9,8 @@
 //! * [`BlockedBloomFilter`]: 512-bit (one cache line), 64-byte-aligned blocks, k bits per
 //!   key (salted products of one hash, 1 <= k <= 16) with k chosen for the bits per key as a
 //!   blocked filter needs, sized so the rate asked for is the rate reached; a batch query
-//!   that prefetches; AVX-512, AVX2 or portable queries chosen at run time ([`Probe`]).
+//!   that prefetches; AVX-512, AVX2 or portable queries chosen at run time ([`Probe`]; at build time
+//!   without `std`).
 //! * [`AtomicBlockedBloomFilter`]: the same filter with `&self` inserts, lock-free and
 //!   `Send + Sync`.
 //! * [`SplitBlockBloomFilter`]: Parquet's split-block filter, bit-compatible with every
@@ -45,12 +46,27 @@
 //!
 //! # Crate features
 //!
+//! * `std` (default): the standard library, passed to `bloom-core`. Without it the crate is
+//!   `#![no_std]` + `alloc` and has everything but what needs an operating system:
+//!   `write_to` and `read_from` (and `read_from_with_key`), `with_random_seed` and
+//!   `with_random_key`, huge pages for large arrays, and run-time detection of AVX2 and
+//!   AVX-512: without `std` a [`Probe`] is available when the build targets its features
+//!   (`-C target-cpu=native`, `-C target-feature=+avx2`), so the vector kernels need such a
+//!   build.
 //! * `rayon`: parallel bulk build, `BlockedBloomFilter::par_insert_all`, `ParallelExtend`,
-//!   `FromParallelIterator`, and `AtomicBlockedBloomFilter::par_insert_all`.
-//! * `serde`: `Serialize` and `Deserialize` for the three types, as the bytes of `to_bytes`.
+//!   `FromParallelIterator`, and `AtomicBlockedBloomFilter::par_insert_all`. Turns on `std`.
+//! * `serde`: `Serialize` and `Deserialize` for the three types, as the bytes of `to_bytes`;
+//!   with or without `std`.
 //!
 //! [`Filter`]: bloom_core::Filter
 //! [`Error`]: bloom_core::Error
+
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+// The docs link the items that need `std` (streams, random seeds); without it they have no
+// target, and that is expected rather than a mistake in the docs.
+#![cfg_attr(not(feature = "std"), allow(rustdoc::broken_intra_doc_links))]
+
+extern crate alloc;
 
 mod atomic;
 mod blocked;

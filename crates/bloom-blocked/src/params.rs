@@ -1,8 +1,10 @@
 //! Size, probe count and seed of a 512-bit blocked filter: sizing, the k table, and the
 //! parameters' bytes.
 
+use alloc::{format, vec::Vec};
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::{Error, internal, math};
 
 use crate::probe::{BLOCK_BITS, MAX_PROBES};
@@ -27,7 +29,13 @@ pub(crate) struct Params {
 /// The false-positive rate of `num_blocks` blocks, `num_hashes` positions per key (drawn
 /// with replacement), holding `num_items` keys.
 pub(crate) fn theory_fpr(num_blocks: u64, num_hashes: u32, num_items: u64) -> f64 {
-    math::blocked_fpr_replacement(num_blocks * BLOCK_BITS, BLOCK_BITS, num_hashes, num_items)
+    theory_fpr_with::<Native>(num_blocks, num_hashes, num_items)
+}
+
+/// [`theory_fpr`] with the float functions of `F`.
+fn theory_fpr_with<F: Float>(num_blocks: u64, num_hashes: u32, num_items: u64) -> f64 {
+    let num_bits = num_blocks * BLOCK_BITS;
+    internal::blocked_fpr_replacement_with::<F>(num_bits, BLOCK_BITS, num_hashes, num_items)
 }
 
 /// The number of positions per key that minimises the false-positive rate of a 512-bit
@@ -73,8 +81,13 @@ impl Params {
     /// The smallest filter (and, among equal sizes, the smallest k) whose
     /// [`theory_fpr`] holding `expected_items` keys is at most `fpr` x [`SIZING_HEADROOM`].
     pub(crate) fn for_items(expected_items: u64, fpr: f64) -> Result<Params, Error> {
+        Params::for_items_with::<Native>(expected_items, fpr)
+    }
+
+    /// [`Params::for_items`] with the float functions of `F`.
+    fn for_items_with<F: Float>(expected_items: u64, fpr: f64) -> Result<Params, Error> {
         // A blocked filter never beats the classic optimum: start the search there.
-        let classic = math::optimal_num_bits(expected_items, fpr)?;
+        let classic = internal::optimal_num_bits_with::<F>(expected_items, fpr)?;
         let fpr = fpr * SIZING_HEADROOM;
         let classic_k = math::optimal_num_hashes(classic, expected_items)?;
         let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
@@ -85,7 +98,7 @@ impl Params {
         // other k, which a single evaluation at that size usually rules out (each evaluation
         // sums a Poisson mixture; trying k upwards from 1 made `new` take over a millisecond).
         for k in spiral(classic_k.min(max_k), max_k) {
-            let fits = |blocks: u64| theory_fpr(blocks, k, expected_items) <= fpr;
+            let fits = |blocks: u64| theory_fpr_with::<F>(blocks, k, expected_items) <= fpr;
             // Bracket the smallest fitting size: fits(hi), and lo below the classic size or
             // known not to fit.
             let (lo, hi) = match best {
@@ -193,18 +206,20 @@ impl Params {
         Ok((params, frame.payload))
     }
 
-    /// Reads one frame from a stream, its payload straight into the word store the filter
-    /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
-    /// and the payload, and the words.
-    pub(crate) fn read_streamed(
-        reader: &mut dyn std::io::Read,
-        key: Option<&SecretKey>,
-    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-        let (num_bits, num_hashes, hashing, words) =
-            internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
-        let params = Params::checked(num_bits, num_hashes, hashing)?;
-        params.check_payload(words.len() as u64 * 8)?;
-        Ok((params, words))
+    bloom_core::internal::if_std! {
+        /// Reads one frame from a stream, its payload straight into the word store the filter
+        /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
+        /// and the payload, and the words.
+        pub(crate) fn read_streamed(
+            reader: &mut dyn bloom_core::internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+            let (num_bits, num_hashes, hashing, words) =
+                internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
+            let params = Params::checked(num_bits, num_hashes, hashing)?;
+            params.check_payload(words.len() as u64 * 8)?;
+            Ok((params, words))
+        }
     }
 
     /// The parameters of a stored filter: `num_bits` checked by [`check_size`], the probe
@@ -311,6 +326,41 @@ pub(crate) fn largest_fold(blocks: u64, needed: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// libm (the float functions without `std`) against the standard library: the blocked
+    /// sizing of a grid of (n, p) with each. The probe counts agree; the sizes agree or, where
+    /// the formula's alternating sum magnifies the last-digit differences of the two libraries
+    /// at a bisection's boundary (high k, tiny rates, many keys), settle one block apart.
+    #[cfg(feature = "std")]
+    #[test]
+    fn libm_gives_the_std_sizes_within_a_block() {
+        use bloom_core::internal::float::{Portable, Std};
+        let (mut same, mut one_apart) = (0, 0);
+        for i in 0..24u64 {
+            let n = (bloom_core::keys::mix(i) >> (28 + i % 36)).max(1);
+            for j in 0..24u64 {
+                let p = (bloom_core::keys::mix(j + 99) % 5_000 + 1) as f64 / 10_000.0;
+                let p = p / 10f64.powi((j % 7) as i32);
+                match (
+                    Params::for_items_with::<Std>(n, p),
+                    Params::for_items_with::<Portable>(n, p),
+                ) {
+                    (Ok(a), Ok(b)) if a == b => same += 1,
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a.num_hashes, b.num_hashes, "n {n}, p {p:e}");
+                        assert_eq!(a.num_blocks.abs_diff(b.num_blocks), 1, "n {n}, p {p:e}");
+                        one_apart += 1;
+                    }
+                    (Err(Error::TooLarge { .. }), Err(Error::TooLarge { .. })) => {}
+                    other => panic!("n {n}, p {p:e}: {other:?}"),
+                }
+            }
+        }
+        assert!(
+            same > 500 && one_apart <= 5,
+            "{same} the same, {one_apart} a block apart"
+        );
+    }
 
     /// The search before its k order and bounds: every k from 1 up, each galloped and
     /// bisected to its own smallest size.

@@ -29,6 +29,7 @@
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
 use crate::storage::{Block, SplitBlock};
+use alloc::format;
 
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
 pub const BLOCK_BITS: u64 = 512;
@@ -85,16 +86,18 @@ pub enum Probe {
     /// Plain Rust, on every target.
     Portable,
     /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
-    /// run time).
+    /// run time; without `std`, builds whose target features include AVX2).
     Avx2,
     /// AVX-512 (F and VL) vector instructions: a 512-bit block is one register (x86_64 CPUs
-    /// that have AVX-512 F, AVX-512 VL and AVX2, detected at run time). The split-block
+    /// that have AVX-512 F, AVX-512 VL and AVX2, detected at run time; without `std`, builds
+    /// whose target features include them). The split-block
     /// filter, whose blocks are 256 bits, runs its AVX2 test under this probe.
     Avx512,
 }
 
 impl Probe {
-    /// Whether this implementation runs on the current CPU.
+    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
+    /// without it, whether the build targets the implementation's CPU features.
     pub fn is_available(self) -> bool {
         match self {
             Probe::Portable => true,
@@ -532,8 +535,9 @@ pub(crate) fn split_insert_portable(block: &mut SplitBlock, x: u32) -> bool {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
     //! The vector kernels. Every function takes a token, [`Avx2`] or [`Avx512`], the proof
-    //! that the CPU has the feature, which only run-time detection makes: so they are safe to
-    //! call.
+    //! that the CPU has the feature, which only detection makes (`bloom_core::internal::cpu`:
+    //! at run time with `std`, from the build's target features without): so they are safe
+    //! to call.
     //!
     //! The query kernels are inline assembly rather than `#[target_feature]` functions: code
     //! built for the baseline x86-64 target (what `cargo build` produces) cannot inline a
@@ -551,8 +555,8 @@ pub(crate) mod avx2 {
     // compilers and unsafe on older ones; one `unsafe` block per function serves both.
     #![allow(unused_unsafe)]
 
-    use std::arch::asm;
-    use std::arch::x86_64::*;
+    use core::arch::asm;
+    use core::arch::x86_64::*;
 
     use super::{PROBE_SALT, SALT};
     use crate::storage::{Block, SplitBlock};
@@ -583,11 +587,11 @@ pub(crate) mod avx2 {
     }
 
     impl Avx2 {
-        /// A token when the CPU has AVX2 (`is_x86_feature_detected!`, cached by the standard
-        /// library after the first call).
+        /// A token when the CPU has AVX2 (`bloom_core::internal::cpu`: run-time detection
+        /// with `std`, the build's target features without).
         #[inline]
         pub(crate) fn detect() -> Option<Avx2> {
-            std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { _detected: () })
+            bloom_core::internal::cpu::has_avx2().then_some(Avx2 { _detected: () })
         }
     }
 
@@ -603,9 +607,9 @@ pub(crate) mod avx2 {
         /// A token when the CPU has AVX-512 F and VL and AVX2.
         #[inline]
         pub(crate) fn detect() -> Option<Avx512> {
-            (std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-                && std::arch::is_x86_feature_detected!("avx2"))
+            (bloom_core::internal::cpu::has_avx512f()
+                && bloom_core::internal::cpu::has_avx512vl()
+                && bloom_core::internal::cpu::has_avx2())
             .then_some(Avx512 { _detected: () })
         }
     }
@@ -998,9 +1002,11 @@ mod tests {
                         block.0[(p >> 6) as usize] >> (p & 63) & 1 == 1
                     });
                     assert_eq!(contains_portable(&block, g, k), expected, "k {k}");
-                    let atomic =
-                        crate::storage::AtomicBlock(block.0.map(std::sync::atomic::AtomicU64::new));
-                    let relaxed = |w: usize| atomic.0[w].load(std::sync::atomic::Ordering::Relaxed);
+                    let atomic = crate::storage::AtomicBlock(
+                        block.0.map(core::sync::atomic::AtomicU64::new),
+                    );
+                    let relaxed =
+                        |w: usize| atomic.0[w].load(core::sync::atomic::Ordering::Relaxed);
                     assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
                     // A view's unaligned block: the same words as little-endian bytes, one
                     // byte past an aligned address.
@@ -1057,10 +1063,10 @@ mod tests {
     fn kernels_come_only_from_detection() {
         #[cfg(target_arch = "x86_64")]
         let (has_avx2, has_avx512) = (
-            std::arch::is_x86_feature_detected!("avx2"),
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512vl")
-                && std::arch::is_x86_feature_detected!("avx2"),
+            bloom_core::internal::cpu::has_avx2(),
+            bloom_core::internal::cpu::has_avx512f()
+                && bloom_core::internal::cpu::has_avx512vl()
+                && bloom_core::internal::cpu::has_avx2(),
         );
         #[cfg(not(target_arch = "x86_64"))]
         let (has_avx2, has_avx512) = (false, false);

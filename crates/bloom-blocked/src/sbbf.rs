@@ -1,10 +1,12 @@
 //! Apache Parquet's split-block Bloom filter, bit for bit.
 
-use std::hash::{Hash, Hasher};
+use alloc::{format, vec::Vec};
+use core::hash::{Hash, Hasher};
 
 use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, Sink, Xxh64};
 use xxhash_rust::xxh64::xxh64;
 
@@ -77,8 +79,8 @@ impl PartialEq for SplitBlockBloomFilter {
 
 impl Eq for SplitBlockBloomFilter {}
 
-impl std::fmt::Debug for SplitBlockBloomFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for SplitBlockBloomFilter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SplitBlockBloomFilter")
             .field("num_bytes", &self.num_bytes())
             .field("probe", &self.kernel.probe())
@@ -117,14 +119,15 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        Ok(Self::with_num_bytes(Self::bytes_for(ndv, fpp)?))
+        Ok(Self::with_num_bytes(Self::bytes_for::<Native>(ndv, fpp)?))
     }
 
-    /// The bytes Parquet's rule gives `(ndv, fpp)`, before rounding to a power of two.
-    fn bytes_for(ndv: u64, fpp: f64) -> Result<usize, Error> {
+    /// The bytes Parquet's rule gives `(ndv, fpp)`, before rounding to a power of two, with
+    /// the float functions of `F`.
+    fn bytes_for<F: Float>(ndv: u64, fpp: f64) -> Result<usize, Error> {
         bloom_core::internal::check_count("ndv", ndv)?;
         bloom_core::internal::check_rate("fpp", fpp)?;
-        let num_bits = -8.0 * ndv as f64 / (1.0 - fpp.powf(1.0 / 8.0)).ln();
+        let num_bits = -8.0 * ndv as f64 / F::ln(1.0 - F::powf(fpp, 1.0 / 8.0));
         let num_bytes = num_bits / 8.0;
         // `num_bytes` is finite and positive here (ndv >= 1, fpp in (0, 1)).
         if num_bytes > BITSET_MAX_BYTES as f64 {
@@ -349,14 +352,14 @@ impl SplitBlockBloomFilter {
     /// block and sums over blocks, rounded to the nearest integer.
     /// `u64::MAX` when a word is full (the count can then not be known).
     pub fn estimated_len(&self) -> u64 {
-        let per_value = (-1.0f64 / 32.0).ln_1p();
+        let per_value = Native::ln_1p(-1.0f64 / 32.0);
         let estimate = self
             .words()
             .map(|w| {
                 if w == u32::MAX {
                     f64::INFINITY
                 } else {
-                    (-f64::from(w.count_ones()) / 32.0).ln_1p() / per_value / 8.0
+                    Native::ln_1p(-f64::from(w.count_ones()) / 32.0) / per_value / 8.0
                 }
             })
             .sum::<f64>();
@@ -365,7 +368,7 @@ impl SplitBlockBloomFilter {
 
     /// Bytes held by the filter.
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.blocks.heap_bytes()
+        core::mem::size_of::<Self>() + self.blocks.heap_bytes()
     }
 
     /// Removes every value.
@@ -480,7 +483,7 @@ impl SplitBlockBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fold_to_fit(&self, ndv: u64, fpp: f64) -> Result<Self, Error> {
-        let needed = parquet_num_bytes(Self::bytes_for(ndv, fpp)?) / BLOCK_BYTES;
+        let needed = parquet_num_bytes(Self::bytes_for::<Native>(ndv, fpp)?) / BLOCK_BYTES;
         let factor = (self.num_blocks() / needed).max(1);
         // Both counts are powers of two, so the ratio is one (or below 1, clamped to 1).
         self.fold(u32::try_from(factor).unwrap_or(1 << 31))
@@ -522,7 +525,7 @@ impl SplitBlockBloomFilter {
             let mut clear = 1.0 - fill;
             while folds < max_folds {
                 clear *= clear;
-                if (1.0 - clear).powi(8) > target_fpp {
+                if Native::powi(1.0 - clear, 8) > target_fpp {
                     break;
                 }
                 folds += 1;
@@ -629,85 +632,92 @@ impl SplitBlockBloomFilter {
         )
     }
 
-    /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
-    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_blocked::SplitBlockBloomFilter;
-    ///
-    /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u64);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
+        /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_blocked::SplitBlockBloomFilter;
+        ///
+        /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u64);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: bloom_core::internal::io::Write>(
+            &self,
+            mut writer: W,
+        ) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
-    /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
-    /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
-    /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
-    /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
-    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
-    /// reader fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// use bloom_blocked::SplitBlockBloomFilter;
-    ///
-    /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-    /// let mut stream = Cursor::new(Vec::new());
-    /// filter.write_to(&mut stream)?;
-    /// stream.set_position(0);
-    /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-        if cfg!(target_endian = "big") {
-            // The blocks' u32 words are little-endian bytes; `read_words` gives native
-            // u64s, whose halves a big-endian machine would see swapped: collect the frame
-            // and decode it instead.
-            let bytes = internal::read_frame(
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
+        /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
+        /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
+        /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
+        ///
+        /// # Errors
+        ///
+        /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
+        /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+        /// reader fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use std::io::Cursor;
+        /// use bloom_blocked::SplitBlockBloomFilter;
+        ///
+        /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+        /// let mut stream = Cursor::new(Vec::new());
+        /// filter.write_to(&mut stream)?;
+        /// stream.set_position(0);
+        /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: bloom_core::internal::io::Read>(mut reader: R) -> Result<Self, Error> {
+            if cfg!(target_endian = "big") {
+                // The blocks' u32 words are little-endian bytes; `read_words` gives native
+                // u64s, whose halves a big-endian machine would see swapped: collect the
+                // frame and decode it instead.
+                let bytes = internal::read_frame(
+                    &mut reader,
+                    Variant::SplitBlock,
+                    HashScheme::ParquetXxh64,
+                    PARAMS_LEN,
+                )?;
+                return Self::from_bytes(&bytes);
+            }
+            // The bitset goes straight into the blocks the filter keeps.
+            let mut frame = internal::FrameReader::open(
                 &mut reader,
                 Variant::SplitBlock,
                 HashScheme::ParquetXxh64,
                 PARAMS_LEN,
             )?;
-            return Self::from_bytes(&bytes);
+            let (frame_seed, params) = (frame.seed, core::mem::take(&mut frame.params));
+            // The payload first (its store grows only as bytes arrive), then the checks, so
+            // a short stream is `Truncated` whatever its header says, as `from_bytes` says.
+            let payload_len = frame.remaining();
+            let words = frame.read_words(payload_len)?;
+            frame.finish()?;
+            let num_bytes = check_frame(frame_seed, &params, payload_len)?;
+            Ok(SplitBlockBloomFilter {
+                blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,
+                kernel: SplitKernel::new(Probe::best()),
+            })
         }
-        // The bitset goes straight into the blocks the filter keeps.
-        let mut frame = internal::FrameReader::open(
-            &mut reader,
-            Variant::SplitBlock,
-            HashScheme::ParquetXxh64,
-            PARAMS_LEN,
-        )?;
-        let (frame_seed, params) = (frame.seed, std::mem::take(&mut frame.params));
-        // The payload first (its store grows only as bytes arrive), then the checks, so a
-        // short stream is `Truncated` whatever its header says, as `from_bytes` says.
-        let payload_len = frame.remaining();
-        let words = frame.read_words(payload_len)?;
-        frame.finish()?;
-        let num_bytes = check_frame(frame_seed, &params, payload_len)?;
-        Ok(SplitBlockBloomFilter {
-            blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,
-            kernel: SplitKernel::new(Probe::best()),
-        })
     }
 
     /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).
@@ -846,6 +856,27 @@ bloom_core::internal::par_queries_via_batch!(SplitBlockBloomFilter);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// libm (the float functions without `std`) gives the split-block filter the size the
+    /// standard library gives it, over a grid of (ndv, fpp).
+    #[cfg(feature = "std")]
+    #[test]
+    fn libm_gives_the_std_sizes() {
+        use bloom_core::internal::float::{Portable, Std};
+        for i in 0..200u64 {
+            let ndv = (bloom_core::keys::mix(i) >> (30 + i % 34)).max(1);
+            for j in 1..=200u64 {
+                let fpp = j as f64 / 401.0 / 10f64.powi((i % 9) as i32);
+                let size = |bytes: Result<usize, Error>| bytes.map(parquet_num_bytes);
+                let with_std = size(SplitBlockBloomFilter::bytes_for::<Std>(ndv, fpp));
+                let with_libm = size(SplitBlockBloomFilter::bytes_for::<Portable>(ndv, fpp));
+                assert_eq!(with_std.is_ok(), with_libm.is_ok(), "{ndv} {fpp:e}");
+                if let (Ok(a), Ok(b)) = (with_std, with_libm) {
+                    assert_eq!(a, b, "ndv {ndv}, fpp {fpp:e}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn generic_integers_hash_as_plain_encoding() {

@@ -5,8 +5,9 @@
 //! boundary, is zeroed lazily by the kernel, is allocated fallibly and knows whether it was
 //! written; this module only views it as blocks.
 
-use std::marker::PhantomData;
-use std::sync::atomic::AtomicU64;
+use alloc::format;
+use core::marker::PhantomData;
+use core::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
 use bloom_core::bits::Words;
@@ -173,7 +174,7 @@ impl<'a, B: BlockType + Copy> LeBlocks<'a, B> {
         // machine, are the little-endian words the bytes hold (the `BlockType` contract:
         // plain integer words, no padding). The shared borrow keeps the bytes immutable.
         let blocks =
-            unsafe { std::slice::from_raw_parts(self.bytes.as_ptr().cast::<B>(), self.len) };
+            unsafe { core::slice::from_raw_parts(self.bytes.as_ptr().cast::<B>(), self.len) };
         BlockSlice::new(blocks)
     }
 }
@@ -248,25 +249,27 @@ impl<B: BlockType> Blocks<B> {
         })
     }
 
-    /// `len` blocks over `words` as they are (no copy): the store `read_from` read a payload
-    /// into. `Words` start on a 64-byte boundary, as blocks need.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Corrupt`] unless `words` holds exactly `len` blocks (at least one).
-    pub(crate) fn from_words(words: Words<u64>, len: usize) -> Result<Self, Error> {
-        if len == 0 || Some(words.len()) != len.checked_mul(Self::WORDS_PER_BLOCK) {
-            return Err(Error::corrupt(format!(
-                "{} words for {len} blocks of {} words",
-                words.len(),
-                Self::WORDS_PER_BLOCK
-            )));
+    bloom_core::internal::if_std! {
+        /// `len` blocks over `words` as they are (no copy): the store `read_from` read a payload
+        /// into. `Words` start on a 64-byte boundary, as blocks need.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Corrupt`] unless `words` holds exactly `len` blocks (at least one).
+        pub(crate) fn from_words(words: Words<u64>, len: usize) -> Result<Self, Error> {
+            if len == 0 || Some(words.len()) != len.checked_mul(Self::WORDS_PER_BLOCK) {
+                return Err(Error::corrupt(format!(
+                    "{} words for {len} blocks of {} words",
+                    words.len(),
+                    Self::WORDS_PER_BLOCK
+                )));
+            }
+            Ok(Blocks {
+                words,
+                len,
+                _marker: PhantomData,
+            })
         }
-        Ok(Blocks {
-            words,
-            len,
-            _marker: PhantomData,
-        })
     }
 
     /// The number of blocks.
@@ -283,7 +286,7 @@ impl<B: BlockType> Blocks<B> {
         // blocks. Zero is a valid `B` and every word's bytes are a valid part of one (the
         // `BlockType` contract); the shared borrow of `self` keeps the memory alive and
         // unaliased by any `&mut`.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<B>(), self.len) }
+        unsafe { core::slice::from_raw_parts(self.words.as_ptr().cast::<B>(), self.len) }
     }
 
     /// The blocks for the queries ([`BlockRead`]).
@@ -346,7 +349,7 @@ impl<B: BlockType> Blocks<B> {
         let len = self.len;
         // SAFETY: as in `as_slice`; the exclusive borrow of `self` makes this the only
         // reference to the memory (and `as_mut_ptr` marks it written).
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<B>(), len) }
+        unsafe { core::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<B>(), len) }
     }
 
     /// Bytes of heap held.
@@ -441,8 +444,8 @@ impl<B: BlockType + Copy> PartialEq for Blocks<B> {
 
 impl<B: BlockType + Copy> Eq for Blocks<B> {}
 
-impl<B: BlockType> std::fmt::Debug for Blocks<B> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<B: BlockType> core::fmt::Debug for Blocks<B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Blocks").field("len", &self.len).finish()
     }
 }
@@ -480,9 +483,9 @@ mod tests {
         let mut b = Blocks::<Block>::zeroed(3).unwrap();
         for x in [0u64, 1, u64::MAX / 3, u64::MAX / 3 + 1, u64::MAX] {
             let i = reduce(x, 3) as usize;
-            assert!(std::ptr::eq(b.at(x), &b.as_slice()[i]));
-            assert!(std::ptr::eq(b.at_mut(x) as *const Block, &b.as_slice()[i]));
+            assert!(core::ptr::eq(b.at(x), &b.as_slice()[i]));
+            assert!(core::ptr::eq(b.at_mut(x) as *const Block, &b.as_slice()[i]));
         }
-        assert!(std::ptr::eq(b.at(u64::MAX), &b.as_slice()[2]));
+        assert!(core::ptr::eq(b.at(u64::MAX), &b.as_slice()[2]));
     }
 }

@@ -19,6 +19,7 @@
 //! required field present once with its type, the BLOCK algorithm, the XXHASH hash, no
 //! compression, and a size Parquet allows.
 
+use alloc::{format, vec::Vec};
 use bloom_core::Error;
 
 /// The smallest bitset Parquet writes: one 32-byte block.
@@ -106,7 +107,7 @@ impl ParquetHeader {
         let mut last_id = 0i16;
         while let Some((id, ty)) = r.field_header(&mut last_id)? {
             let known = (1..=4).contains(&id);
-            if known && std::mem::replace(&mut seen[id as usize], true) {
+            if known && core::mem::replace(&mut seen[id as usize], true) {
                 return Err(Error::corrupt(format!("header field {id} repeated")));
             }
             match (id, ty) {
@@ -378,7 +379,7 @@ mod tests {
         bad.extend_from_slice(&good[3..]);
         assert!(ParquetHeader::read(&bad).is_err());
         // Hostile nesting and huge counts end in errors, not overflow or allocation.
-        let deep: Vec<u8> = std::iter::repeat_n(0x9c, 10_000).collect();
+        let deep: Vec<u8> = core::iter::repeat_n(0x9c, 10_000).collect();
         assert!(ParquetHeader::read(&deep).is_err());
         let huge_list = [0x99, 0xf5, 0xff, 0xff, 0xff, 0x0f];
         assert!(ParquetHeader::read(&huge_list).is_err());

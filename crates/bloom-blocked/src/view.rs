@@ -1,6 +1,7 @@
 //! Zero-copy views of the blocked filters' bytes: queries read the blocks where they lie.
 
-use std::hash::Hash;
+use alloc::{format, vec::Vec};
+use core::hash::Hash;
 
 use bloom_core::Error;
 use bloom_core::hash::{Hashing, SecretKey};

@@ -1,9 +1,10 @@
 //! The lock-free, shareable twin of [`BloomFilter`].
 
-use std::hash::Hash;
-use std::sync::atomic::Ordering;
+use alloc::vec::Vec;
+use core::hash::Hash;
+use core::sync::atomic::Ordering;
 
-use bloom_core::hash::{Hashing, SecretKey, random_seed};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::{self, AtomicBitStore, Output, Probes};
 use bloom_core::{Error, math};
 
@@ -82,9 +83,12 @@ impl AtomicBloomFilter {
         self.params.hashing
     }
 
-    /// Returns this filter emptied and re-keyed with a random seed.
-    pub fn with_random_seed(self) -> Self {
-        self.with_seed(random_seed())
+    bloom_core::internal::if_std! {
+        /// Returns this filter emptied and re-keyed with a random seed. Only with the `std`
+        /// feature.
+        pub fn with_random_seed(self) -> Self {
+            self.with_seed(bloom_core::hash::random_seed())
+        }
     }
 
     pub(crate) fn from_parts(bits: AtomicBitStore, params: Params) -> Self {
@@ -205,7 +209,7 @@ impl AtomicBloomFilter {
 
     /// Bytes held by the filter.
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.bits.heap_bytes()
+        core::mem::size_of::<Self>() + self.bits.heap_bytes()
     }
 
     /// Removes every key. Inserts racing with it may or may not survive.
@@ -270,54 +274,63 @@ impl AtomicBloomFilter {
         Ok(BloomFilter::decode_with(bytes, key)?.into_atomic())
     }
 
-    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        Ok(BloomFilter::read_with(reader, key)?.into_atomic())
+    bloom_core::internal::if_std! {
+        fn read_with(
+            reader: &mut dyn internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<Self, Error> {
+            Ok(BloomFilter::read_with(reader, key)?.into_atomic())
+        }
     }
 
-    /// Writes the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) to `writer`, 64 KiB at
-    /// a time: memory beyond the filter is that buffer. Each word is loaded once as it is
-    /// written, so keys inserted meanwhile by other threads may or may not be included.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_classic::AtomicBloomFilter;
-    ///
-    /// let filter = AtomicBloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u8);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert!(AtomicBloomFilter::read_from(&file[..])?.contains(&7u8));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) to `writer`, 64 KiB at
+        /// a time: memory beyond the filter is that buffer. Each word is loaded once as it is
+        /// written, so keys inserted meanwhile by other threads may or may not be included.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_classic::AtomicBloomFilter;
+        ///
+        /// let filter = AtomicBloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u8);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert!(AtomicBloomFilter::read_from(&file[..])?.contains(&7u8));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: internal::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
-    /// Reads a filter from `reader`, as [`BloomFilter::read_from`].
-    ///
-    /// # Errors
-    ///
-    /// As [`BloomFilter::read_from`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_classic::{AtomicBloomFilter, BloomFilter};
-    ///
-    /// let mut plain = BloomFilter::new(1000, 0.01)?;
-    /// plain.insert(&7u8);
-    /// let filter = AtomicBloomFilter::read_from(&plain.to_bytes()[..])?;
-    /// assert!(filter.contains(&7u8));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
-        Ok(BloomFilter::read_from(reader)?.into_atomic())
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`BloomFilter::read_from`].
+        ///
+        /// # Errors
+        ///
+        /// As [`BloomFilter::read_from`].
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_classic::{AtomicBloomFilter, BloomFilter};
+        ///
+        /// let mut plain = BloomFilter::new(1000, 0.01)?;
+        /// plain.insert(&7u8);
+        /// let filter = AtomicBloomFilter::read_from(&plain.to_bytes()[..])?;
+        /// assert!(filter.contains(&7u8));
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: internal::io::Read>(reader: R) -> Result<Self, Error> {
+            Ok(BloomFilter::read_from(reader)?.into_atomic())
+        }
     }
 }
 

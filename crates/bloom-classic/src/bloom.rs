@@ -1,10 +1,10 @@
 //! The plain (single-writer) classic Bloom filter.
 
-use std::hash::Hash;
-use std::io::{Read, Write};
+use alloc::vec::Vec;
+use core::hash::Hash;
 
 use bloom_core::bits::BitStore;
-use bloom_core::hash::{Hashing, SecretKey, random_seed};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, math};
 
@@ -174,10 +174,13 @@ impl BloomFilter {
         self.params.hashing
     }
 
-    /// Returns this filter emptied and re-keyed with a seed from the operating system's
-    /// randomness ([`random_seed`]).
-    pub fn with_random_seed(self) -> Self {
-        self.with_seed(random_seed())
+    bloom_core::internal::if_std! {
+        /// Returns this filter emptied and re-keyed with a seed from the operating system's
+        /// randomness ([`random_seed`](bloom_core::hash::random_seed)). Only with the `std`
+        /// feature.
+        pub fn with_random_seed(self) -> Self {
+            self.with_seed(bloom_core::hash::random_seed())
+        }
     }
 
     /// The number of bits.
@@ -327,7 +330,7 @@ impl BloomFilter {
 
     /// Bytes held by the filter (the bit array plus the struct itself).
     pub fn memory_usage(&self) -> usize {
-        std::mem::size_of::<Self>() + self.bits.heap_bytes()
+        core::mem::size_of::<Self>() + self.bits.heap_bytes()
     }
 
     /// Removes every key.
@@ -395,28 +398,30 @@ impl BloomFilter {
         self.encode(Output::Bytes).unwrap_or_default()
     }
 
-    /// Writes the bytes of [`to_bytes`](BloomFilter::to_bytes) to `writer`, 64 KiB at a
-    /// time: memory beyond the filter is that buffer, whatever the filter's size.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_classic::BloomFilter;
-    ///
-    /// let mut filter = BloomFilter::new(1000, 0.01)?;
-    /// filter.insert(&7u8);
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// assert_eq!(BloomFilter::read_from(&file[..])?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
+    bloom_core::internal::if_std! {
+        /// Writes the bytes of [`to_bytes`](BloomFilter::to_bytes) to `writer`, 64 KiB at a
+        /// time: memory beyond the filter is that buffer, whatever the filter's size.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`] when the writer fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use bloom_classic::BloomFilter;
+        ///
+        /// let mut filter = BloomFilter::new(1000, 0.01)?;
+        /// filter.insert(&7u8);
+        /// let mut file = Vec::new();
+        /// filter.write_to(&mut file)?;
+        /// assert_eq!(file, filter.to_bytes());
+        /// assert_eq!(BloomFilter::read_from(&file[..])?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn write_to<W: internal::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+            self.encode(Output::Writer(&mut writer)).map(drop)
+        }
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
@@ -426,40 +431,47 @@ impl BloomFilter {
             })
     }
 
-    /// Reads a filter from `reader`, as [`from_bytes`](BloomFilter::from_bytes) reads the
-    /// bytes of [`to_bytes`](BloomFilter::to_bytes) or
-    /// [`write_to`](BloomFilter::write_to). Reads exactly the filter's bytes; memory grows
-    /// only as bytes arrive (`docs/format.md`, "Streaming").
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](BloomFilter::from_bytes) ([`Error::Truncated`] when the
-    /// stream ends early, whatever length the header claims); [`Error::Io`] when the reader
-    /// fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// use bloom_classic::BloomFilter;
-    ///
-    /// let filter = BloomFilter::new(1000, 0.01)?;
-    /// let mut stream = Cursor::new(Vec::new());
-    /// filter.write_to(&mut stream)?;
-    /// stream.set_position(0);
-    /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read_from<R: Read>(mut reader: R) -> Result<Self, Error> {
-        Self::read_with(&mut reader, None)
+    bloom_core::internal::if_std! {
+        /// Reads a filter from `reader`, as [`from_bytes`](BloomFilter::from_bytes) reads the
+        /// bytes of [`to_bytes`](BloomFilter::to_bytes) or
+        /// [`write_to`](BloomFilter::write_to). Reads exactly the filter's bytes; memory grows
+        /// only as bytes arrive (`docs/format.md`, "Streaming").
+        ///
+        /// # Errors
+        ///
+        /// Those of [`from_bytes`](BloomFilter::from_bytes) ([`Error::Truncated`] when the
+        /// stream ends early, whatever length the header claims); [`Error::Io`] when the reader
+        /// fails.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use std::io::Cursor;
+        /// use bloom_classic::BloomFilter;
+        ///
+        /// let filter = BloomFilter::new(1000, 0.01)?;
+        /// let mut stream = Cursor::new(Vec::new());
+        /// filter.write_to(&mut stream)?;
+        /// stream.set_position(0);
+        /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn read_from<R: internal::io::Read>(mut reader: R) -> Result<Self, Error> {
+            Self::read_with(&mut reader, None)
+        }
     }
 
-    /// `read_from`, the hashing checked against `key`: the payload is read straight into
-    /// the bit array, so the filter is held once.
-    pub(crate) fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, words) = Params::read_frame(reader, key)?;
-        let bits = BitStore::from_parts(words, params.num_bits)?;
-        Ok(BloomFilter { bits, params })
+    bloom_core::internal::if_std! {
+        /// `read_from`, the hashing checked against `key`: the payload is read straight into
+        /// the bit array, so the filter is held once.
+        pub(crate) fn read_with(
+            reader: &mut dyn internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<Self, Error> {
+            let (params, words) = Params::read_frame(reader, key)?;
+            let bits = BitStore::from_parts(words, params.num_bits)?;
+            Ok(BloomFilter { bits, params })
+        }
     }
 
     /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) (by this type or by
@@ -649,6 +661,7 @@ mod tests {
         let b = a.clone().with_seed(99);
         assert_eq!(b.count_ones(), 0);
         assert_ne!(a.hash("k"), b.hash("k"));
+        #[cfg(feature = "std")]
         assert_ne!(a.with_random_seed().seed(), b.with_random_seed().seed());
     }
 
@@ -656,7 +669,7 @@ mod tests {
     fn collect_and_extend() {
         let f: BloomFilter = ["a", "b", "c"].into_iter().collect();
         assert!(f.contains("a") && f.contains("b") && f.contains("c"));
-        let empty: BloomFilter = std::iter::empty::<u8>().collect();
+        let empty: BloomFilter = core::iter::empty::<u8>().collect();
         assert_eq!(empty.count_ones(), 0);
         let mut g = f.clone();
         g.extend(["d"]);

@@ -66,12 +66,24 @@
 //!
 //! # Crate features
 //!
+//! * `std` (default): the standard library, passed to `bloom-core`. Without it the crate is
+//!   `#![no_std]` + `alloc` and has everything but what needs an operating system:
+//!   `write_to`, `read_from` and `read_from_with_key` (streams), `with_random_seed` and
+//!   `with_random_key` (its randomness), and huge pages for large arrays.
 //! * `rayon`: parallel bulk build, `BloomFilter::par_insert_all`, `ParallelExtend` and
-//!   `FromParallelIterator`, and `AtomicBloomFilter::par_insert_all`.
-//! * `serde`: `Serialize` and `Deserialize`, as the bytes of `to_bytes`.
+//!   `FromParallelIterator`, and `AtomicBloomFilter::par_insert_all`. Turns on `std`.
+//! * `serde`: `Serialize` and `Deserialize`, as the bytes of `to_bytes`; with or without
+//!   `std`.
 //!
 //! [`Filter`]: bloom_core::Filter
 //! [`Error`]: bloom_core::Error
+
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+// The docs link the items that need `std` (streams, random seeds); without it they have no
+// target, and that is expected rather than a mistake in the docs.
+#![cfg_attr(not(feature = "std"), allow(rustdoc::broken_intra_doc_links))]
+
+extern crate alloc;
 
 mod atomic;
 mod bloom;

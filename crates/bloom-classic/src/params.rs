@@ -1,8 +1,10 @@
 //! Size, probe count and hashing: what the plain and the atomic filter share.
 
+use alloc::{format, vec::Vec};
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::batch::Probed;
+use bloom_core::internal::float::{Float, Native};
 use bloom_core::{Error, internal, math};
 
 /// The validated parameters of a classic filter.
@@ -65,23 +67,25 @@ impl Params {
         )
     }
 
-    /// Reads one frame from a stream, its payload straight into the word store the filter
-    /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`,
-    /// and the words.
-    pub(crate) fn read_frame(
-        reader: &mut dyn std::io::Read,
-        key: Option<&SecretKey>,
-    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-        let (num_bits, num_hashes, hashing, words) =
-            internal::read_size_and_hashes_words(reader, Variant::Classic, key, check_size)?;
-        Ok((
-            Params {
-                num_bits,
-                num_hashes,
-                hashing,
-            },
-            words,
-        ))
+    bloom_core::internal::if_std! {
+        /// Reads one frame from a stream, its payload straight into the word store the filter
+        /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`,
+        /// and the words.
+        pub(crate) fn read_frame(
+            reader: &mut dyn internal::io::Read,
+            key: Option<&SecretKey>,
+        ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+            let (num_bits, num_hashes, hashing, words) =
+                internal::read_size_and_hashes_words(reader, Variant::Classic, key, check_size)?;
+            Ok((
+                Params {
+                    num_bits,
+                    num_hashes,
+                    hashing,
+                },
+                words,
+            ))
+        }
     }
 
     /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
@@ -119,7 +123,7 @@ fn check_size(num_bits: u64) -> Result<(), Error> {
 pub(crate) fn fpr_for_fill(num_bits: u64, num_hashes: u32, num_ones: u64) -> f64 {
     let n = math::estimate_cardinality(num_bits, num_hashes, num_ones);
     if n.is_finite() {
-        math::paired_fpr(num_bits, num_hashes, n.round() as u64)
+        math::paired_fpr(num_bits, num_hashes, Native::round(n) as u64)
     } else {
         1.0
     }

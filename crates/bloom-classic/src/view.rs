@@ -1,6 +1,7 @@
 //! A zero-copy view of a classic filter's bytes: queries read the bits where they lie.
 
-use std::hash::Hash;
+use alloc::vec::Vec;
+use core::hash::Hash;
 
 use bloom_core::Error;
 use bloom_core::bits::BitStore;

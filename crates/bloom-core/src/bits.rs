@@ -21,11 +21,12 @@
 //! because a filter probes random words and 4 KiB pages make most probes of a large filter a
 //! TLB miss as well as a cache miss.
 
-use std::alloc::Layout;
-use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use alloc::alloc::Layout;
+use alloc::format;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bitvec::prelude::Lsb0;
 use bitvec::slice::BitSlice;
@@ -109,7 +110,7 @@ fn tail_mask(num_bits: u64) -> u64 {
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u64 {}
-    impl Sealed for std::sync::atomic::AtomicU64 {}
+    impl Sealed for core::sync::atomic::AtomicU64 {}
 }
 
 /// A word type [`Words`] holds: `u64` for stores with one writer, `AtomicU64` for stores
@@ -190,7 +191,7 @@ impl<W: Word> Words<W> {
             .and_then(|bytes| Layout::from_size_align(bytes, 8).ok())
             .ok_or_else(too_large)?;
         // SAFETY: the layout's size is at least SLACK_WORDS * 8 > 0.
-        let raw = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+        let raw = unsafe { alloc::alloc::alloc_zeroed(layout) }.cast::<u64>();
         let base = NonNull::new(raw).ok_or(Error::OutOfMemory {
             bytes: layout.size(),
         })?;
@@ -243,7 +244,7 @@ impl<W: Word> Words<W> {
         // SAFETY: `as_ptr` is 64-byte aligned (so aligned for `W`, whose alignment is 8) and
         // points at `len` initialised words inside the live allocation (zero is a valid `W`);
         // the shared borrow of `self` excludes any `&mut` to them.
-        unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
+        unsafe { core::slice::from_raw_parts(self.as_ptr(), self.len) }
     }
 
     /// The words, mutable; marks the store written.
@@ -252,7 +253,7 @@ impl<W: Word> Words<W> {
         let len = self.len;
         // SAFETY: as in `as_slice`; the exclusive borrow of `self` makes this the only
         // reference to the words.
-        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr(), len) }
+        unsafe { core::slice::from_raw_parts_mut(self.as_mut_ptr(), len) }
     }
 
     /// The words, for writers that share the store (atomic words): marks it written. The flag
@@ -285,7 +286,7 @@ impl<W: Word> Words<W> {
         if *self.written.get_mut() {
             let len = self.len;
             // SAFETY: `len` words at `as_mut_ptr` lie in the allocation and zero is a valid `W`.
-            unsafe { std::ptr::write_bytes(self.as_mut_ptr(), 0, len) };
+            unsafe { core::ptr::write_bytes(self.as_mut_ptr(), 0, len) };
             *self.written.get_mut() = false;
         }
     }
@@ -352,6 +353,7 @@ impl Words<u64> {
     /// [`Error::Truncated`] when the stream ends first; [`Error::Corrupt`] when `byte_len`
     /// is not a multiple of 8 and the stream holds that many bytes; [`Error::Io`] when it fails; [`Error::TooLarge`] or
     /// [`Error::OutOfMemory`] when the store cannot grow.
+    #[cfg(feature = "std")]
     #[doc(hidden)]
     pub fn read_le_from(
         reader: &mut dyn std::io::Read,
@@ -408,12 +410,13 @@ impl Words<u64> {
     }
 
     /// The words as bytes, for reading into.
+    #[cfg(feature = "std")]
     fn bytes_mut(&mut self) -> &mut [u8] {
         let len = self.len * 8;
         // SAFETY: the words are `len` initialised `u64`s; viewing them as `8 * len` bytes
         // (alignment 1, every bit pattern valid both ways) through the exclusive borrow of
         // `self` aliases nothing.
-        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr().cast::<u8>(), len) }
+        unsafe { core::slice::from_raw_parts_mut(self.as_mut_ptr().cast::<u8>(), len) }
     }
 
     /// Grows the store to `len` words (at least its length), keeping its words and zeroing
@@ -424,6 +427,7 @@ impl Words<u64> {
     /// range over two mappings (`mremap` fails with `EFAULT`), so glibc's `realloc` would copy
     /// the whole store at every growth instead of moving its pages (measured: a 0.58 GiB
     /// filter read back at a peak of 1.00 GiB).
+    #[cfg(feature = "std")]
     fn grow(&mut self, len: usize) -> Result<(), Error> {
         debug_assert!(len >= self.len);
         let too_large = || Error::TooLarge {
@@ -437,8 +441,9 @@ impl Words<u64> {
         // SAFETY: the pointer is the one the global allocator returned for `old` (`offset`
         // words before `start`), and `bytes` is non-zero and, rounded to the alignment,
         // does not overflow `isize` (checked by `Layout::from_size_align` above).
-        let raw =
-            unsafe { std::alloc::realloc(self.start.as_ptr().sub(self.offset).cast(), old, bytes) };
+        let raw = unsafe {
+            alloc::alloc::realloc(self.start.as_ptr().sub(self.offset).cast(), old, bytes)
+        };
         let base = NonNull::new(raw.cast::<u64>()).ok_or(Error::OutOfMemory { bytes })?;
         let address = base.as_ptr() as usize;
         let offset = (address.next_multiple_of(LINE_BYTES) - address) / 8;
@@ -448,13 +453,13 @@ impl Words<u64> {
         // words from `self.len` to `len` are then zeroed, inside the block too.
         unsafe {
             if offset != self.offset {
-                std::ptr::copy(
+                core::ptr::copy(
                     base.as_ptr().add(self.offset),
                     base.as_ptr().add(offset),
                     self.len,
                 );
             }
-            std::ptr::write_bytes(base.as_ptr().add(offset + self.len), 0, len - self.len);
+            core::ptr::write_bytes(base.as_ptr().add(offset + self.len), 0, len - self.len);
             self.start = base.add(offset);
         }
         self.cap = cap;
@@ -501,12 +506,12 @@ impl<W: Word> Drop for Words<W> {
         let layout = self.layout();
         // SAFETY: `offset` words before `start` is the pointer the global allocator returned
         // for exactly this layout; it is freed once, here.
-        unsafe { std::alloc::dealloc(self.start.as_ptr().sub(self.offset).cast(), layout) };
+        unsafe { alloc::alloc::dealloc(self.start.as_ptr().sub(self.offset).cast(), layout) };
     }
 }
 
 /// A clone copies into fresh memory; like the standard collections, it aborts through
-/// [`handle_alloc_error`](std::alloc::handle_alloc_error) if the allocator refuses.
+/// [`handle_alloc_error`](alloc::alloc::handle_alloc_error) if the allocator refuses.
 /// [`Words::try_clone`] is the fallible form.
 impl Clone for Words<u64> {
     fn clone(&self) -> Self {
@@ -517,13 +522,13 @@ impl Clone for Words<u64> {
 
 /// Ends the process as the standard collections do when the allocator refuses `bytes` for
 /// a copy that cannot return an error (a `Clone`, an infallible conversion): through
-/// [`handle_alloc_error`](std::alloc::handle_alloc_error). Constructors never call it; they
+/// [`handle_alloc_error`](alloc::alloc::handle_alloc_error). Constructors never call it; they
 /// return [`Error::OutOfMemory`].
 #[cold]
 #[doc(hidden)]
 pub fn out_of_memory(bytes: usize) -> ! {
     let layout = Layout::from_size_align(bytes.max(1), 8).unwrap_or(Layout::new::<u64>());
-    std::alloc::handle_alloc_error(layout)
+    alloc::alloc::handle_alloc_error(layout)
 }
 
 /// Equal when the words are.
@@ -535,8 +540,8 @@ impl PartialEq for Words<u64> {
 
 impl Eq for Words<u64> {}
 
-impl<W: Word> std::fmt::Debug for Words<W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<W: Word> core::fmt::Debug for Words<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Words")
             .field("len", &self.len)
             .field("written", &self.is_written())
@@ -546,6 +551,7 @@ impl<W: Word> std::fmt::Debug for Words<W> {
 
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
 /// reach of the TLB anyway.
+#[cfg(any(test, all(feature = "std", target_os = "linux")))]
 pub(crate) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// Asks Linux to back the 2 MiB-aligned interior of `memory` with transparent huge pages,
@@ -555,11 +561,11 @@ pub(crate) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 /// Filters probe random cache lines; with 4 KiB pages most probes of a large filter are a
 /// TLB miss as well as a cache miss. Any filter storage (bit words, counters, aligned
 /// blocks) can call this right after allocating.
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "std", target_os = "linux"))]
 #[doc(hidden)]
 pub fn advise_huge_pages<T>(memory: &[T]) {
     const HUGE_PAGE: usize = 2 << 20;
-    let bytes = std::mem::size_of_val(memory);
+    let bytes = core::mem::size_of_val(memory);
     if bytes < HUGE_PAGE_THRESHOLD {
         return;
     }
@@ -594,11 +600,11 @@ pub fn advise_huge_pages<T>(memory: &[T]) {
 }
 
 /// `MADV_COLLAPSE` (Linux 6.1), spelled out because not every target's `libc` defines it.
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "std", target_os = "linux"))]
 const MADV_COLLAPSE: libc::c_int = 25;
 
 /// Whether the page at `addr` (page-aligned) is in memory already.
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "std", target_os = "linux"))]
 fn page_resident(addr: usize) -> bool {
     let mut status = 0u8;
     // SAFETY: `addr` is page-aligned and lies in a live mapping (the caller's allocation);
@@ -607,8 +613,8 @@ fn page_resident(addr: usize) -> bool {
     ok && status & 1 != 0
 }
 
-/// Asks the kernel for huge pages (Linux only; a no-op here).
-#[cfg(not(target_os = "linux"))]
+/// Asks the kernel for huge pages (Linux with `std` only; a no-op here).
+#[cfg(not(all(feature = "std", target_os = "linux")))]
 #[doc(hidden)]
 pub fn advise_huge_pages<T>(_memory: &[T]) {}
 
@@ -636,8 +642,8 @@ pub struct BitStore {
     num_bits: u64,
 }
 
-impl std::fmt::Debug for BitStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for BitStore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BitStore")
             .field("len", &self.len())
             .field("count_ones", &self.count_ones())
@@ -1077,8 +1083,8 @@ pub struct AtomicBitStore {
     num_bits: u64,
 }
 
-impl std::fmt::Debug for AtomicBitStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for AtomicBitStore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("AtomicBitStore")
             .field("len", &self.num_bits)
             .field("count_ones", &self.count_ones())

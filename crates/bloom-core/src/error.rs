@@ -1,8 +1,13 @@
 //! The one error type of the workspace.
 
-use std::fmt;
+use alloc::string::String;
+#[cfg(feature = "std")]
+use alloc::string::ToString;
+#[cfg(feature = "std")]
+use alloc::sync::Arc;
+use core::fmt;
+#[cfg(feature = "std")]
 use std::io;
-use std::sync::Arc;
 
 use crate::format::Variant;
 
@@ -110,8 +115,9 @@ pub enum Error {
         bytes: usize,
     },
     /// Reading or writing a stream failed (`write_to`, `read_from`): the [`IoError`] holds
-    /// the `std::io::Error`, also given by [`source`](std::error::Error::source). A stream
-    /// that ends early is [`Error::Truncated`], not this.
+    /// the `std::io::Error`, also given by [`source`](core::error::Error::source). A stream
+    /// that ends early is [`Error::Truncated`], not this. Only with the `std` feature.
+    #[cfg(feature = "std")]
     Io(IoError),
     /// The bytes hold a keyed filter (its positions come from a secret key the bytes do not
     /// contain): load it with the filter's `from_bytes_with_key`.
@@ -124,6 +130,7 @@ pub enum Error {
 }
 
 /// The `std::io::Error` behind an [`Error::Io`], shared so that [`Error`] stays `Clone`.
+/// Only with the `std` feature.
 ///
 /// Two are equal when they are the same error (one clone of the other) or have the same
 /// kind and message.
@@ -137,9 +144,11 @@ pub enum Error {
 /// assert!(matches!(&err, Error::Io(e) if e.kind() == std::io::ErrorKind::Other));
 /// assert_eq!(err.to_string(), "I/O error: disk full");
 /// ```
+#[cfg(feature = "std")]
 #[derive(Debug, Clone)]
 pub struct IoError(Arc<io::Error>);
 
+#[cfg(feature = "std")]
 impl IoError {
     /// The error's kind.
     pub fn kind(&self) -> io::ErrorKind {
@@ -152,6 +161,7 @@ impl IoError {
     }
 }
 
+#[cfg(feature = "std")]
 impl PartialEq for IoError {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -159,6 +169,7 @@ impl PartialEq for IoError {
     }
 }
 
+#[cfg(feature = "std")]
 impl From<io::Error> for Error {
     fn from(error: io::Error) -> Self {
         Error::Io(IoError(Arc::new(error)))
@@ -251,6 +262,7 @@ impl fmt::Display for Error {
                 "out of memory: the allocator refused {bytes} bytes ({:.1} GiB) for the filter",
                 *bytes as f64 / (1u64 << 30) as f64
             ),
+            #[cfg(feature = "std")]
             Error::Io(e) => write!(f, "I/O error: {}", e.0),
             Error::KeyRequired => write!(
                 f,
@@ -268,9 +280,11 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+// `core::error::Error` is `std::error::Error`: the trait needs no `std`, only the I/O source.
+impl core::error::Error for Error {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
+            #[cfg(feature = "std")]
             Error::Io(e) => Some(e.get_ref()),
             _ => None,
         }
@@ -369,6 +383,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn io_errors_keep_their_source() {
         use std::error::Error as _;

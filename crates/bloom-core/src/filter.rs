@@ -1,6 +1,7 @@
 //! The [`Filter`] trait every variant implements.
 
-use std::hash::Hash;
+use alloc::vec::Vec;
+use core::hash::Hash;
 
 use crate::Error;
 
@@ -125,23 +126,48 @@ pub trait Filter {
         Self: Sized;
 
     /// Writes the bytes of [`Filter::to_bytes`] to `writer` through a bounded buffer,
-    /// without building them in memory.
+    /// without building them in memory. Only with the `std` feature.
     ///
     /// # Errors
     ///
     /// `Error::Io` when the writer fails.
+    #[cfg(feature = "std")]
     fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error>;
 
     /// Reads a filter from `reader` as [`Filter::from_bytes`] reads bytes, allocating only
-    /// as bytes arrive; reads exactly one filter's bytes.
+    /// as bytes arrive; reads exactly one filter's bytes. Only with the `std` feature.
     ///
     /// # Errors
     ///
     /// Those of [`Filter::from_bytes`] (`Error::Truncated` when the stream ends early);
     /// `Error::Io` when the reader fails.
+    #[cfg(feature = "std")]
     fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error>
     where
         Self: Sized;
+}
+
+/// Expands to the items given when bloom-core has its `std` feature, to nothing without it.
+///
+/// For the I/O items of the macros below and of the filter crates (`write_to`, `read_from`,
+/// random keys): a `#[cfg(feature = "std")]` there would test the feature of the crate that
+/// expands it, and a filter crate's items must exist exactly when this crate's [`Filter`]
+/// asks for them, whichever crate of a build turned `std` on.
+#[cfg(feature = "std")]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! if_std {
+    ($($items:tt)*) => {
+        $($items)*
+    };
+}
+
+/// Without `std`: nothing (see the other definition).
+#[cfg(not(feature = "std"))]
+#[macro_export]
+#[doc(hidden)]
+macro_rules! if_std {
+    ($($items:tt)*) => {};
 }
 
 /// Implements [`Filter`] for a filter type by calling its inherent methods of the same names:
@@ -235,7 +261,7 @@ macro_rules! filter_via_inherent {
             type Hash = $hash;
             const NAME: &'static str = stringify!($filter);
 
-            fn key_hash<T: ::std::hash::Hash + ?Sized>(&self, key: &T) -> $hash {
+            fn key_hash<T: ::core::hash::Hash + ?Sized>(&self, key: &T) -> $hash {
                 $filter::hash(self, key)
             }
 
@@ -248,7 +274,10 @@ macro_rules! filter_via_inherent {
                 $filter::contains_hash(self, hash)
             }
 
-            fn contains_batch<T: ::std::hash::Hash>(&self, keys: &[T]) -> Vec<bool> {
+            fn contains_batch<T: ::core::hash::Hash>(
+                &self,
+                keys: &[T],
+            ) -> $crate::internal::Vec<bool> {
                 $filter::contains_batch(self, keys)
             }
 
@@ -272,7 +301,7 @@ macro_rules! filter_via_inherent {
                 $filter::union(self, other)
             }
 
-            fn to_bytes(&self) -> Vec<u8> {
+            fn to_bytes(&self) -> $crate::internal::Vec<u8> {
                 $filter::to_bytes(self)
             }
 
@@ -280,12 +309,19 @@ macro_rules! filter_via_inherent {
                 $filter::from_bytes(bytes)
             }
 
-            fn write_to<W: ::std::io::Write>(&self, writer: W) -> Result<(), $crate::Error> {
-                $filter::write_to(self, writer)
-            }
+            $crate::if_std! {
+                fn write_to<W: $crate::internal::io::Write>(
+                    &self,
+                    writer: W,
+                ) -> Result<(), $crate::Error> {
+                    $filter::write_to(self, writer)
+                }
 
-            fn read_from<R: ::std::io::Read>(reader: R) -> Result<Self, $crate::Error> {
-                $filter::read_from(reader)
+                fn read_from<R: $crate::internal::io::Read>(
+                    reader: R,
+                ) -> Result<Self, $crate::Error> {
+                    $filter::read_from(reader)
+                }
             }
         }
     };
@@ -324,8 +360,8 @@ macro_rules! filter_via_inherent {
 #[doc(hidden)]
 macro_rules! collect_via_insert_all {
     ($filter:ident, fpr: $fpr:expr) => {
-        impl<T: ::std::hash::Hash> ::std::iter::Extend<T> for $filter {
-            fn extend<I: ::std::iter::IntoIterator<Item = T>>(&mut self, iter: I) {
+        impl<T: ::core::hash::Hash> ::core::iter::Extend<T> for $filter {
+            fn extend<I: ::core::iter::IntoIterator<Item = T>>(&mut self, iter: I) {
                 self.insert_all(iter);
             }
         }
@@ -338,9 +374,9 @@ macro_rules! collect_via_insert_all {
         ///
         /// Only if the number of keys is more than a filter can be sized for; build with
         /// `new` to get an `Err` instead.
-        impl<T: ::std::hash::Hash> ::std::iter::FromIterator<T> for $filter {
-            fn from_iter<I: ::std::iter::IntoIterator<Item = T>>(iter: I) -> Self {
-                let keys: ::std::vec::Vec<T> = iter.into_iter().collect();
+        impl<T: ::core::hash::Hash> ::core::iter::FromIterator<T> for $filter {
+            fn from_iter<I: ::core::iter::IntoIterator<Item = T>>(iter: I) -> Self {
+                let keys: $crate::internal::Vec<T> = iter.into_iter().collect();
                 // A slice's length always fits a `u64` (no target has a wider `usize`).
                 let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)
                     .expect("the number of keys held in memory fits a filter");
@@ -454,14 +490,17 @@ macro_rules! keyed_via_inherent {
                 ))
             }
 
-            /// Returns this filter emptied and keyed with a key from the operating system's
-            /// randomness ([`SecretKey::random`]($crate::hash::SecretKey::random)). The key
-            /// lives only in memory: [`hashing`](Self::hashing) gives it to a caller who
-            /// must save the filter and load it again.
-            pub fn with_random_key(self) -> Self {
-                self.with_hashing($crate::hash::Hashing::Keyed(
-                    $crate::hash::SecretKey::random(),
-                ))
+            $crate::if_std! {
+                /// Returns this filter emptied and keyed with a key from the operating
+                /// system's randomness
+                /// ([`SecretKey::random`]($crate::hash::SecretKey::random)). The key lives
+                /// only in memory: [`hashing`](Self::hashing) gives it to a caller who must
+                /// save the filter and load it again. Only with the `std` feature.
+                pub fn with_random_key(self) -> Self {
+                    self.with_hashing($crate::hash::Hashing::Keyed(
+                        $crate::hash::SecretKey::random(),
+                    ))
+                }
             }
 
             /// How this filter hashes its keys: a seed, or a secret key.
@@ -483,21 +522,24 @@ macro_rules! keyed_via_inherent {
                 Self::decode_with(bytes, Some(&$crate::hash::SecretKey::from_bytes(*key)))
             }
 
-            /// [`from_bytes_with_key`](Self::from_bytes_with_key) from a stream, as
-            /// `read_from` reads (exactly the filter's bytes, memory growing as they arrive).
-            ///
-            /// # Errors
-            ///
-            /// Those of `read_from` and of
-            /// [`from_bytes_with_key`](Self::from_bytes_with_key).
-            pub fn read_from_with_key<R: ::std::io::Read>(
-                mut reader: R,
-                key: &[u8; 16],
-            ) -> Result<Self, $crate::Error> {
-                Self::read_with(
-                    &mut reader,
-                    Some(&$crate::hash::SecretKey::from_bytes(*key)),
-                )
+            $crate::if_std! {
+                /// [`from_bytes_with_key`](Self::from_bytes_with_key) from a stream, as
+                /// `read_from` reads (exactly the filter's bytes, memory growing as they
+                /// arrive). Only with the `std` feature.
+                ///
+                /// # Errors
+                ///
+                /// Those of `read_from` and of
+                /// [`from_bytes_with_key`](Self::from_bytes_with_key).
+                pub fn read_from_with_key<R: $crate::internal::io::Read>(
+                    mut reader: R,
+                    key: &[u8; 16],
+                ) -> Result<Self, $crate::Error> {
+                    Self::read_with(
+                        &mut reader,
+                        Some(&$crate::hash::SecretKey::from_bytes(*key)),
+                    )
+                }
             }
         }
     };

@@ -22,9 +22,15 @@
 //! parameters are in range and agree with the payload. `docs/format.md` documents every
 //! variant's parameters and payload.
 
+#[cfg(feature = "std")]
+use alloc::boxed::Box;
+use alloc::{format, vec::Vec};
+#[cfg(feature = "std")]
 use std::io;
 
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+#[cfg(feature = "std")]
+use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
 
@@ -244,8 +250,12 @@ pub fn encode(
 pub enum Output<'w> {
     /// Build the whole frame in memory and return it.
     Bytes,
-    /// Stream the frame to the writer; `encode_to` returns an empty `Vec`.
+    /// Stream the frame to the writer; `encode_to` returns an empty `Vec`. Only with `std`.
+    #[cfg(feature = "std")]
     Writer(&'w mut dyn io::Write),
+    /// Without `std` there is no writer: this variant cannot be made.
+    #[cfg(not(feature = "std"))]
+    Never(core::convert::Infallible, core::marker::PhantomData<&'w ()>),
 }
 
 /// Bytes the streaming writer and reader hold at a time: the payload passes through a
@@ -279,6 +289,7 @@ pub fn encode_to(
         Output::Bytes => {
             Sink::in_memory(framing_len(params.len()) + params.len() + payload_len as usize)
         }
+        #[cfg(feature = "std")]
         Output::Writer(out) => Sink {
             // Headroom for the last `put` before a flush: puts are a few words at most.
             buf: Vec::with_capacity(STREAM_CHUNK + 64),
@@ -312,6 +323,7 @@ pub fn encode_to(
             out.extend_from_slice(&checksum.to_le_bytes());
             Ok(out)
         }
+        #[cfg(feature = "std")]
         Some(mut stream) => {
             stream.send(&sink.buf);
             if let Some(e) = stream.error {
@@ -339,6 +351,7 @@ pub struct Sink<'w> {
     flushed: u64,
 }
 
+#[cfg(feature = "std")]
 struct Stream<'w> {
     out: &'w mut dyn io::Write,
     // Boxed: the hasher's state is large, and a `Sink` is passed around by reference only.
@@ -347,6 +360,19 @@ struct Stream<'w> {
     error: Option<io::Error>,
 }
 
+/// Without `std` there is no writer to stream to: no `Stream` can be made, and the code that
+/// would use one is unreachable (a `Sink` is always in memory).
+#[cfg(not(feature = "std"))]
+struct Stream<'w>(core::convert::Infallible, core::marker::PhantomData<&'w ()>);
+
+#[cfg(not(feature = "std"))]
+impl Stream<'_> {
+    fn send(&mut self, _: &[u8]) {
+        match self.0 {}
+    }
+}
+
+#[cfg(feature = "std")]
 impl Stream<'_> {
     fn send(&mut self, bytes: &[u8]) {
         if self.error.is_none() {
@@ -411,6 +437,7 @@ impl Sink<'_> {
 /// [`Error::Truncated`] when the stream ends inside the frame; the header errors of
 /// [`decode`]; [`Error::Io`] when the reader fails.
 #[doc(hidden)]
+#[cfg(feature = "std")]
 pub fn read_frame(
     reader: &mut dyn io::Read,
     variant: Variant,
@@ -449,6 +476,7 @@ pub fn read_frame(
 /// for its small fields, [`FrameReader::read_words`] for its word arrays), checking each
 /// piece as it comes, and [`FrameReader::finish`] checks that the payload was read whole and
 /// the checksum, computed over every byte as it passed.
+#[cfg(feature = "std")]
 #[doc(hidden)]
 pub struct FrameReader<'r> {
     reader: &'r mut dyn io::Read,
@@ -464,6 +492,7 @@ pub struct FrameReader<'r> {
     pub params: Vec<u8>,
 }
 
+#[cfg(feature = "std")]
 impl<'r> FrameReader<'r> {
     /// Reads a frame's header, parameters, payload length and padding from `reader`,
     /// checked as [`read_frame`] checks them.
@@ -595,6 +624,7 @@ impl<'r> FrameReader<'r> {
 
 /// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
 /// the stream).
+#[cfg(feature = "std")]
 pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match reader.read(buf) {
@@ -617,6 +647,7 @@ fn check_padding(padding: &[u8]) -> Result<(), Error> {
 }
 
 /// Appends `len` bytes from `reader` to `bytes`, a chunk at a time.
+#[cfg(feature = "std")]
 fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Result<(), Error> {
     let mut got = 0u64;
     while got < len {
@@ -992,6 +1023,7 @@ pub fn decode_size_and_hashes<'a>(
 ///
 /// Those of [`FrameReader`] and of [`decode_size_and_hashes`]'s checks.
 #[doc(hidden)]
+#[cfg(feature = "std")]
 pub fn read_size_and_hashes_words(
     reader: &mut dyn io::Read,
     variant: Variant,
@@ -1098,10 +1130,10 @@ mod tests {
                 ),
                 "padding byte {at}"
             );
-            let mut stream = &x[..];
+            #[cfg(feature = "std")]
             assert!(
                 matches!(
-                    read_frame(&mut stream, Variant::Counting, HashScheme::Xxh3_128, 12),
+                    read_frame(&mut &x[..], Variant::Counting, HashScheme::Xxh3_128, 12),
                     Err(Error::Corrupt { .. })
                 ),
                 "streamed padding byte {at}"
@@ -1162,6 +1194,7 @@ mod tests {
     }
 
     /// A payload of `len` bytes streamed through [`encode_to`], as bytes.
+    #[cfg(feature = "std")]
     fn streamed(len: u64) -> (Vec<u8>, Vec<u8>) {
         let payload = |out: &mut Sink<'_>| {
             for i in 0..len {
@@ -1191,6 +1224,7 @@ mod tests {
         (bytes, streamed)
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn streaming_writes_the_same_bytes() {
         // Below, at and across the buffer's size: the incremental checksum equals the
@@ -1211,6 +1245,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn stream_reader_checks_the_header_first() {
         let b = sample();

@@ -41,7 +41,8 @@
 //! secret key ([`Hashing::Keyed`]): SipHash-1-3 under a 128-bit [`SecretKey`], a keyed
 //! pseudo-random function whose key never reaches the filter's bytes (`docs/security.md`).
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use alloc::{boxed::Box, vec::Vec};
+use core::hash::{BuildHasher, Hash, Hasher};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_128_with_seed};
 
@@ -176,8 +177,8 @@ impl<D: Digest> Clone for BufferedHasher<D> {
     }
 }
 
-impl<D: Digest> std::fmt::Debug for BufferedHasher<D> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<D: Digest> core::fmt::Debug for BufferedHasher<D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // The key is left out: a keyed hasher's key is a secret.
         f.debug_struct("BufferedHasher")
             .field("buffered", &self.len)
@@ -517,7 +518,8 @@ pub fn hash_bytes(bytes: &[u8], seed: u64) -> u128 {
 /// A seed drawn from the operating system's randomness (through the standard library's
 /// `RandomState`), for filters whose keys an adversary may choose. Keep the seed with the
 /// filter: it is stored in [`to_bytes`](crate::format) output, and a filter can only be merged
-/// with filters of the same seed.
+/// with filters of the same seed. Only with the `std` feature.
+#[cfg(feature = "std")]
 pub fn random_seed() -> u64 {
     let state = std::collections::hash_map::RandomState::new();
     let mut hasher = state.build_hasher();
@@ -567,7 +569,8 @@ impl SecretKey {
 
     /// A key drawn from the operating system's randomness, through the standard library's
     /// `RandomState` (whose keys the OS provides): two 64-bit outputs of SipHash under a
-    /// fresh random key.
+    /// fresh random key. Only with the `std` feature.
+    #[cfg(feature = "std")]
     pub fn random() -> SecretKey {
         let state = std::collections::hash_map::RandomState::new();
         let draw = |word: u64| {
@@ -609,15 +612,15 @@ impl SecretKey {
 impl PartialEq for SecretKey {
     fn eq(&self, other: &SecretKey) -> bool {
         let diff = (self.0[0] ^ other.0[0]) | (self.0[1] ^ other.0[1]);
-        std::hint::black_box(diff) == 0
+        core::hint::black_box(diff) == 0
     }
 }
 
 impl Eq for SecretKey {}
 
 /// Shows the fingerprint, never the key.
-impl std::fmt::Debug for SecretKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "SecretKey(fingerprint {:#018x})", self.fingerprint())
     }
 }
@@ -732,7 +735,7 @@ impl Hashing {
         };
         use crate::siphash::{LANES, Sip13, sip13_lanes, sip13_lanes_word};
         let mut hashers: [BufferedHasher<Sip13>; LANES] =
-            std::array::from_fn(|_| BufferedHasher::new(secret.0));
+            core::array::from_fn(|_| BufferedHasher::new(secret.0));
         let mut groups = keys.chunks_exact(LANES);
         for group in &mut groups {
             for (hasher, key) in hashers.iter_mut().zip(group) {
@@ -742,12 +745,12 @@ impl Hashing {
             let len = hashers[0].len;
             let uniform = hashers.iter().all(|h| h.stream.is_none() && h.len == len);
             if uniform && len == 8 {
-                let words: [u64; LANES] = std::array::from_fn(|l| {
+                let words: [u64; LANES] = core::array::from_fn(|l| {
                     u64::from_le_bytes(hashers[l].buf[..8].try_into().expect("8 bytes"))
                 });
                 out.extend(sip13_lanes_word(words, secret.0));
             } else if uniform {
-                let messages: [&[u8]; LANES] = std::array::from_fn(|l| &hashers[l].buf[..len]);
+                let messages: [&[u8]; LANES] = core::array::from_fn(|l| &hashers[l].buf[..len]);
                 out.extend(sip13_lanes(&messages, len, secret.0));
             } else {
                 out.extend(hashers.iter().map(BufferedHasher::digest));
@@ -1572,6 +1575,7 @@ mod tests {
         assert_eq!(hash_key(&5u8, 3), hash_key(&5u64, 3));
     }
 
+    #[cfg(feature = "std")]
     #[test]
     fn random_seeds_differ() {
         assert_ne!(random_seed(), random_seed());

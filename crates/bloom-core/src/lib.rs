@@ -92,13 +92,33 @@
 //!
 //! # Crate features
 //!
-//! Both only serve the filter crates' features of the same names; neither adds a documented
-//! item here.
+//! * `std` (on by default): what needs an operating system. Without it the crate is
+//!   `#![no_std]` and needs only `alloc`; with it, and only with it, it has the streams
+//!   ([`Error::Io`], [`IoError`], the `write_to`/`read_from` of every filter and of
+//!   [`Filter`]), the operating system's randomness ([`hash::random_seed`],
+//!   [`SecretKey::random`](hash::SecretKey::random)), run-time detection of the CPU's
+//!   AVX2/AVX-512 (without `std`, the vector kernels are those the build's target features
+//!   allow, e.g. `-C target-cpu=native`), huge-page advice for large stores (Linux), the
+//!   cache sizes the batch engine reads from sysfs (without `std`, 1 MiB L2 and 8 MiB
+//!   last-level) and the standard library's float functions (without it, `libm`'s; the
+//!   sizes are the same but for a rare one-block difference of a huge blocked filter:
+//!   `docs/family.md`, "Without the standard library").
+//!
+//! `rayon` and `serde` only serve the filter crates' features of the same names; neither
+//! adds a documented item here.
 //!
 //! * `rayon` (off by default): the parallel bulk insertion behind the filter crates'
-//!   `par_insert_all`, `ParallelExtend` and `FromParallelIterator`.
+//!   `par_insert_all`, `ParallelExtend` and `FromParallelIterator`. Turns on `std`.
 //! * `serde` (off by default): the (de)serialisation every filter's `serde` feature shares: a
-//!   filter is the bytes of its `to_bytes`, base64 in human-readable formats.
+//!   filter is the bytes of its `to_bytes`, base64 in human-readable formats. Works without
+//!   `std` (serde's `alloc`).
+
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
+// The docs link the items that need `std` (streams, random seeds); without it they have no
+// target, and that is expected rather than a mistake in the docs.
+#![cfg_attr(not(feature = "std"), allow(rustdoc::broken_intra_doc_links))]
+
+extern crate alloc;
 
 pub mod bits;
 mod error;
@@ -111,5 +131,7 @@ pub mod keys;
 pub mod math;
 mod siphash;
 
-pub use error::{Error, IoError};
+pub use error::Error;
+#[cfg(feature = "std")]
+pub use error::IoError;
 pub use filter::Filter;

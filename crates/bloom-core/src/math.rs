@@ -24,6 +24,8 @@
 //!   Baldi, "Mathematical correction for fingerprint similarity measures", 2007).
 
 use crate::Error;
+use crate::internal::float::{Float, Native};
+use alloc::{format, vec, vec::Vec};
 
 /// The largest filter any constructor accepts: 2^40 bits (128 GiB). Anything bigger is
 /// rejected with [`Error::TooLarge`] rather than attempted.
@@ -142,7 +144,7 @@ pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
 }
 
 /// `(ln 2)^2`.
-const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+const LN2_SQUARED: f64 = core::f64::consts::LN_2 * core::f64::consts::LN_2;
 
 /// The number of bits a classic filter needs to hold `expected_items` keys at false-positive
 /// rate `fpr`: `ceil(-n ln p / (ln 2)^2)`.
@@ -162,9 +164,19 @@ const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn optimal_num_bits(expected_items: u64, fpr: f64) -> Result<u64, Error> {
+    optimal_num_bits_with::<Native>(expected_items, fpr)
+}
+
+/// [`optimal_num_bits`] with the float functions of `F` (`internal::float`).
+///
+/// # Errors
+///
+/// As [`optimal_num_bits`].
+#[doc(hidden)]
+pub fn optimal_num_bits_with<F: Float>(expected_items: u64, fpr: f64) -> Result<u64, Error> {
     check_items(expected_items)?;
     check_fpr(fpr)?;
-    let bits = (-(expected_items as f64) * fpr.ln() / LN2_SQUARED).ceil();
+    let bits = F::ceil(-(expected_items as f64) * F::ln(fpr) / LN2_SQUARED);
     // `bits` is finite and positive here: n >= 1 and ln p < 0 for p in (0, 1).
     if bits > MAX_NUM_BITS as f64 {
         return Err(Error::TooLarge {
@@ -195,7 +207,7 @@ pub fn optimal_num_hashes(num_bits: u64, expected_items: u64) -> Result<u32, Err
     if num_bits == 0 {
         return Err(Error::invalid("num_bits", "must be at least 1 (got 0)"));
     }
-    let k = (num_bits as f64 / expected_items as f64 * std::f64::consts::LN_2).round();
+    let k = Native::round(num_bits as f64 / expected_items as f64 * core::f64::consts::LN_2);
     Ok(k.clamp(1.0, f64::from(MAX_NUM_HASHES)) as u32)
 }
 
@@ -216,7 +228,7 @@ pub fn classic_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
     }
     let k = f64::from(num_hashes);
     let exponent = -k * num_items as f64 / num_bits as f64;
-    (-(exponent.exp_m1())).powf(k)
+    Native::powf(-Native::exp_m1(exponent), k)
 }
 
 /// The expected false-positive rate of a filter whose probes come in pairs sharing a 512-bit
@@ -256,19 +268,19 @@ pub fn paired_fpr(num_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
     let scale = num_items as f64 * group / num_bits as f64;
     let lambda2 = scale * f64::from(num_hashes / 2);
     let lambda1 = scale * f64::from(num_hashes % 2);
-    let g = |z: f64| (lambda2 * (z * z - 1.0) + lambda1 * (z - 1.0)).exp();
+    let g = |z: f64| Native::exp(lambda2 * (z * z - 1.0) + lambda1 * (z - 1.0));
     let r = 1.0 - 1.0 / group;
     let single = 1.0 - g(r);
     let both = 1.0 - 2.0 * g(r) + g(r * r);
     let pair = (1.0 - 1.0 / group) * both + single / group;
-    pair.powi((num_hashes / 2) as i32) * single.powi((num_hashes % 2) as i32)
+    Native::powi(pair, (num_hashes / 2) as i32) * Native::powi(single, (num_hashes % 2) as i32)
 }
 
 /// The false-positive rate of a filter whose `num_bits` bits are a fraction `fill` set, for
 /// a key probing `num_hashes` independent positions: `fill^k`. This is the estimate at the
 /// current state, as opposed to [`classic_fpr`], the expectation for a number of keys.
 pub fn fpr_from_fill(fill: f64, num_hashes: u32) -> f64 {
-    fill.clamp(0.0, 1.0).powi(num_hashes as i32)
+    Native::powi(fill.clamp(0.0, 1.0), num_hashes as i32)
 }
 
 /// The estimated number of distinct keys in a filter of `num_bits` bits with `num_ones` set,
@@ -291,7 +303,7 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
         return f64::INFINITY;
     }
     let m = num_bits as f64;
-    -(m / f64::from(num_hashes)) * (-(num_ones as f64) / m).ln_1p()
+    -(m / f64::from(num_hashes)) * Native::ln_1p(-(num_ones as f64) / m)
 }
 
 /// A count estimated as a real number (a cardinality from [`estimate_cardinality`]) as the
@@ -311,7 +323,7 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
 #[doc(hidden)]
 pub fn round_count(estimate: f64) -> u64 {
     // `as` saturates: +inf and anything past u64::MAX become u64::MAX, NaN becomes 0.
-    estimate.round() as u64
+    Native::round(estimate) as u64
 }
 
 /// The expected false-positive rate of a blocked filter: `num_bits` bits in blocks of
@@ -339,16 +351,16 @@ pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u
     }
     let lambda = num_items as f64 * block_bits as f64 / num_bits as f64;
     let k = f64::from(num_hashes);
-    let per_key_miss = (1.0 - 1.0 / block_bits as f64).powf(k);
-    let classic_in_block = |i: f64| -> f64 { (1.0 - per_key_miss.powf(i)).powf(k) };
+    let per_key_miss = Native::powf(1.0 - 1.0 / block_bits as f64, k);
+    let classic_in_block = |i: f64| -> f64 { Native::powf(1.0 - Native::powf(per_key_miss, i), k) };
     // Sum the Poisson pmf outwards from its mode, so no term underflows before it matters.
-    let mode = lambda.floor();
-    let ln_pmf = |i: f64| -> f64 { i * lambda.ln() - lambda - ln_gamma(i + 1.0) };
+    let mode = Native::floor(lambda);
+    let ln_pmf = |i: f64| -> f64 { i * Native::ln(lambda) - lambda - ln_gamma::<Native>(i + 1.0) };
     let mut total = 0.0;
     let mut mass = 0.0;
     let mut i = mode;
     loop {
-        let pmf = ln_pmf(i).exp();
+        let pmf = Native::exp(ln_pmf(i));
         total += pmf * classic_in_block(i);
         mass += pmf;
         if pmf < 1e-18 && i > lambda {
@@ -358,7 +370,7 @@ pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u
     }
     let mut i = mode - 1.0;
     while i >= 0.0 {
-        let pmf = ln_pmf(i).exp();
+        let pmf = Native::exp(ln_pmf(i));
         total += pmf * classic_in_block(i);
         mass += pmf;
         if pmf < 1e-18 {
@@ -403,7 +415,7 @@ pub fn blocked_fpr_distinct(
         return 0.0;
     }
     let per_block = distinct_block_fpr(block_bits, num_hashes);
-    poisson_mixture(
+    poisson_mixture::<Native>(
         num_items as f64 * block_bits as f64 / num_bits as f64,
         per_block,
     )
@@ -438,14 +450,25 @@ pub fn blocked_fpr_replacement(
     num_hashes: u32,
     num_items: u64,
 ) -> f64 {
+    blocked_fpr_replacement_with::<Native>(num_bits, block_bits, num_hashes, num_items)
+}
+
+/// [`blocked_fpr_replacement`] with the float functions of `F` (`internal::float`).
+#[doc(hidden)]
+pub fn blocked_fpr_replacement_with<F: Float>(
+    num_bits: u64,
+    block_bits: u64,
+    num_hashes: u32,
+    num_items: u64,
+) -> f64 {
     if num_bits == 0 || block_bits == 0 {
         return 1.0;
     }
     if num_items == 0 {
         return 0.0;
     }
-    let per_block = replacement_block_fpr(block_bits, num_hashes);
-    poisson_mixture(
+    let per_block = replacement_block_fpr::<F>(block_bits, num_hashes);
+    poisson_mixture::<F>(
         num_items as f64 * block_bits as f64 / num_bits as f64,
         per_block,
     )
@@ -454,7 +477,7 @@ pub fn blocked_fpr_replacement(
 /// The false-positive rate of one `block_bits`-bit block holding i keys that each set
 /// `num_hashes` positions drawn with replacement, as a function of i (see
 /// [`blocked_fpr_replacement`]).
-fn replacement_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
+fn replacement_block_fpr<F: Float>(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
     let b = block_bits as f64;
     let k = num_hashes.min(block_bits.min(u64::from(u32::MAX)) as u32) as usize;
     // occupancy[s]: the chance that k uniform draws from B cover exactly s distinct values.
@@ -479,13 +502,13 @@ fn replacement_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f6
         .map(|j| (j..=k).map(|s| occupancy[s] * binomial(s, j)).sum())
         .collect();
     let ratios: Vec<f64> = (0..=k)
-        .map(|j| (1.0 - j as f64 / b).max(0.0).powi(k as i32))
+        .map(|j| F::powi((1.0 - j as f64 / b).max(0.0), k as i32))
         .collect();
     move |i: f64| -> f64 {
         let mut sum = 0.0;
         let mut largest: f64 = 0.0;
         for j in 0..=k {
-            let term = coefficients[j] * ratios[j].powf(i);
+            let term = coefficients[j] * F::powf(ratios[j], i);
             largest = largest.max(term);
             sum += if j % 2 == 0 { term } else { -term };
         }
@@ -494,7 +517,7 @@ fn replacement_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f6
         if sum > largest * 1e-9 {
             sum.min(1.0)
         } else {
-            let ones = b * (1.0 - ratios[1].powf(i));
+            let ones = b * (1.0 - F::powf(ratios[1], i));
             (0..=k)
                 .map(|s| {
                     occupancy[s]
@@ -532,7 +555,7 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
         let mut sum = 0.0;
         let mut largest: f64 = 0.0;
         for j in 0..=k as usize {
-            let term = binomials[j] * ratios[j].powf(i);
+            let term = binomials[j] * Native::powf(ratios[j], i);
             largest = largest.max(term);
             sum += if j % 2 == 0 { term } else { -term };
         }
@@ -542,7 +565,7 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
         if sum > largest * 1e-9 {
             sum.min(1.0)
         } else {
-            let ones = b * (1.0 - ratios[1].powf(i));
+            let ones = b * (1.0 - Native::powf(ratios[1], i));
             (0..k)
                 .map(|t| ((ones - f64::from(t)) / (b - f64::from(t))).clamp(0.0, 1.0))
                 .product()
@@ -552,13 +575,13 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
 
 /// `Σ_i Pois(i; λ) f(i)`, summed outwards from the mode until the pmf is below 1e-18 and
 /// renormalised by the mass summed.
-fn poisson_mixture(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
-    let mode = lambda.floor();
-    let ln_pmf = |i: f64| -> f64 { i * lambda.ln() - lambda - ln_gamma(i + 1.0) };
+fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let mode = F::floor(lambda);
+    let ln_pmf = |i: f64| -> f64 { i * F::ln(lambda) - lambda - ln_gamma::<F>(i + 1.0) };
     let (mut total, mut mass) = (0.0, 0.0);
     let mut i = mode;
     loop {
-        let pmf = ln_pmf(i).exp();
+        let pmf = F::exp(ln_pmf(i));
         total += pmf * f(i);
         mass += pmf;
         if pmf < 1e-18 && i > lambda {
@@ -568,7 +591,7 @@ fn poisson_mixture(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
     }
     let mut i = mode - 1.0;
     while i >= 0.0 {
-        let pmf = ln_pmf(i).exp();
+        let pmf = F::exp(ln_pmf(i));
         total += pmf * f(i);
         mass += pmf;
         if pmf < 1e-18 {
@@ -581,7 +604,7 @@ fn poisson_mixture(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
 
 /// `ln Γ(x)` for x ≥ 1, by the Lanczos approximation (g = 7, n = 9; Numerical Recipes, 3rd
 /// ed., §6.1), accurate to about 1e-15 relative.
-fn ln_gamma(x: f64) -> f64 {
+fn ln_gamma<F: Float>(x: f64) -> f64 {
     const G: f64 = 7.0;
     const COEFFICIENTS: [f64; 9] = [
         0.999_999_999_999_809_9,
@@ -600,7 +623,7 @@ fn ln_gamma(x: f64) -> f64 {
     for (i, c) in COEFFICIENTS.iter().enumerate().skip(1) {
         a += c / (x + i as f64);
     }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+    0.5 * F::ln(2.0 * core::f64::consts::PI) + (x + 0.5) * F::ln(t) - t + F::ln(a)
 }
 
 /// The smallest number of bits that keeps a blocked filter of `block_bits`-bit blocks with
@@ -650,12 +673,63 @@ pub fn blocked_num_bits(
 /// rate `fpr`: `log2(1 / p)` (Carter, Floyd, Gill, Markowsky, Wegman, "Exact and approximate
 /// membership testers", STOC 1978).
 pub fn bits_per_key_lower_bound(fpr: f64) -> f64 {
-    -fpr.log2()
+    -Native::log2(fpr)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The classic sizes (m, then k; `u64::MAX` for an error) of a grid of (n, p), hashed.
+    /// The digest pins them: without `std` the float functions are `libm`'s
+    /// (`internal::float`), and CI runs this test both ways, so a filter sized by a `no_std`
+    /// build has exactly the size the `std` build gives it.
+    #[test]
+    fn sizes_are_the_std_build_sizes() {
+        let (mut sizes, mut sized) = (Vec::new(), 0);
+        for i in 0..64u64 {
+            let n = (crate::keys::mix(i) >> (20 + i % 44)).max(1);
+            for j in 0..64u64 {
+                let p = (crate::keys::mix(!j) % 10_000 + 1) as f64
+                    / 20_000.0
+                    / 10f64.powi((j % 9) as i32);
+                let m = optimal_num_bits(n, p).unwrap_or(u64::MAX);
+                sized += usize::from(m != u64::MAX);
+                let k = optimal_num_hashes(m.min(MAX_NUM_BITS), n).map_or(u64::MAX, u64::from);
+                sizes.extend([m, k].map(u64::to_le_bytes).concat());
+            }
+        }
+        // Most of the grid fits (the rest is `TooLarge`, also pinned).
+        assert!(sized > 3_000, "{sized}");
+        assert_eq!(xxhash_rust::xxh3::xxh3_64(&sizes), 0x88f2_3880_7643_1d08);
+    }
+
+    /// libm sizes classic filters exactly as the standard library does: the same
+    /// `optimal_num_bits` over a finer grid than the pinned one, both computed here. (Past
+    /// [`MAX_NUM_BITS`] both are `TooLarge`, whose requested size may differ in the last bit.)
+    #[cfg(feature = "std")]
+    #[test]
+    fn libm_gives_the_std_classic_sizes() {
+        use crate::internal::float::{Portable, Std};
+        let mut sized = 0;
+        for i in 0..300u64 {
+            let n = (crate::keys::mix(i) >> (28 + i % 36)).max(1);
+            for j in 1..=300u64 {
+                let p = j as f64 / 601.0 / 10f64.powi((i % 12) as i32);
+                let (with_std, with_libm) = (
+                    optimal_num_bits_with::<Std>(n, p),
+                    optimal_num_bits_with::<Portable>(n, p),
+                );
+                match (with_std, with_libm) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "n {n}, p {p:e}"),
+                    (Err(Error::TooLarge { .. }), Err(Error::TooLarge { .. })) => continue,
+                    other => panic!("n {n}, p {p:e}: {other:?}"),
+                }
+                sized += 1;
+            }
+        }
+        assert!(sized > 80_000, "{sized}");
+    }
 
     #[test]
     fn known_figures() {
@@ -741,7 +815,7 @@ mod tests {
         let mut fact = 1.0f64;
         for i in 1..30 {
             fact *= i as f64;
-            let got = ln_gamma(i as f64 + 1.0);
+            let got = ln_gamma::<Native>(i as f64 + 1.0);
             assert!((got - fact.ln()).abs() < 1e-9 * fact.ln().max(1.0), "{i}");
         }
     }
@@ -834,12 +908,12 @@ mod tests {
             }
         }
         let exact = hits as f64 / 512f64.powi(3);
-        let formula = replacement_block_fpr(8, 3)(2.0);
+        let formula = replacement_block_fpr::<Native>(8, 3)(2.0);
         assert!(
             (formula / exact - 1.0).abs() < 1e-12,
             "{formula} vs {exact}"
         );
-        assert_eq!(replacement_block_fpr(8, 3)(0.0), 0.0);
+        assert_eq!(replacement_block_fpr::<Native>(8, 3)(0.0), 0.0);
         // Probes with replacement never beat distinct ones, and lose little in 512 bits.
         for &(bits_per_key, k) in &[(5u64, 3u32), (10, 6), (16, 9), (24, 12)] {
             let n = 1_000_000;

@@ -224,7 +224,7 @@ fn sip13_lanes_generic(
     for _ in 0..3 {
         lanes_round(&mut v);
     }
-    std::array::from_fn(|l| v[0][l] ^ v[1][l] ^ v[2][l] ^ v[3][l])
+    core::array::from_fn(|l| v[0][l] ^ v[1][l] ^ v[2][l] ^ v[3][l])
 }
 
 /// SipHash-1-3 of eight messages of `len` bytes each (`messages[l][..len]`), under `key`: the
@@ -234,11 +234,11 @@ pub(crate) fn sip13_lanes(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) 
     debug_assert!(messages.iter().all(|m| m.len() >= len));
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if crate::internal::cpu::has_avx512f() {
             // SAFETY: the CPU has AVX-512F, checked just above.
             return unsafe { sip13_lanes_avx512(messages, len, key) };
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::internal::cpu::has_avx2() {
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { sip13_lanes_avx2(messages, len, key) };
         }
@@ -251,11 +251,11 @@ pub(crate) fn sip13_lanes(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) 
 pub(crate) fn sip13_lanes_word(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if crate::internal::cpu::has_avx512f() {
             // SAFETY: the CPU has AVX-512F, checked just above.
             return unsafe { sip13_lanes_word_avx512(words, key) };
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::internal::cpu::has_avx2() {
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { sip13_lanes_word_avx2(words, key) };
         }
@@ -302,12 +302,12 @@ fn sip13_lanes_of(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64;
     sip13_lanes_generic(
         key,
         len,
-        |i| std::array::from_fn(|l| word(l, i)),
+        |i| core::array::from_fn(|l| word(l, i)),
         || {
             if whole == len {
                 [0; LANES]
             } else {
-                std::array::from_fn(|l| partial_word(&messages[l][whole..len]))
+                core::array::from_fn(|l| partial_word(&messages[l][whole..len]))
             }
         },
     )
@@ -348,7 +348,7 @@ unsafe fn sip13_lanes_avx2(messages: &[&[u8]; LANES], len: usize, key: [u64; 2])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::Hasher;
+    use core::hash::Hasher;
 
     fn key_words(key: &[u8; 16]) -> [u64; 2] {
         [
@@ -359,7 +359,7 @@ mod tests {
 
     /// The reference key of the SipHash paper's test vectors: bytes 0, 1, ..., 15.
     fn reference_key() -> [u8; 16] {
-        std::array::from_fn(|i| i as u8)
+        core::array::from_fn(|i| i as u8)
     }
 
     #[test]
@@ -371,7 +371,7 @@ mod tests {
         for len in 0..64usize {
             let input: Vec<u8> = (0..len as u8).collect();
             #[allow(deprecated)]
-            let mut reference = std::hash::SipHasher::new_with_keys(k0, k1);
+            let mut reference = core::hash::SipHasher::new_with_keys(k0, k1);
             reference.write(&input);
             assert_eq!(
                 sip::<2, 4>(&input, [k0, k1]),
@@ -413,17 +413,17 @@ mod tests {
             let messages: Vec<Vec<u8>> = (0..LANES)
                 .map(|l| (0..len).map(|i| (i * 13 + l * 101 + len) as u8).collect())
                 .collect();
-            let refs: [&[u8]; LANES] = std::array::from_fn(|l| &messages[l][..]);
-            let expected: [u64; LANES] = std::array::from_fn(|l| sip::<1, 3>(refs[l], key));
+            let refs: [&[u8]; LANES] = core::array::from_fn(|l| &messages[l][..]);
+            let expected: [u64; LANES] = core::array::from_fn(|l| sip::<1, 3>(refs[l], key));
             assert_eq!(sip13_lanes(&refs, len, key), expected, "len {len}");
             assert_eq!(sip13_lanes_portable(&refs, len, key), expected, "len {len}");
             #[cfg(target_arch = "x86_64")]
             {
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::internal::cpu::has_avx2() {
                     // SAFETY: AVX2 was detected.
                     assert_eq!(unsafe { sip13_lanes_avx2(&refs, len, key) }, expected);
                 }
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                if crate::internal::cpu::has_avx512f() {
                     // SAFETY: AVX-512F was detected.
                     assert_eq!(unsafe { sip13_lanes_avx512(&refs, len, key) }, expected);
                 }
@@ -436,18 +436,18 @@ mod tests {
         let key = [0x1234_5678_9abc_def0, 0x0fed_cba9_8765_4321];
         for seed in 0..50u64 {
             let words: [u64; LANES] =
-                std::array::from_fn(|l| crate::keys::mix(seed * 8 + l as u64));
+                core::array::from_fn(|l| crate::keys::mix(seed * 8 + l as u64));
             let expected: [u64; LANES] =
-                std::array::from_fn(|l| sip::<1, 3>(&words[l].to_le_bytes(), key));
+                core::array::from_fn(|l| sip::<1, 3>(&words[l].to_le_bytes(), key));
             assert_eq!(sip13_lanes_word(words, key), expected);
             assert_eq!(sip13_lanes_word_portable(words, key), expected);
             #[cfg(target_arch = "x86_64")]
             {
-                if std::arch::is_x86_feature_detected!("avx2") {
+                if crate::internal::cpu::has_avx2() {
                     // SAFETY: AVX2 was detected.
                     assert_eq!(unsafe { sip13_lanes_word_avx2(words, key) }, expected);
                 }
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                if crate::internal::cpu::has_avx512f() {
                     // SAFETY: AVX-512F was detected.
                     assert_eq!(unsafe { sip13_lanes_word_avx512(words, key) }, expected);
                 }

@@ -288,29 +288,36 @@
 //!
 //! One feature per variant, and the variants' own features passed through:
 //!
+//! * `std` (default): the standard library, passed through to the core and to every enabled
+//!   variant: streams (`write_to`, `read_from`, [`Error::Io`]), random seeds and keys
+//!   (`with_random_seed`, `with_random_key`, [`hash::random_seed`]), run-time CPU feature
+//!   detection and huge pages. Without it, this crate, the core and the `classic` and
+//!   `blocked` variants are `no_std` + `alloc` (`default-features = false, features =
+//!   ["classic"]`); `counting`, `scalable`, `jvm`, `aging` and `rayon` need the standard
+//!   library and turn `std` on.
 //! * `classic` (default): [`BloomFilter`], [`AtomicBloomFilter`], the [`classic`] module.
 //! * `blocked` (default): [`BlockedBloomFilter`], [`AtomicBlockedBloomFilter`],
 //!   [`SplitBlockBloomFilter`], [`Probe`], [`ParquetHeader`], the [`blocked`] module.
 //! * `counting`: [`CountingBloomFilter`], [`Removed`], the [`counting`] module; turns on
-//!   `classic`.
-//! * `scalable`: [`ScalableBloomFilter`], the [`scalable`] module; turns on `classic`.
+//!   `classic` and `std`.
+//! * `scalable`: [`ScalableBloomFilter`], the [`scalable`] module; turns on `classic` and
+//!   `std`.
 //! * `jvm`: [`SparkBloomFilter`], [`SparkVersion`], [`GuavaBloomFilter`], the [`jvm`]
-//!   module. Not touched by `rayon` or `serde`.
-//! * `aging`: [`AgingBloomFilter`], the [`aging`] module.
+//!   module; turns on `std`. Not touched by `rayon` or `serde`.
+//! * `aging`: [`AgingBloomFilter`], the [`aging`] module; turns on `std`.
 //! * `rayon`: parallel bulk build (`par_insert_all`, `par_insert_iter`, `ParallelExtend`,
 //!   `FromParallelIterator`) and queries (`par_contains_batch`) in every enabled variant
 //!   that has them: the scalable filter has the queries only (it grows one layer at a time),
 //!   the aging filter neither (its inserts are ordered in time). It enables no variant by
-//!   itself.
+//!   itself; it turns on `std`.
 //! * `serde`: `Serialize` and `Deserialize` for every enabled filter, as the bytes of its
 //!   `to_bytes`. It enables no variant by itself.
 //!
-//! There is no `std` feature yet. Every variant needs the standard library today, so a
-//! `std` feature could change nothing when turned off, and would promise a `no_std` build
-//! that does not exist. It will come, on by default and passed through to the variants, in
-//! the release that lets them build without the standard library.
+//! `docs/family.md` ("Without the standard library") says what a `no_std` build has.
 //!
 //! [`Error::Full`]: bloom_core::Error::Full
+//! [`Error::Io`]: bloom_core::Error::Io
+#![cfg_attr(not(feature = "std"), no_std)]
 // The guide above links every variant's types; with a variant's feature off, its links have
 // no target, and that is expected rather than a mistake in the docs.
 #![cfg_attr(

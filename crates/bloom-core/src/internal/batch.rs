@@ -25,7 +25,8 @@
 //!
 //! `docs/design.md` ("Batch queries") has the measurements behind each constant.
 
-use std::hash::Hash;
+use alloc::vec::Vec;
+use core::hash::Hash;
 
 use super::caches::last_level_cache_bytes;
 use crate::hash::{Hashing, Probes};

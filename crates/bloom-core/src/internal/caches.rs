@@ -5,7 +5,8 @@
 /// The size of CPU 0's data or unified cache of `level` (1 to 4) as Linux reports it
 /// (`/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}`); with `level` 0, that of
 /// the highest level reported. `None` where sysfs does not say (another OS, a container
-/// without it).
+/// without it). Only with the `std` feature.
+#[cfg(feature = "std")]
 pub fn read_cache_bytes(level: u32) -> Option<usize> {
     let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
     dir.filter_map(|entry| {
@@ -22,19 +23,32 @@ pub fn read_cache_bytes(level: u32) -> Option<usize> {
     .map(|(_, size)| size)
 }
 
-/// The last-level cache's size in bytes ([`read_cache_bytes`]`(0)`), read once; 8 MiB where
-/// it is not reported.
+/// The last-level cache's size in bytes (`read_cache_bytes(0)`), read once; 8 MiB where it
+/// is not reported, and always without `std` (no file system to read).
 pub fn last_level_cache_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| read_cache_bytes(0).unwrap_or(8 << 20))
+    const DEFAULT: usize = 8 << 20;
+    #[cfg(feature = "std")]
+    {
+        static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *BYTES.get_or_init(|| read_cache_bytes(0).unwrap_or(DEFAULT))
+    }
+    #[cfg(not(feature = "std"))]
+    DEFAULT
 }
 
-/// The L2 cache's size in bytes ([`read_cache_bytes`]`(2)`), read once; 1 MiB where it is
-/// not reported (the L2 of current x86 server cores is 1 to 2 MiB per core; Apple's and
-/// Graviton's are larger and shared, so 1 MiB errs toward the loop with prefetches).
+/// The L2 cache's size in bytes (`read_cache_bytes(2)`), read once; 1 MiB where it is not
+/// reported, and always without `std` (the L2 of current x86 server cores is 1 to 2 MiB per
+/// core; Apple's and Graviton's are larger and shared, so 1 MiB errs toward the loop with
+/// prefetches).
 pub fn l2_cache_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| read_cache_bytes(2).unwrap_or(1 << 20))
+    const DEFAULT: usize = 1 << 20;
+    #[cfg(feature = "std")]
+    {
+        static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        *BYTES.get_or_init(|| read_cache_bytes(2).unwrap_or(DEFAULT))
+    }
+    #[cfg(not(feature = "std"))]
+    DEFAULT
 }
 
 /// A cache size as sysfs writes it in `/sys/devices/system/cpu/cpu*/cache/index*/size`:
@@ -81,6 +95,7 @@ mod tests {
     fn cache_levels_are_read_or_defaulted() {
         assert!(last_level_cache_bytes() >= 1 << 20);
         assert!(l2_cache_bytes() >= 64 << 10);
+        #[cfg(feature = "std")]
         if let (Some(l2), Some(last)) = (read_cache_bytes(2), read_cache_bytes(0)) {
             assert!(l2 <= last, "L2 {l2} above the last level {last}");
         }

@@ -23,7 +23,8 @@
 //! scatter's form for word arrays of bits or counters (the classic and counting filters); the
 //! blocked filters scatter whole-block updates through [`par_scatter_into`] directly.
 
-use std::hash::Hash;
+use alloc::{vec, vec::Vec};
+use core::hash::Hash;
 
 use rayon::prelude::*;
 
@@ -503,7 +504,7 @@ where
     let mut next = Vec::new();
     while !current.is_empty() {
         rayon::join(|| insert_chunk(&current), || gather(&mut keys, &mut next));
-        std::mem::swap(&mut current, &mut next);
+        core::mem::swap(&mut current, &mut next);
     }
 }
 
@@ -521,7 +522,10 @@ macro_rules! par_queries_via_batch {
             /// `contains_batch`; on one thread, or fewer keys than two tasks, it is that call.
             /// Past the caches each thread's misses overlap on their own, so two threads
             /// give up to twice one thread's throughput.
-            pub fn par_contains_batch<T: ::std::hash::Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
+            pub fn par_contains_batch<T: ::core::hash::Hash + Sync>(
+                &self,
+                keys: &[T],
+            ) -> Vec<bool> {
                 $crate::internal::par::par_contains_batch(keys, |part, out| {
                     self.contains_batch_into(part, out)
                 })
@@ -543,7 +547,7 @@ macro_rules! par_queries_via_batch {
             /// filter is two chunks. The result is that of `par_insert_all` over all the keys.
             pub fn par_insert_iter<T, I>(&$($mut)? self, keys: I)
             where
-                T: ::std::hash::Hash + Send + Sync,
+                T: ::core::hash::Hash + Send + Sync,
                 I: IntoIterator<Item = T>,
                 I::IntoIter: Send,
             {
@@ -591,7 +595,7 @@ pub use rayon as __rayon;
 #[doc(hidden)]
 macro_rules! par_collect_via_par_insert_all {
     ($filter:ident, fpr: $fpr:expr) => {
-        impl<T: ::std::hash::Hash + Send + Sync>
+        impl<T: ::core::hash::Hash + Send + Sync>
             $crate::internal::par::__rayon::iter::ParallelExtend<T> for $filter
         {
             fn par_extend<
@@ -612,7 +616,7 @@ macro_rules! par_collect_via_par_insert_all {
         /// # Panics
         ///
         /// As the sequential `FromIterator`.
-        impl<T: ::std::hash::Hash + Send + Sync>
+        impl<T: ::core::hash::Hash + Send + Sync>
             $crate::internal::par::__rayon::iter::FromParallelIterator<T> for $filter
         {
             fn from_par_iter<

@@ -11,7 +11,8 @@
 //! base64 string..."), damaged base64 ("invalid base64 at character 3: ..."), or what
 //! `from_bytes` found in the bytes ("not a filter: bad magic number ...").
 
-use std::fmt;
+use alloc::vec::Vec;
+use core::fmt;
 
 use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
 use serde::ser::Serializer;

@@ -5,7 +5,8 @@
 //! text, and the bits padding leaves unused must be zero (RFC 4648 §3.5), so every byte
 //! string has exactly one text and a damaged text is an error, never other bytes.
 
-use std::fmt;
+use alloc::vec::Vec;
+use core::fmt;
 
 /// RFC 4648, Table 1.
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -52,7 +53,7 @@ impl fmt::Display for Encode<'_> {
                 len += 4;
             }
             // Only ASCII was written.
-            f.write_str(std::str::from_utf8(&out[..len]).map_err(|_| fmt::Error)?)?;
+            f.write_str(core::str::from_utf8(&out[..len]).map_err(|_| fmt::Error)?)?;
         }
         Ok(())
     }
