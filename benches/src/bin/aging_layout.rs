@@ -1,0 +1,164 @@
+//! What a blocked layout of `AgingBloomFilter` would cost in memory: a Monte Carlo of its
+//! false-positive rate, against the separate slices the filter has (docs/aging.md, "A blocked
+//! layout").
+//!
+//! In a blocked layout (the Age-Partitioned Blocked Bloom Filter of Shtul, Baquero, Almeida,
+//! arXiv 2001.03147) a key picks one row, and every slice gives each row a block of B bits,
+//! the blocks of one row side by side: a key's bit in slice i is in its row's block of slice
+//! i. A query then reads one row instead of one word in each slice. The price is that the
+//! blocks of one row are loaded together: a row that received more keys than the average in a
+//! generation is fuller in all k slices those keys went to, which makes a run of k set bits,
+//! a false positive, likelier than the separate slices' theory says.
+//!
+//! The model: the keys of each generation land in a row independently with probability
+//! 1/rows, so a row receives a Poisson number of them, independently from generation to
+//! generation (the generations full, `ceil(window / l)` keys each, the steady state just
+//! before a shift that `new` sizes for). Slice i (0 the newest) holds the keys of the
+//! generations of ages `i - k + 1` to `i`, so its block in a row has the fill
+//! `1 - (1 - 1/B)^S_i`, S_i those generations' keys in the row. Given a row, a key never
+//! inserted finds its bits set independently from slice to slice, so the rate given the row
+//! is [`run_probability`] of the row's fills, and the filter's rate its mean over rows,
+//! estimated from `samples` sampled rows. A key `slack` generations past its window has its
+//! `k - slack` bits left in the oldest slices: the same with those slices counted as set.
+//!
+//! For each k, the separate slices' memory is the filter's own sizing
+//! (`builder(window, p).slices(k, l).slack(slack)`); the blocked layout's is the least
+//! number of rows, searched upwards from the same memory in steps of 0.5%, whose estimated
+//! steady and expired rates are both at most p. Printed as bits per key of the window and as a
+//! multiple of a pair of classic filters sized for the window at p (`2 log2(1/p) / ln 2` bits
+//! per key, the optimum).
+//!
+//! ```text
+//! cargo run --release -p bloom-benches --bin aging_layout [p l slack samples]
+//! ```
+//! (defaults: p = 0.01, l = 80, slack = 8 generations, 100,000 sampled rows).
+
+use bloom_aging::{AgingBloomFilter, run_probability};
+use bloom_core::keys::SplitMix64;
+
+/// The window of every configuration: the rates depend on it only through the keys per
+/// row and generation, which the memory per key fixes.
+const WINDOW: u64 = 100_000;
+/// Block sizes, in bits per slice and row.
+const BLOCK_BITS: [u32; 2] = [64, 128];
+/// The step of the search for the blocked layout's memory.
+const STEP: f64 = 0.005;
+/// Where the search gives up, as a multiple of the separate slices' memory.
+const MOST: f64 = 1.6;
+
+/// A Poisson variate of mean `mean` (Knuth's product of uniforms; the means here are below
+/// 20).
+fn poisson(rng: &mut SplitMix64, mean: f64) -> u32 {
+    let limit = (-mean).exp();
+    let mut product = 1.0;
+    let mut count = 0;
+    loop {
+        product *= (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        if product <= limit {
+            return count;
+        }
+        count += 1;
+    }
+}
+
+/// A configuration of the blocked layout.
+struct Blocked {
+    k: u32,
+    l: u32,
+    /// Keys per generation.
+    generation_len: u64,
+    block_bits: u32,
+    rows: u64,
+}
+
+impl Blocked {
+    /// The mean over `samples` sampled rows of the steady rate, and of the rate of a key
+    /// `slack` generations past its window.
+    fn rates(&self, slack: u32, samples: usize, rng: &mut SplitMix64) -> (f64, f64) {
+        let (k, slices) = (self.k as usize, (self.k + self.l) as usize);
+        let mean = self.generation_len as f64 / self.rows as f64;
+        let empty = 1.0 - 1.0 / f64::from(self.block_bits);
+        let mut keys = vec![0u32; slices];
+        let mut fills = vec![0.0; slices];
+        let (mut steady, mut expired) = (0.0, 0.0);
+        for _ in 0..samples {
+            // keys[a]: the row's keys of the generation of age a.
+            for count in &mut keys {
+                *count = poisson(rng, mean);
+            }
+            for (i, fill) in fills.iter_mut().enumerate() {
+                let held: u32 = keys[i.saturating_sub(k - 1)..=i].iter().sum();
+                *fill = 1.0 - empty.powi(held as i32);
+            }
+            steady += run_probability(fills.iter().copied(), self.k);
+            let left = (self.l + slack) as usize;
+            expired += run_probability(
+                fills
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &f)| if i >= left { 1.0 } else { f }),
+                self.k,
+            );
+        }
+        (steady / samples as f64, expired / samples as f64)
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize, default: f64| -> f64 {
+        args.get(i)
+            .map_or(default, |a| a.parse().expect("arguments are numbers"))
+    };
+    let (p, l, slack) = (arg(0, 0.01), arg(1, 80.0) as u32, arg(2, 8.0) as u32);
+    let samples = arg(3, 100_000.0) as usize;
+    let pair = 2.0 * (1.0 / p).log2() / std::f64::consts::LN_2;
+    println!(
+        "p = {p}, l = {l}, slack {slack} generations, window {WINDOW}, {samples} rows sampled; \
+         a pair at p: {pair:.2} bits per key"
+    );
+    println!("| k | separate slices | B = 64 | B = 128 |");
+    println!("|---:|---:|---:|---:|");
+    let mut rng = SplitMix64(19);
+    for k in 8..=13 {
+        let Ok(filter) = AgingBloomFilter::builder(WINDOW, p)
+            .slices(k, l)
+            .slack(slack)
+            .build()
+        else {
+            continue;
+        };
+        let separate = filter.num_bits() as f64;
+        let per_key = |bits: f64| {
+            let bits_per_key = bits / WINDOW as f64;
+            format!("{bits_per_key:.2} ({:.3}x)", bits_per_key / pair)
+        };
+        let mut row = format!("| {k} | {} |", per_key(separate));
+        for block_bits in BLOCK_BITS {
+            let row_bits = f64::from((k + l) * block_bits);
+            let mut factor = 1.0;
+            let found = loop {
+                if factor > MOST {
+                    break None;
+                }
+                let blocked = Blocked {
+                    k,
+                    l,
+                    generation_len: filter.generation_len(),
+                    block_bits,
+                    rows: (separate * factor / row_bits).ceil() as u64,
+                };
+                let (steady, expired) = blocked.rates(slack, samples, &mut rng);
+                if steady.max(expired) <= p {
+                    break Some(blocked.rows as f64 * row_bits);
+                }
+                factor += STEP;
+            };
+            row += &match found {
+                Some(bits) => format!(" {} |", per_key(bits)),
+                None => format!(" above {MOST}x the separate slices |"),
+            };
+        }
+        println!("{row}");
+    }
+}
