@@ -9,6 +9,11 @@
 //!   sized for p/2 each (the same combined rate) is printed too.
 //! * **aging l = 20**: `AgingBloomFilter::builder(window, p).generations(20)`: fewer
 //!   slices to scan, more slack.
+//! * **blocked B = 128 (prototype)**: the blocked layout docs/aging.md simulates (module
+//!   `blocked` below), with the default filter's k and l and 5% more bits than its slices
+//!   (what the simulation asks for at 1% and 0.1%); its query by AVX-512 where the CPU has
+//!   it. Its masks are checked equal to the portable code's on the absent keys, and its
+//!   portable query is timed too (printed on its own line).
 //! * **one BloomFilter**, for inserts only: `BloomFilter::new(window, p)` cleared every
 //!   window, the reference "a `BloomFilter` insert" of the target.
 //! * **counting**: `CountingBloomFilter::new(window, p)` and a queue of the last `window`
@@ -35,6 +40,7 @@
 
 use std::collections::VecDeque;
 
+use blocked::Prototype;
 use bloom_aging::AgingBloomFilter;
 use bloom_benches::{chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys};
 use bloom_classic::BloomFilter;
@@ -141,6 +147,8 @@ struct Contenders {
     /// One `BloomFilter` for the window, cleared every window: the reference for inserts.
     single: BloomFilter,
     single_count: u64,
+    /// The blocked layout's prototype.
+    blocked: Prototype,
 }
 
 impl Contenders {
@@ -149,7 +157,9 @@ impl Contenders {
             0 => self.aging.contains(key),
             1 => self.pair.contains(key),
             2 => self.counting.contains(key),
-            _ => self.aging_short.contains(key),
+            3 => self.aging_short.contains(key),
+            4 => self.blocked.contains(self.aging.hash(key)),
+            _ => self.blocked.contains_portable(self.aging.hash(key)),
         }
     }
 
@@ -164,6 +174,11 @@ impl Contenders {
             }),
             3 => cpu_ns_per_key(chunk, |c| {
                 c.iter().filter(|k| self.aging_short.insert(*k)).count()
+            }),
+            4 => cpu_ns_per_key(chunk, |c| {
+                c.iter()
+                    .filter(|k| self.blocked.insert(self.aging.hash(*k)))
+                    .count()
             }),
             _ => cpu_ns_per_key(chunk, |c| {
                 let window = self.pair.window;
@@ -183,7 +198,15 @@ impl Contenders {
     }
 }
 
-const NAMES: [&str; 4] = ["aging", "pair", "counting", "aging l = 20"];
+const NAMES: [&str; 5] = [
+    "aging",
+    "pair",
+    "counting",
+    "aging l = 20",
+    "blocked B = 128 (prototype)",
+];
+/// The slot of the prototype's portable query (timed, not a structure of its own).
+const PORTABLE: usize = NAMES.len() + 1;
 /// The structures.
 const ALL: usize = NAMES.len();
 /// The generations of the second aging filter.
@@ -204,8 +227,15 @@ fn main() {
 
 fn run(window: usize, p: f64) {
     let w = window as u64;
+    let aging = AgingBloomFilter::new(w, p).expect("valid parameters");
+    let blocked = Prototype::new(
+        aging.num_hashes(),
+        aging.generations(),
+        aging.generation_len(),
+        aging.num_bits() * 105 / 100,
+    );
     let mut c = Contenders {
-        aging: AgingBloomFilter::new(w, p).expect("valid parameters"),
+        aging,
         pair: Pair::new(w, p),
         counting: Counting::new(w, p),
         aging_short: AgingBloomFilter::builder(w, p)
@@ -214,6 +244,7 @@ fn run(window: usize, p: f64) {
             .expect("valid parameters"),
         single: BloomFilter::new(w, p).expect("valid parameters"),
         single_count: 0,
+        blocked,
     };
     let stream = u64_keys(4 * window, (window as u64) << 8 | (p * 1e4) as u64);
     let absent = u64_keys(window.min(1_000_000), 1 << 60 | window as u64);
@@ -223,6 +254,7 @@ fn run(window: usize, p: f64) {
         c.pair.insert(k);
         c.counting.insert(k);
         c.aging_short.insert(k);
+        c.blocked.insert(c.aging.hash(k));
     }
     c.single_count = (warm % window) as u64;
 
@@ -277,7 +309,13 @@ fn run(window: usize, p: f64) {
             keys.iter().filter(|k| c.contains(which, k)).count()
         })
     };
-    let others = [0, 2, 3];
+    assert!(
+        absent
+            .iter()
+            .all(|k| c.blocked.masks_agree(c.aging.hash(k))),
+        "the prototype's AVX-512 mask differs from the portable one"
+    );
+    let others = [0, 2, 3, 4, PORTABLE];
     let on_present = chunked_ratios(&present[..queries], CHUNK, ROUNDS, &others, 1, run_contains);
     let on_absent = chunked_ratios(&absent[..queries], CHUNK, ROUNDS, &others, 1, run_contains);
 
@@ -286,6 +324,7 @@ fn run(window: usize, p: f64) {
         c.pair.memory_usage(),
         c.counting.memory_usage(),
         c.aging_short.memory_usage(),
+        c.blocked.memory_usage(),
     ];
     let insert_ns: Vec<f64> = insert_times.iter().map(|t| median(t.clone())).collect();
     for which in 0..ALL {
@@ -311,14 +350,27 @@ fn run(window: usize, p: f64) {
         );
     }
     println!(
+        "| {window} | {p} | blocked prototype, portable query{} | | | | | {:.1} | {:.1} | {:.2}, {:.2} | | |",
+        if c.blocked.has_avx512() {
+            ""
+        } else {
+            " (no AVX-512: as above)"
+        },
+        on_present.median_time(PORTABLE),
+        on_absent.median_time(PORTABLE),
+        on_present.median_ratio(PORTABLE),
+        on_absent.median_ratio(PORTABLE),
+    );
+    println!(
         "| {window} | {p} | one BloomFilter, insert only | | | {:.1} | {:.2} | | | | | |",
         insert_ns[ALL],
         insert_ns[ALL] / insert_ns[1]
     );
     println!(
-        "| {window} | {p} | aging insert / one BloomFilter insert | | | {:.2} (l = 20: {:.2}) | | | | | | |",
+        "| {window} | {p} | aging insert / one BloomFilter insert | | | {:.2} (l = 20: {:.2}; blocked: {:.2}) | | | | | | |",
         insert_ns[0] / insert_ns[ALL],
-        insert_ns[3] / insert_ns[ALL]
+        insert_ns[3] / insert_ns[ALL],
+        insert_ns[4] / insert_ns[ALL]
     );
     let half = Pair::new(w, p / 2.0);
     println!(
@@ -326,4 +378,276 @@ fn run(window: usize, p: f64) {
         half.memory_usage() as f64 * 8.0 / w as f64,
         half.memory_usage() as f64 / memory[1] as f64
     );
+}
+
+/// A prototype of the blocked layout (docs/aging.md, "A blocked layout"), to measure its
+/// query and insert beside the filter's: not a filter of the workspace (no format, no
+/// union), but a complete one for this stream, its false-positive rate and slack measured
+/// like the others'.
+///
+/// A key picks a row by multiply-shift of the low half of its hash (the filter's seeded
+/// XXH3-128). Each of the `k + l` slices gives each row a block of 128 bits (two words), the
+/// blocks of a row side by side in physical slice order, so a row is `2 (k + l)` adjacent
+/// words. With `x` and `c` the low and high 32-bit halves of the hash's high half (`c` made
+/// odd), the key's bit in the block of physical slice j is the top 7 bits of MurmurHash3's
+/// 32-bit finalizer of `x + j c`. The ring turns as the filter's: inserts set the k newest
+/// slices, every `generation_len` inserts the oldest slice is cleared in every row.
+///
+/// The query gathers the bits of all slices into one mask in physical order (the AVX-512
+/// version: 16 positions per register, each block's word picked from two loads of 8
+/// words by a two-table permute, the bits tested by one masked test per 8 slices), turns it
+/// to ring order and looks for k set bits in a row by shifts. Up to 128 slices.
+mod blocked {
+    use bloom_core::internal::{high_half, low_half, reduce};
+
+    /// Bits per block.
+    pub(crate) const BLOCK_BITS: u64 = 128;
+    /// The most slices the mask holds.
+    pub(crate) const MAX_SLICES: u32 = 128;
+
+    /// MurmurHash3's 32-bit finalizer (a bijection; Appleby, MurmurHash3).
+    #[inline(always)]
+    fn fmix32(mut h: u32) -> u32 {
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x85eb_ca6b);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae35);
+        h ^ (h >> 16)
+    }
+
+    pub(crate) struct Prototype {
+        words: Vec<u64>,
+        rows: u64,
+        k: u32,
+        slices: u32,
+        head: u32,
+        count: u64,
+        generation_len: u64,
+        #[cfg(target_arch = "x86_64")]
+        avx512: Option<avx512::Avx512>,
+    }
+
+    impl Prototype {
+        /// A ring of `k + l` slices (at most [`MAX_SLICES`]) over at least `num_bits` bits.
+        pub(crate) fn new(k: u32, l: u32, generation_len: u64, num_bits: u64) -> Prototype {
+            let slices = k + l;
+            assert!(slices <= MAX_SLICES, "the prototype holds up to 128 slices");
+            let rows = num_bits.div_ceil(u64::from(slices) * BLOCK_BITS).max(1);
+            Prototype {
+                words: vec![0; (rows * 2 * u64::from(slices)) as usize],
+                rows,
+                k,
+                slices,
+                head: 0,
+                count: 0,
+                generation_len,
+                #[cfg(target_arch = "x86_64")]
+                avx512: avx512::Avx512::detect(),
+            }
+        }
+
+        /// Whether the AVX-512 query runs on this CPU.
+        pub(crate) fn has_avx512(&self) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            return self.avx512.is_some();
+            #[cfg(not(target_arch = "x86_64"))]
+            return false;
+        }
+
+        pub(crate) fn memory_usage(&self) -> usize {
+            size_of::<Self>() + self.words.len() * 8
+        }
+
+        /// The first word of the key's row, and the (x, c) of its positions.
+        #[inline(always)]
+        fn row_of(&self, hash: u128) -> (usize, u32, u32) {
+            let row = reduce(low_half(hash), self.rows) as usize;
+            let b = high_half(hash);
+            (
+                row * 2 * self.slices as usize,
+                b as u32,
+                (b >> 32) as u32 | 1,
+            )
+        }
+
+        /// The key's bit in the block of physical slice j: (word in the row, bit).
+        #[inline(always)]
+        fn bit_of(x: u32, c: u32, j: u32) -> (usize, u32) {
+            let pos = fmix32(x.wrapping_add(j.wrapping_mul(c))) >> 25;
+            (2 * j as usize + (pos >> 6) as usize, pos & 63)
+        }
+
+        pub(crate) fn insert(&mut self, hash: u128) -> bool {
+            let seen = self.contains(hash);
+            let (base, x, c) = self.row_of(hash);
+            for i in 0..self.k {
+                let j = (self.head + i) % self.slices;
+                let (word, bit) = Self::bit_of(x, c, j);
+                self.words[base + word] |= 1 << bit;
+            }
+            self.count += 1;
+            if self.count == self.generation_len {
+                self.head = (self.head + self.slices - 1) % self.slices;
+                let stride = 2 * self.slices as usize;
+                let at = 2 * self.head as usize;
+                for row in self.words.chunks_exact_mut(stride) {
+                    row[at] = 0;
+                    row[at + 1] = 0;
+                }
+                self.count = 0;
+            }
+            seen
+        }
+
+        /// The key's bits in physical slice order (bit j: slice j), plain Rust.
+        pub(crate) fn mask_portable(&self, hash: u128) -> u128 {
+            let (base, x, c) = self.row_of(hash);
+            let row = &self.words[base..base + 2 * self.slices as usize];
+            (0..self.slices).fold(0, |mask, j| {
+                let (word, bit) = Self::bit_of(x, c, j);
+                mask | (u128::from((row[word] >> bit) & 1) << j)
+            })
+        }
+
+        /// The mask by the fastest implementation the CPU has.
+        #[inline]
+        fn mask(&self, hash: u128) -> u128 {
+            #[cfg(target_arch = "x86_64")]
+            if let Some(token) = self.avx512 {
+                let (base, x, c) = self.row_of(hash);
+                let row = &self.words[base..base + 2 * self.slices as usize];
+                return avx512::mask(token, row, x, c);
+            }
+            self.mask_portable(hash)
+        }
+
+        /// Whether the key's bits are set in k consecutive slices, in ring order.
+        #[inline]
+        fn has_run(&self, mask: u128) -> bool {
+            let n = self.slices;
+            let all = if n == 128 { u128::MAX } else { (1 << n) - 1 };
+            // Logical slice i is physical (head + i) mod n.
+            let ring = if self.head == 0 {
+                mask
+            } else {
+                ((mask >> self.head) | (mask << (n - self.head))) & all
+            };
+            let (mut run, mut len) = (ring, 1);
+            while len < self.k {
+                let step = len.min(self.k - len);
+                run &= run >> step;
+                len += step;
+            }
+            run != 0
+        }
+
+        pub(crate) fn contains(&self, hash: u128) -> bool {
+            self.has_run(self.mask(hash))
+        }
+
+        /// [`contains`](Self::contains) with the portable mask.
+        pub(crate) fn contains_portable(&self, hash: u128) -> bool {
+            self.has_run(self.mask_portable(hash))
+        }
+
+        /// Whether the AVX-512 mask equals the portable one for `hash` (true without AVX-512).
+        pub(crate) fn masks_agree(&self, hash: u128) -> bool {
+            self.mask(hash) == self.mask_portable(hash)
+        }
+    }
+
+    // The AVX-512 intrinsics and target features are stable from Rust 1.89, above the
+    // workspace's declared 1.85 (bloom-core's `#[target_feature(enable = "avx512f")]`
+    // needs 1.89 as well); clippy's MSRV check flags only the intrinsics.
+    #[cfg(target_arch = "x86_64")]
+    #[allow(clippy::incompatible_msrv)]
+    mod avx512 {
+        use std::arch::x86_64::*;
+
+        /// Proof that the CPU has AVX-512 F and DQ; made only by [`Avx512::detect`].
+        #[derive(Debug, Clone, Copy)]
+        pub(crate) struct Avx512 {
+            _detected: (),
+        }
+
+        impl Avx512 {
+            pub(crate) fn detect() -> Option<Avx512> {
+                (std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512dq"))
+                .then_some(Avx512 { _detected: () })
+            }
+        }
+
+        /// The mask of a row of `row.len() / 2` blocks (at most 128).
+        #[inline(always)]
+        pub(crate) fn mask(_token: Avx512, row: &[u64], x: u32, c: u32) -> u128 {
+            // SAFETY: the token proves the CPU has AVX-512 F and DQ.
+            unsafe { mask_avx512(row, x, c) }
+        }
+
+        /// # Safety
+        ///
+        /// The CPU must have AVX-512 F and DQ; `row.len()` must be even and at most 256.
+        #[target_feature(enable = "avx512f,avx512dq")]
+        unsafe fn mask_avx512(row: &[u64], x: u32, c: u32) -> u128 {
+            let slices = (row.len() / 2) as u32;
+            debug_assert!(row.len() % 2 == 0 && slices <= 128);
+            let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+            let pairs = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+            let (vx, vc) = (_mm512_set1_epi32(x as i32), _mm512_set1_epi32(c as i32));
+            let mut mask = 0u128;
+            let mut j = 0;
+            while j < slices {
+                let jj = _mm512_add_epi32(_mm512_set1_epi32(j as i32), lane);
+                let mut h = _mm512_add_epi32(vx, _mm512_mullo_epi32(jj, vc));
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+                h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x85eb_ca6b_u32 as i32));
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
+                h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0xc2b2_ae35_u32 as i32));
+                h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+                let pos = _mm512_srli_epi32::<25>(h);
+                for (half, pos) in [
+                    _mm512_castsi512_si256(pos),
+                    _mm512_extracti64x4_epi64::<1>(pos),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let first = j + 8 * half as u32;
+                    if first >= slices {
+                        break;
+                    }
+                    let pos = _mm512_cvtepu32_epi64(pos);
+                    // The words of slices first..first + 8 that lie in the row.
+                    let words = 2 * (slices - first).min(8);
+                    let live = if words == 16 {
+                        u16::MAX
+                    } else {
+                        (1u16 << words) - 1
+                    };
+                    let at = row.as_ptr().wrapping_add(2 * first as usize);
+                    // SAFETY: a masked load reads only its live lanes, words
+                    // `2 first .. 2 first + words` of the row, inside it; the pointers are
+                    // only offset with `wrapping_add`.
+                    let (low, high) = unsafe {
+                        (
+                            _mm512_maskz_loadu_epi64(live as u8, at.cast()),
+                            _mm512_maskz_loadu_epi64((live >> 8) as u8, at.wrapping_add(8).cast()),
+                        )
+                    };
+                    let which = _mm512_add_epi64(pairs, _mm512_srli_epi64::<6>(pos));
+                    let word = _mm512_permutex2var_epi64(low, which, high);
+                    let bit = _mm512_sllv_epi64(
+                        _mm512_set1_epi64(1),
+                        _mm512_and_si512(pos, _mm512_set1_epi64(63)),
+                    );
+                    // Lanes past the row read zero words (masked off above): never set.
+                    let set = _mm512_test_epi64_mask(word, bit);
+                    mask |= u128::from(set) << first;
+                }
+                j += 16;
+            }
+            mask
+        }
+    }
 }
