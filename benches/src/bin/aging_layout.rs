@@ -21,9 +21,21 @@
 //! estimated from `samples` sampled rows. A key `slack` generations past its window has its
 //! `k - slack` bits left in the oldest slices: the same with those slices counted as set.
 //!
+//! The same mean has a closed form, computed exactly here ([`exact_rate`]) by a transfer
+//! matrix: with q = 1 - 1/B, a slice's bit is clear with probability `q^S_i`, set with
+//! `1 - q^S_i`; expanding the products over the slices of every sequence without a run of
+//! k, each term is `± q^(sum of S_i over a set of slices)`, whose mean over the Poisson
+//! counts is a product over generations of `exp(mean (q^c - 1))`, c the slices of the set that
+//! hold the generation. A generation is held by k consecutive slices, so the terms can be
+//! summed slice by slice over the states (run length so far, or a run found; which of the
+//! last k - 1 slices are in the set): `(k + 1) 2^(k - 1)` states, a few milliseconds at
+//! k = 10. Once a run is found the later slices' two terms cancel, so the found states carry
+//! the rate itself. The bench prints the Monte Carlo's rate at the size found, divided by the
+//! exact one, as the check of both.
+//!
 //! For each k, the separate slices' memory is the filter's own sizing
 //! (`builder(window, p).slices(k, l).slack(slack)`); the blocked layout's is the least
-//! number of rows, searched upwards from the same memory in steps of 0.5%, whose estimated
+//! number of rows, searched upwards from the same memory in steps of 0.5%, whose exact
 //! steady and expired rates are both at most p. Printed as bits per key of the window and as a
 //! multiple of a pair of classic filters sized for the window at p (`2 log2(1/p) / ln 2` bits
 //! per key, the optimum).
@@ -61,6 +73,68 @@ fn poisson(rng: &mut SplitMix64, mean: f64) -> u32 {
     }
 }
 
+/// The rate of a blocked layout of `means.len()` slices and blocks of `block_bits` bits:
+/// the probability, over the Poisson counts of each generation in the key's row (`means[a]`
+/// the mean for the generation of age a) and over the key's positions, that k consecutive
+/// slices have the key's bit set; slices from `set_from` on certainly have it (a key's
+/// own bits left past its window). See the module docs for the recurrence.
+fn exact_rate(k: u32, means: &[f64], block_bits: u32, set_from: usize) -> f64 {
+    let (k, slices) = (k as usize, means.len());
+    let empty = 1.0 - 1.0 / f64::from(block_bits);
+    let held = (1usize << (k - 1)) - 1;
+    let found = k;
+    let index = |run: usize, set: usize| run << (k - 1) | set;
+    let mut weights = vec![0.0; (k + 1) << (k - 1)];
+    weights[0] = 1.0;
+    let mut next = weights.clone();
+    // factor[c]: the mean of q^(c S) over a generation's count S of mean `m`.
+    let factors = |m: f64| -> Vec<f64> {
+        (0..=k)
+            .map(|c| (m * (empty.powi(c as i32) - 1.0)).exp())
+            .collect()
+    };
+    for i in 0..slices {
+        next.fill(0.0);
+        // The generation of age i - k + 1 has all its slices once slice i is in.
+        let factor = i.checked_sub(k - 1).map(|a| factors(means[a]));
+        for run in 0..=found {
+            for set in 0..=held {
+                let weight = weights[index(run, set)];
+                if weight == 0.0 {
+                    continue;
+                }
+                let mut push = |to: usize, in_set: usize, sign: f64| {
+                    let window = set << 1 | in_set;
+                    let f = factor
+                        .as_ref()
+                        .map_or(1.0, |f| f[window.count_ones() as usize]);
+                    next[index(to, window & held)] += sign * weight * f;
+                };
+                let longer = (run + 1).min(found);
+                if run == found || i >= set_from {
+                    push(longer, 0, 1.0);
+                } else {
+                    // Clear: q^S. Set: 1 - q^S, two terms.
+                    push(0, 1, 1.0);
+                    push(longer, 0, 1.0);
+                    push(longer, 1, -1.0);
+                }
+            }
+        }
+        std::mem::swap(&mut weights, &mut next);
+    }
+    // The generations whose slices run past the last: held by the set's slices among them.
+    (0..=held)
+        .map(|set| {
+            let pending: f64 = (slices + 1 - k..slices)
+                .map(|a| factors(means[a])[(set & ((1 << (slices - a)) - 1)).count_ones() as usize])
+                .product();
+            weights[index(found, set)] * pending
+        })
+        .sum::<f64>()
+        .clamp(0.0, 1.0)
+}
+
 /// A configuration of the blocked layout.
 struct Blocked {
     k: u32,
@@ -72,6 +146,15 @@ struct Blocked {
 }
 
 impl Blocked {
+    /// The exact steady rate and that of a key `slack` generations past its window.
+    fn exact_rates(&self, slack: u32) -> (f64, f64) {
+        let slices = (self.k + self.l) as usize;
+        let means = vec![self.generation_len as f64 / self.rows as f64; slices];
+        let steady = exact_rate(self.k, &means, self.block_bits, slices);
+        let expired = exact_rate(self.k, &means, self.block_bits, (self.l + slack) as usize);
+        (steady, expired)
+    }
+
     /// The mean over `samples` sampled rows of the steady rate, and of the rate of a key
     /// `slack` generations past its window.
     fn rates(&self, slack: u32, samples: usize, rng: &mut SplitMix64) -> (f64, f64) {
@@ -117,6 +200,9 @@ fn main() {
         "p = {p}, l = {l}, slack {slack} generations, window {WINDOW}, {samples} rows sampled; \
          a pair at p: {pair:.2} bits per key"
     );
+    println!(
+        "Blocked cells: bits per key (x the pair) [Monte Carlo / exact: steady, {slack} past]"
+    );
     println!("| k | separate slices | B = 64 | B = 128 |");
     println!("|---:|---:|---:|---:|");
     let mut rng = SplitMix64(19);
@@ -148,14 +234,21 @@ fn main() {
                     block_bits,
                     rows: (separate * factor / row_bits).ceil() as u64,
                 };
-                let (steady, expired) = blocked.rates(slack, samples, &mut rng);
+                let (steady, expired) = blocked.exact_rates(slack);
                 if steady.max(expired) <= p {
-                    break Some(blocked.rows as f64 * row_bits);
+                    let (mc_steady, mc_expired) = blocked.rates(slack, samples, &mut rng);
+                    break Some((
+                        blocked.rows as f64 * row_bits,
+                        mc_steady / steady,
+                        mc_expired / expired,
+                    ));
                 }
                 factor += STEP;
             };
             row += &match found {
-                Some(bits) => format!(" {} |", per_key(bits)),
+                Some((bits, steady, expired)) => {
+                    format!(" {} [{steady:.3}, {expired:.3}] |", per_key(bits))
+                }
                 None => format!(" above {MOST}x the separate slices |"),
             };
         }
