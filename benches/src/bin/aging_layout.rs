@@ -255,3 +255,93 @@ fn main() {
         println!("{row}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The probability of Poisson(mean) = c.
+    fn poisson_pmf(mean: f64, c: u32) -> f64 {
+        (1..=c).fold((-mean).exp(), |p, i| p * mean / f64::from(i))
+    }
+
+    /// The rate by brute force: every count of every generation up to a cut-off, weighted by
+    /// its probability, each with the exact run probability at its fills. The counts past the
+    /// cut-off (14, at means up to 2) hold less than 10^-8 of the weight.
+    fn enumerated(k: u32, means: &[f64], block_bits: u32, set_from: usize) -> f64 {
+        const MOST: u32 = 14;
+        let (k_us, slices) = (k as usize, means.len());
+        let empty = 1.0 - 1.0 / f64::from(block_bits);
+        let mut counts = vec![0u32; slices];
+        let mut total = 0.0;
+        loop {
+            let weight: f64 = counts
+                .iter()
+                .zip(means)
+                .map(|(&c, &m)| poisson_pmf(m, c))
+                .product();
+            let fills = (0..slices).map(|i| {
+                if i >= set_from {
+                    1.0
+                } else {
+                    let held: u32 = counts[i.saturating_sub(k_us - 1)..=i].iter().sum();
+                    1.0 - empty.powi(held as i32)
+                }
+            });
+            total += weight * run_probability(fills, k);
+            // The next combination of counts, as an odometer.
+            let mut digit = 0;
+            loop {
+                if digit == slices {
+                    return total;
+                }
+                counts[digit] += 1;
+                if counts[digit] <= MOST {
+                    break;
+                }
+                counts[digit] = 0;
+                digit += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn exact_rate_matches_enumeration() {
+        for (k, means, block_bits, set_from) in [
+            (2, vec![1.5, 0.7, 2.0, 1.0], 4, 4),
+            (2, vec![1.5, 0.7, 2.0, 1.0], 4, 3),
+            (3, vec![2.0, 2.0, 2.0, 2.0, 2.0], 8, 5),
+            (1, vec![0.5, 1.8, 1.0], 2, 3),
+            (4, vec![1.0; 5], 3, 5),
+        ] {
+            let exact = exact_rate(k, &means, block_bits, set_from);
+            let brute = enumerated(k, &means, block_bits, set_from);
+            assert!(
+                (exact - brute).abs() < 1e-7,
+                "k {k} {means:?} B {block_bits}: {exact} against {brute}"
+            );
+        }
+    }
+
+    #[test]
+    fn exact_rate_matches_the_monte_carlo() {
+        let blocked = Blocked {
+            k: 4,
+            l: 6,
+            generation_len: 100,
+            block_bits: 64,
+            rows: 40,
+        };
+        let (steady, expired) = blocked.exact_rates(2);
+        let (mc_steady, mc_expired) = blocked.rates(2, 200_000, &mut SplitMix64(5));
+        assert!(
+            (mc_steady / steady - 1.0).abs() < 0.02,
+            "{mc_steady} {steady}"
+        );
+        assert!(
+            (mc_expired / expired - 1.0).abs() < 0.02,
+            "{mc_expired} {expired}"
+        );
+        assert!(expired > steady);
+    }
+}

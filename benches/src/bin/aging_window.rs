@@ -651,3 +651,40 @@ mod blocked {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::blocked::Prototype;
+    use bloom_core::keys::SplitMix64;
+
+    /// Hashes as the bench feeds them: two 64-bit halves.
+    fn hashes(seed: u64, count: usize) -> Vec<u128> {
+        let mut rng = SplitMix64(seed);
+        (0..count)
+            .map(|_| u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()))
+            .collect()
+    }
+
+    /// The prototype finds every key of its window, and its AVX-512 mask (where the CPU has
+    /// it) is the portable one, for ring sizes around the 8- and 16-slice steps.
+    #[test]
+    fn prototype_keeps_its_window_and_its_masks_agree() {
+        for (k, l) in [(10, 80), (3, 5), (4, 12), (7, 9), (16, 112), (1, 1)] {
+            let generation_len = 50;
+            let mut p = Prototype::new(k, l, generation_len, 4_000 * u64::from(k + l));
+            let keys = hashes(u64::from(k * 1000 + l), 30 * generation_len as usize);
+            for (i, &h) in keys.iter().enumerate() {
+                p.insert(h);
+                if i % 97 == 0 {
+                    let window = (u64::from(l) * generation_len) as usize;
+                    let start = (i + 1).saturating_sub(window);
+                    assert!(keys[start..=i].iter().all(|&h| p.contains(h)), "{k} {l}");
+                }
+            }
+            for &h in keys.iter().chain(&hashes(7, 2_000)) {
+                assert!(p.masks_agree(h), "k {k} l {l}");
+                assert_eq!(p.contains(h), p.contains_portable(h));
+            }
+        }
+    }
+}
