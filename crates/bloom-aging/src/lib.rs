@@ -49,4 +49,6 @@ mod sizing;
 
 pub use aging::{AgingBloomFilter, AgingBloomFilterBuilder, DEFAULT_FPR};
 pub use bloom_core::{Error, Filter};
-pub use sizing::{DEFAULT_GENERATIONS, DEFAULT_SLACK_GENERATIONS, MAX_GENERATIONS};
+pub use sizing::{
+    DEFAULT_GENERATIONS, DEFAULT_SLACK_GENERATIONS, MAX_GENERATIONS, run_probability,
+};

@@ -29,8 +29,28 @@ pub const DEFAULT_GENERATIONS: u32 = 80;
 /// at most p, like a key never inserted: `DEFAULT_GENERATIONS / 10`.
 pub const DEFAULT_SLACK_GENERATIONS: u32 = DEFAULT_GENERATIONS / 10;
 
-/// The probability that some k consecutive trials of `fills` (in order) all succeed.
-pub(crate) fn run_probability(fills: impl IntoIterator<Item = f64>, k: u32) -> f64 {
+/// The probability that some k consecutive trials of `fills` (in order) all succeed, the
+/// trials independent and trial i succeeding with probability `fills[i]` (clamped to
+/// [0, 1]): an age-partitioned filter's false-positive rate when slice i (0 the newest) has
+/// the fraction `fills[i]` of its bits set, computed exactly by a recurrence over the length
+/// of the current run. Public for models of other layouts (the `aging_layout` bench's
+/// blocked one conditions on a row's fills and averages this over rows).
+///
+/// A run of `k = 0` trials is always there: 1.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_aging::run_probability;
+///
+/// assert_eq!(run_probability([1.0, 1.0, 0.0], 2), 1.0);
+/// assert_eq!(run_probability([0.0], 0), 1.0);
+/// assert!((run_probability([0.5; 3], 2) - 0.375).abs() < 1e-12);
+/// ```
+pub fn run_probability(fills: impl IntoIterator<Item = f64>, k: u32) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
     // runs[r]: the probability that the current run has length r and no run of k was seen.
     let k = k as usize;
     let mut runs = vec![0.0; k];
