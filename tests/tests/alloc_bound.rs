@@ -181,7 +181,16 @@ fn stream_readers_allocate_only_as_bytes_arrive() {
     let mut split = bloom_blocked::SplitBlockBloomFilter::new(100_000, 0.01).unwrap();
     split.insert_all(0..100_000u32);
     let split_bytes = split.to_bytes();
+    let mut aging = bloom_aging::AgingBloomFilter::new(50_000, 0.01).unwrap();
+    aging.insert_all(0..100_000u32);
+    let aging_bytes = aging.to_bytes();
     let peaks = [
+        (
+            aging_bytes.len(),
+            peak_during(|| {
+                drop(bloom_aging::AgingBloomFilter::read_from(&aging_bytes[..]).unwrap())
+            }),
+        ),
         (
             split_bytes.len(),
             peak_during(|| {

@@ -946,9 +946,12 @@ impl AgingBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
-    /// `read_from`, the hashing checked against `key`.
+    /// `read_from`, the hashing checked against `key`: the slices' words are read straight
+    /// into the bit array, so the filter is held once.
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        Self::decode_with(&params::read_frame(reader)?, key)
+        let (shape, ring, words) = params::read_frame(reader, key)?;
+        let bits = BitStore::from_parts(words, shape.num_bits())?;
+        Ok(AgingBloomFilter { bits, shape, ring })
     }
 
     /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).

@@ -146,9 +146,22 @@ pub(crate) fn encode(
     )
 }
 
-/// Reads one frame's bytes from a stream, its header checked (see `internal::read_frame`).
-pub(crate) fn read_frame(reader: &mut dyn std::io::Read) -> Result<Vec<u8>, Error> {
-    internal::read_frame(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)
+/// Reads one frame from a stream, its payload straight into the word store the filter keeps
+/// (`internal::FrameReader`): shape and ring checked as [`decode`] checks them, then the
+/// slices' words, whose length is checked once they have arrived (a short stream is
+/// `Truncated`, as `decode` says of the same bytes).
+pub(crate) fn read_frame(
+    reader: &mut dyn std::io::Read,
+    key: Option<&SecretKey>,
+) -> Result<(Shape, Ring, bloom_core::bits::Words<u64>), Error> {
+    let mut frame =
+        internal::FrameReader::open(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+    let (shape, ring) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
+    let payload_len = frame.remaining();
+    let words = frame.read_words(payload_len)?;
+    frame.finish()?;
+    check_payload_len(&shape, payload_len)?;
+    Ok((shape, ring, words))
 }
 
 /// Decodes and validates a frame: shape, ring and the payload (the slices' words), the
@@ -159,8 +172,20 @@ pub(crate) fn decode<'a>(
 ) -> Result<(Shape, Ring, &'a [u8]), Error> {
     let frame =
         bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
-    let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
-    let mut r = ByteReader::new(frame.params);
+    let (shape, ring) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
+    check_payload_len(&shape, frame.payload.len() as u64)?;
+    Ok((shape, ring, frame.payload))
+}
+
+/// The shape and the ring of a frame's header and parameters, checked.
+fn decode_params(
+    scheme: HashScheme,
+    seed: u64,
+    params: &[u8],
+    key: Option<&SecretKey>,
+) -> Result<(Shape, Ring), Error> {
+    let hashing = Hashing::from_header(scheme, seed, key)?;
+    let mut r = ByteReader::new(params);
     let shape = Shape {
         k: r.u32()?,
         l: r.u32()?,
@@ -219,14 +244,18 @@ pub(crate) fn decode<'a>(
             )));
         }
     }
-    let payload_len = shape.num_bits() / 8;
-    if frame.payload.len() as u64 != payload_len {
+    Ok((shape, ring))
+}
+
+/// The payload holds the slices' words exactly.
+fn check_payload_len(shape: &Shape, len: u64) -> Result<(), Error> {
+    let expected = shape.num_bits() / 8;
+    if len != expected {
         return Err(Error::corrupt(format!(
-            "{} payload bytes for {} slices of {} bits, {payload_len} expected",
-            frame.payload.len(),
+            "{len} payload bytes for {} slices of {} bits, {expected} expected",
             shape.slices(),
             shape.slice_bits
         )));
     }
-    Ok((shape, ring, frame.payload))
+    Ok(())
 }
