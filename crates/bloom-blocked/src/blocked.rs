@@ -16,8 +16,10 @@ use crate::storage::{Block, BlockRead, Blocks};
 
 /// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
 /// blocks prefetched before any of them is written. (The batch queries run through the
-/// workspace's batch engine.)
-const BATCH: usize = 16;
+/// workspace's batch engine.) 64 rather than 16: `bloom add` of 12.5 million URLs into a
+/// 15.7 MB filter took 0.46 to 0.59 s against 0.52 to 0.75 s in five alternating pairs
+/// (AMD EPYC family 26 model 2); 128 measured no better than 64.
+const BATCH: usize = 64;
 
 /// What [`insert_grouped`] needs of a blocked filter: `&mut` [`BlockedBloomFilter`] and `&`
 /// [`AtomicBlockedBloomFilter`] insert the same way.
