@@ -14,11 +14,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::failure::Failure;
 
-/// The batch size of a sequential read, 1 MiB, chosen by
-/// measurement: on the 402 MB file of docs/cli.md (blocked filter, 2 cores shared, median
-/// of 7 runs, in one sitting) 256 KiB gave 0.164 s, 1 MiB 0.168 s and 4 MiB 0.183 s, a
-/// spread within the machine's run-to-run noise of about 10%.
-pub(crate) const SEQUENTIAL_BATCH_BYTES: usize = 1 << 20;
+/// The batch size of a sequential read, 4 MiB, chosen by measurement. On the 402 MB file of
+/// docs/cli.md (blocked filter, 2 cores shared, median of 7 runs, in one sitting) 256 KiB
+/// gave 0.164 s, 1 MiB 0.168 s and 4 MiB 0.183 s, a spread within that machine's noise of
+/// about 10%; on the 1 GB file, on a quiet machine, 4 MiB beat 1 MiB in each of twelve
+/// alternating pairs (0.477 to 0.601 s against 0.532 to 0.879 s after the first round,
+/// about 8% at the medians: fewer hand-offs between the threads), and 16 MiB was no better.
+pub(crate) const SEQUENTIAL_BATCH_BYTES: usize = 4 << 20;
 
 /// The batch size of a parallel build (`add --parallel`), 4 MiB: each batch is one
 /// `par_insert_all` call. Measured on the 402 MB file of docs/cli.md (2 cores, blocked
