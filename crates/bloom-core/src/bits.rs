@@ -362,18 +362,12 @@ impl Words<u64> {
     ) -> Result<Self, Error> {
         if byte_len % 8 != 0 {
             // No store can hold it; a short stream is still reported as one.
-            let mut scratch = [0u8; 4096];
-            let mut got = 0u64;
-            while got < byte_len {
-                let want = (byte_len - got).min(scratch.len() as u64) as usize;
-                let n = crate::format::read_some(reader, &mut scratch[..want])?;
-                if n == 0 {
-                    return Err(Error::Truncated {
-                        needed: byte_len,
-                        available: got,
-                    });
-                }
-                got += n as u64;
+            let got = crate::format::skip(reader, byte_len)?;
+            if got < byte_len {
+                return Err(Error::Truncated {
+                    needed: byte_len,
+                    available: got,
+                });
             }
             return Err(Error::corrupt(format!(
                 "{byte_len} payload bytes: not a whole number of 64-bit words"

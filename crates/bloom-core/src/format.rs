@@ -444,27 +444,41 @@ pub fn read_frame(
     scheme: HashScheme,
     params_len: usize,
 ) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
-    read_field(reader, &mut bytes, HEADER_LEN as u64)?;
-    check_header(&mut ByteReader::new(&bytes), variant, scheme)?;
-    let len_at = HEADER_LEN + params_len;
-    read_field(
-        reader,
-        &mut bytes,
-        (payload_offset(params_len) - HEADER_LEN) as u64,
-    )?;
-    let payload_len = u64::from_le_bytes(
-        bytes[len_at..len_at + 8]
-            .try_into()
-            .expect("8 bytes were read"),
-    );
-    check_padding(&bytes[len_at + 8..])?;
+    let (mut bytes, _, _, payload_len) = read_head(reader, variant, scheme, params_len)?;
     let needed = payload_len.checked_add(8).ok_or(Error::Truncated {
         needed: payload_len,
         available: 0,
     })?;
     read_field(reader, &mut bytes, needed)?;
     Ok(bytes)
+}
+
+/// Reads a frame's bytes up to its payload (header, parameters, payload length, padding) from
+/// `reader`, the header checked before the rest is read and the padding after: the bytes,
+/// the hash scheme found, the seed field and the payload length.
+#[cfg(feature = "std")]
+fn read_head(
+    reader: &mut dyn io::Read,
+    variant: Variant,
+    scheme: HashScheme,
+    params_len: usize,
+) -> Result<(Vec<u8>, HashScheme, u64, u64), Error> {
+    let mut head = Vec::new();
+    read_field(reader, &mut head, HEADER_LEN as u64)?;
+    let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
+    let len_at = HEADER_LEN + params_len;
+    read_field(
+        reader,
+        &mut head,
+        (payload_offset(params_len) - HEADER_LEN) as u64,
+    )?;
+    let payload_len = u64::from_le_bytes(
+        head[len_at..len_at + 8]
+            .try_into()
+            .expect("8 bytes were read"),
+    );
+    check_padding(&head[len_at + 8..])?;
+    Ok((head, scheme, seed, payload_len))
 }
 
 /// A frame being read from a stream, its payload parsed piece by piece straight into the
@@ -506,24 +520,10 @@ impl<'r> FrameReader<'r> {
         scheme: HashScheme,
         params_len: usize,
     ) -> Result<Self, Error> {
-        let mut head = Vec::new();
-        read_field(reader, &mut head, HEADER_LEN as u64)?;
-        let (scheme, seed) = check_header(&mut ByteReader::new(&head), variant, scheme)?;
-        let len_at = HEADER_LEN + params_len;
-        read_field(
-            reader,
-            &mut head,
-            (payload_offset(params_len) - HEADER_LEN) as u64,
-        )?;
+        let (mut head, scheme, seed, remaining) = read_head(reader, variant, scheme, params_len)?;
         let mut checksum = Box::new(Xxh3::new());
         checksum.update(&head);
-        let remaining = u64::from_le_bytes(
-            head[len_at..len_at + 8]
-                .try_into()
-                .expect("8 bytes were read"),
-        );
-        check_padding(&head[len_at + 8..])?;
-        head.truncate(len_at);
+        head.truncate(HEADER_LEN + params_len);
         Ok(FrameReader {
             reader,
             checksum,
@@ -591,20 +591,13 @@ impl<'r> FrameReader<'r> {
     pub fn finish(self) -> Result<(), Error> {
         if self.remaining != 0 {
             // As `decode` on the same bytes: a stream that ends inside the announced payload
-            // is truncated, one that holds it is corrupt. Drained through a small buffer.
-            let mut scratch = [0u8; 4096];
-            let mut got = 0u64;
-            while got < self.remaining {
-                let want = (self.remaining - got).min(scratch.len() as u64) as usize;
-                match read_some(self.reader, &mut scratch[..want])? {
-                    0 => {
-                        return Err(Error::Truncated {
-                            needed: self.remaining + 8,
-                            available: got,
-                        });
-                    }
-                    n => got += n as u64,
-                }
+            // is truncated, one that holds it is corrupt.
+            let got = skip(self.reader, self.remaining)?;
+            if got < self.remaining {
+                return Err(Error::Truncated {
+                    needed: self.remaining + 8,
+                    available: got,
+                });
             }
             return Err(Error::corrupt(format!(
                 "{} payload bytes after the last field",
@@ -620,6 +613,23 @@ impl<'r> FrameReader<'r> {
         }
         Ok(())
     }
+}
+
+/// Reads and drops up to `len` bytes of `reader` through a small buffer: the bytes dropped,
+/// fewer than `len` when the stream ended first. For bytes that are read only to tell a
+/// truncated stream from a corrupt one.
+#[cfg(feature = "std")]
+pub(crate) fn skip(reader: &mut dyn io::Read, len: u64) -> io::Result<u64> {
+    let mut scratch = [0u8; 4096];
+    let mut got = 0u64;
+    while got < len {
+        let want = (len - got).min(scratch.len() as u64) as usize;
+        match read_some(reader, &mut scratch[..want])? {
+            0 => break,
+            n => got += n as u64,
+        }
+    }
+    Ok(got)
 }
 
 /// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
