@@ -367,21 +367,6 @@ pub fn check_guava_bytes(data: &[u8]) {
     assert!(filter.might_contain_bytes(data), "false negative");
 }
 
-/// Runs `check` on every file under `fuzz/regressions/<target>/` and returns how many there
-/// were.
-///
-/// # Panics
-///
-/// When a file fails the checks or the folder cannot be read.
-pub fn replay_fuzz_dir(target: &str, check: impl Fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/regressions")
-        .join(target);
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("directory entry").path();
-        check(&std::fs::read(&path).expect("readable input"));
-        count += 1;
-    }
-    count
-}
+/// The replay of a fuzz target's committed inputs, for the JVM targets' checks (defined once
+/// at the crate's root).
+pub use crate::replay_fuzz_dir;

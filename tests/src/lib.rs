@@ -638,8 +638,27 @@ pub fn check_stream_input(data: &[u8]) {
     }
 }
 
-/// Runs [`check_any_bytes`] on every file under `fuzz/regressions/<target>/` (seeds and
-/// minimized crashes committed from fuzzing runs) and returns how many there were.
+/// Runs `check` on every file under `fuzz/regressions/<target>/` (seeds and minimized
+/// crashes committed from fuzzing runs) and returns how many there were.
+///
+/// # Panics
+///
+/// When a file fails the checks or the folder cannot be read.
+pub fn replay_fuzz_dir(target: &str, check: impl Fn(&[u8])) -> usize {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions")
+        .join(target);
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        check(&std::fs::read(&path).expect("readable input"));
+        count += 1;
+    }
+    count
+}
+
+/// Runs [`check_any_bytes`] on every file under `fuzz/regressions/<target>/` and returns how
+/// many there were ([`replay_fuzz_dir`]).
 ///
 /// # Panics
 ///
@@ -648,17 +667,7 @@ pub fn replay_fuzz_inputs<F: Filter + PartialEq + Debug>(
     target: &str,
     more: impl Fn(&mut F) + Copy,
 ) -> usize {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/regressions")
-        .join(target);
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("directory entry").path();
-        let data = std::fs::read(&path).expect("readable input");
-        check_any_bytes::<F>(&data, more);
-        count += 1;
-    }
-    count
+    replay_fuzz_dir(target, |data| check_any_bytes::<F>(data, more))
 }
 
 /// Keys inserted as `u64` are found when queried as any other integer type holding the same

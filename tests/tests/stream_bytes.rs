@@ -10,11 +10,12 @@ use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::Filter;
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
-use bloom_tests::{SplitMix64, check_stream_bytes};
+use bloom_tests::{SplitMix64, check_stream_bytes, replay_fuzz_dir};
 
 /// Every check of [`check_stream_bytes`] on `filter`'s bytes and their damaged forms;
-/// `regressions` names the `from_bytes` fuzz target whose committed inputs are read too.
-fn check<F: Filter>(filter: &F, regressions: &str, seed: u64) {
+/// `regressions` names the `from_bytes` fuzz target whose committed inputs are read too,
+/// where it has a folder of them.
+fn check<F: Filter>(filter: &F, regressions: Option<&str>, seed: u64) {
     let bytes = filter.to_bytes();
     check_stream_bytes::<F>(&bytes);
     // Two frames back to back, and a frame followed by garbage: one frame is read.
@@ -43,14 +44,11 @@ fn check<F: Filter>(filter: &F, regressions: &str, seed: u64) {
         }
         check_stream_bytes::<F>(&damaged);
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fuzz/regressions")
-        .join(regressions);
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries {
-            let data = std::fs::read(entry.expect("directory entry").path()).expect("readable");
-            check_stream_bytes::<F>(&data);
-        }
+    if let Some(target) = regressions {
+        assert!(
+            replay_fuzz_dir(target, check_stream_bytes::<F>) > 0,
+            "{target}"
+        );
     }
 }
 
@@ -58,16 +56,16 @@ fn check<F: Filter>(filter: &F, regressions: &str, seed: u64) {
 fn classic_streams() {
     let mut f = BloomFilter::new(2_000, 0.01).unwrap();
     f.insert_all(0..2_000u64);
-    check(&f, "classic_from_bytes", 1);
+    check(&f, None, 1);
     let atomic = AtomicBloomFilter::from_bytes(&f.to_bytes()).unwrap();
-    check(&atomic, "classic_from_bytes", 2);
+    check(&atomic, None, 2);
 }
 
 #[test]
 fn counting_streams() {
     let mut f = CountingBloomFilter::new(1_000, 0.01).unwrap();
     f.insert_all(0..1_000u64);
-    check(&f, "counting_from_bytes", 3);
+    check(&f, Some("counting_from_bytes"), 3);
 }
 
 #[test]
@@ -75,39 +73,32 @@ fn scalable_streams() {
     let mut f = ScalableBloomFilter::new(100, 0.01).unwrap();
     f.insert_all(0..1_000u64).unwrap();
     assert!(f.num_layers() > 1);
-    check(&f, "scalable_from_bytes", 4);
+    check(&f, None, 4);
 }
 
 #[test]
 fn blocked_streams() {
     let mut f = BlockedBloomFilter::new(2_000, 0.01).unwrap();
     f.insert_all(0..2_000u64);
-    check(&f, "blocked_from_bytes", 5);
+    check(&f, None, 5);
     let atomic = AtomicBlockedBloomFilter::from_bytes(&f.to_bytes()).unwrap();
-    check(&atomic, "blocked_from_bytes", 6);
+    check(&atomic, None, 6);
     let mut s = SplitBlockBloomFilter::with_num_bytes(2_048);
     s.insert_all(0..1_000u64);
-    check(&s, "split_block_from_bytes", 7);
+    check(&s, None, 7);
 }
 
 #[test]
 fn aging_streams() {
     let mut f = AgingBloomFilter::new(1_000, 0.01).unwrap();
     f.insert_all(0..3_000u64);
-    check(&f, "aging_from_bytes", 8);
+    check(&f, Some("aging_from_bytes"), 8);
 }
 
 /// The inputs committed under `fuzz/regressions/read_from/` (seeds: one valid frame of each
 /// variant behind its selector byte, and any minimized crash found since).
 #[test]
 fn read_from_fuzz_regressions_replay() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/read_from");
-    let mut count = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let data = std::fs::read(entry.expect("directory entry").path()).expect("readable");
-        bloom_tests::check_stream_input(&data);
-        count += 1;
-    }
+    let count = replay_fuzz_dir("read_from", bloom_tests::check_stream_input);
     assert!(count >= 8, "{count} inputs");
 }
