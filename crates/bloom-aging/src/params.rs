@@ -154,12 +154,11 @@ pub(crate) fn read_frame(
     reader: &mut dyn std::io::Read,
     key: Option<&SecretKey>,
 ) -> Result<(Shape, Ring, bloom_core::bits::Words<u64>), Error> {
-    let mut frame =
+    let frame =
         internal::FrameReader::open(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
     let (shape, ring) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
     let payload_len = frame.remaining();
-    let words = frame.read_words(payload_len)?;
-    frame.finish()?;
+    let words = frame.finish_with_words()?;
     check_payload_len(&shape, payload_len)?;
     Ok((shape, ring, words))
 }

@@ -710,8 +710,7 @@ impl SplitBlockBloomFilter {
             // The payload first (its store grows only as bytes arrive), then the checks, so
             // a short stream is `Truncated` whatever its header says, as `from_bytes` says.
             let payload_len = frame.remaining();
-            let words = frame.read_words(payload_len)?;
-            frame.finish()?;
+            let words = frame.finish_with_words()?;
             let num_bytes = check_frame(frame_seed, &params, payload_len)?;
             Ok(SplitBlockBloomFilter {
                 blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,

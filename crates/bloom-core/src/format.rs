@@ -579,6 +579,18 @@ impl<'r> FrameReader<'r> {
         crate::bits::Words::read_le_from(self.reader, byte_len, &mut |bytes| checksum.update(bytes))
     }
 
+    /// Reads the rest of the payload as words ([`FrameReader::read_words`]) and ends the frame
+    /// ([`FrameReader::finish`]): the form of the variants whose payload is one word array.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`FrameReader::read_words`] and [`FrameReader::finish`].
+    pub fn finish_with_words(mut self) -> Result<crate::bits::Words<u64>, Error> {
+        let words = self.read_words(self.remaining)?;
+        self.finish()?;
+        Ok(words)
+    }
+
     /// Ends the frame: the payload must have been read whole, then the stored checksum is
     /// read and compared with the one computed.
     ///
@@ -1040,12 +1052,10 @@ pub fn read_size_and_hashes_words(
     key: Option<&crate::hash::SecretKey>,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
 ) -> Result<(u64, u32, crate::hash::Hashing, crate::bits::Words<u64>), Error> {
-    let mut frame = FrameReader::open(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let frame = FrameReader::open(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
     let (size, num_hashes, hashing) =
         size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)?;
-    let words = frame.read_words(frame.remaining())?;
-    frame.finish()?;
-    Ok((size, num_hashes, hashing, words))
+    Ok((size, num_hashes, hashing, frame.finish_with_words()?))
 }
 
 /// The size, probe count and hashing of a size-and-hashes frame's header and parameters.
