@@ -11,6 +11,11 @@ use bloom_core::{Error, math};
 use crate::AtomicBloomFilter;
 use crate::params::Params;
 
+/// Keys per burst of [`BloomFilter::insert_hashes`]: the lines of all of a burst's probes
+/// are prefetched before any of its keys is inserted. Chosen with `bloom add` (docs/cli.md),
+/// where 16 keys (about 64 lines at p = 1%) kept the misses overlapped.
+const INSERT_BURST: usize = 16;
+
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
 
@@ -257,6 +262,37 @@ impl BloomFilter {
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         for key in keys {
             self.insert(&key);
+        }
+    }
+
+    /// Adds the keys of pre-computed hashes ([`hash`](BloomFilter::hash)), the same bits as
+    /// [`insert_hash`](BloomFilter::insert_hash) one at a time, with the cache misses of a
+    /// filter larger than the cache overlapped: the lines of every probe of a burst of 16
+    /// keys are prefetched, then the burst is inserted.
+    ///
+    /// For a pipeline that hashes keys on one thread and inserts them on another (what
+    /// `bloom add` does). On a 15 MB filter and 12.5 million URLs (docs/cli.md), inserting
+    /// key by key took 4.8 to 5.6 s, each key waiting for its own probes' lines.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut filter = BloomFilter::new(1000, 0.01)?;
+    /// let hashes: Vec<u128> = (0..100u32).map(|k| filter.hash(&k)).collect();
+    /// filter.insert_hashes(&hashes);
+    /// assert!((0..100u32).all(|k| filter.contains(&k)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_hashes(&mut self, hashes: &[u128]) {
+        for burst in hashes.chunks(INSERT_BURST) {
+            for &hash in burst {
+                self.bits.prefetch_all(self.probes(hash));
+            }
+            for &hash in burst {
+                self.insert_hash(hash);
+            }
         }
     }
 
@@ -583,6 +619,26 @@ bloom_core::internal::par_queries_via_batch!(BloomFilter, insert: mut);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn insert_hashes_sets_the_bits_insert_all_sets() {
+        // Lengths around the prefetch distance and the bursts, on filters of one block or
+        // line and of many.
+        for n in [0u64, 1, 15, 16, 17, 31, 32, 33, 100, 5_000] {
+            for size in [1u64, 10_000] {
+                let mut by_keys = BloomFilter::new(size, 0.01).unwrap().with_seed(n);
+                by_keys.insert_all(0..n);
+                let mut by_hashes = BloomFilter::new(size, 0.01).unwrap().with_seed(n);
+                let hashes: Vec<u128> = (0..n).map(|k| by_hashes.hash(&k)).collect();
+                by_hashes.insert_hashes(&hashes);
+                assert_eq!(
+                    by_hashes.to_bytes(),
+                    by_keys.to_bytes(),
+                    "{n} keys, size {size}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn insert_reports_seen_before() {

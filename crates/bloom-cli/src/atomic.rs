@@ -17,7 +17,8 @@ pub(crate) enum Access {
     OwnerOnly,
 }
 
-/// Replaces the file at `path` with `bytes` atomically.
+/// Replaces the file at `path` atomically with what `write` writes (a filter streams its
+/// frame, so its bytes are never all in memory a second time).
 ///
 /// The bytes go to a temporary file in the same directory (a rename is only atomic within
 /// one file system), which is flushed to disk (`fsync`) and then renamed over `path`; the
@@ -28,9 +29,13 @@ pub(crate) enum Access {
 ///
 /// # Errors
 ///
-/// A [`Failure`] naming `path` when the directory cannot be written or the disk is full.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    write_then_rename(path, bytes, Access::Shared, Replace::Yes)
+/// A [`Failure`] naming `path` when the directory cannot be written or the disk is full,
+/// or with `write`'s own error.
+pub(crate) fn write_atomic<E: std::fmt::Display>(
+    path: &Path,
+    write: impl FnOnce(&mut fs::File) -> Result<(), E>,
+) -> Result<(), Failure> {
+    write_then_rename(path, write, Access::Shared, Replace::Yes)
 }
 
 /// Writes `bytes` to a new file at `path` as [`write_atomic`] does, with `access`, but
@@ -40,7 +45,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 ///
 /// A [`Failure`] naming `path` when it exists already, or as [`write_atomic`].
 pub(crate) fn write_new(path: &Path, bytes: &[u8], access: Access) -> Result<(), Failure> {
-    write_then_rename(path, bytes, access, Replace::No)
+    write_then_rename(path, |file| file.write_all(bytes), access, Replace::No)
 }
 
 /// Whether [`write_then_rename`] may replace an existing file.
@@ -51,9 +56,9 @@ enum Replace {
 }
 
 /// The steps of [`write_atomic`], for both [`Replace`] choices.
-fn write_then_rename(
+fn write_then_rename<E: std::fmt::Display>(
     path: &Path,
-    bytes: &[u8],
+    write: impl FnOnce(&mut fs::File) -> Result<(), E>,
     access: Access,
     replace: Replace,
 ) -> Result<(), Failure> {
@@ -73,7 +78,7 @@ fn write_then_rename(
     #[cfg(not(unix))]
     let _ = access;
     let mut tmp = builder.tempfile_in(dir).map_err(fail)?;
-    tmp.write_all(bytes).map_err(fail)?;
+    write(tmp.as_file_mut()).map_err(|e| Failure::file(path, e))?;
     tmp.as_file().sync_all().map_err(fail)?;
     match replace {
         Replace::Yes => tmp.persist(path).map(drop).map_err(|e| fail(e.error))?,

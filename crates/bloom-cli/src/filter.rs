@@ -1,5 +1,7 @@
 //! One type over every variant a filter file can hold, chosen by the file's header.
 
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 
 use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
@@ -7,7 +9,6 @@ use bloom_classic::BloomFilter;
 use bloom_core::Error;
 use bloom_core::format::{self, HashScheme, Variant};
 use bloom_core::hash::Hashing;
-use bloom_core::internal::Probes;
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use clap::ValueEnum;
@@ -192,14 +193,6 @@ impl AnyFilter {
                 available: bytes.len() as u64,
             });
         }
-        if bytes[..format::MAGIC.len()] != format::MAGIC {
-            let mut found = [0; 4];
-            found.copy_from_slice(&bytes[..4]);
-            return Err(Error::BadMagic { found });
-        }
-        let tag = bytes[VARIANT_OFFSET];
-        let variant = Variant::from_tag(tag)
-            .ok_or_else(|| Error::corrupt(format!("unknown variant tag {tag}")))?;
         // The variant's own `from_bytes` checks everything else.
         macro_rules! decode {
             ($filter:ident) => {
@@ -209,22 +202,58 @@ impl AnyFilter {
                 }
             };
         }
-        Ok(match variant {
-            Variant::Classic => AnyFilter::Classic(decode!(BloomFilter)),
-            Variant::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
-            Variant::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
-            Variant::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
-            // Never keyed: a key given for one is a key given for a seeded filter.
-            Variant::SplitBlock if key.is_some() => return Err(Error::NotKeyed),
-            Variant::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::from_bytes(bytes)?),
-            // A sliding window needs a clock or an insert count the command has no use for.
-            Variant::Aging => {
-                return Err(Error::invalid(
-                    "filter file",
-                    "the bloom command does not handle AgingBloomFilter files",
-                ));
-            }
+        Ok(match kind_of(bytes, key)? {
+            Kind::Classic => AnyFilter::Classic(decode!(BloomFilter)),
+            Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
+            Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
+            Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
+            Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::from_bytes(bytes)?),
         })
+    }
+
+    /// Reads one filter file's bytes from `reader` as [`from_bytes`](AnyFilter::from_bytes)
+    /// reads them whole (the same verdict on any bytes), streamed: the filter's memory is
+    /// the only copy of its payload, where reading the file first held it twice (a 1 GB
+    /// filter needed 2 GB).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](AnyFilter::from_bytes), and [`Error::Io`] when the reader
+    /// fails.
+    pub(crate) fn read_from(
+        mut reader: impl Read,
+        key: Option<&[u8; 16]>,
+    ) -> Result<AnyFilter, Error> {
+        let mut header = [0u8; format::HEADER_LEN];
+        let got = read_up_to(&mut reader, &mut header)?;
+        if got < header.len() {
+            return AnyFilter::from_bytes(&header[..got], key);
+        }
+        let variant = kind_of(&header, key)?;
+        let mut frame = (&header[..]).chain(&mut reader);
+        macro_rules! decode {
+            ($filter:ident) => {
+                match key {
+                    None => $filter::read_from(&mut frame)?,
+                    Some(key) => $filter::read_from_with_key(&mut frame, key)?,
+                }
+            };
+        }
+        let filter = match variant {
+            Kind::Classic => AnyFilter::Classic(decode!(BloomFilter)),
+            Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
+            Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
+            Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
+            Kind::SplitBlock => {
+                AnyFilter::SplitBlock(SplitBlockBloomFilter::read_from(&mut frame)?)
+            }
+        };
+        // A file is one frame: bytes after it are an error, as `from_bytes` finds them.
+        let extra = io::copy(&mut reader, &mut io::sink())?;
+        if extra > 0 {
+            return Err(Error::corrupt(format!("{extra} bytes after the checksum")));
+        }
+        Ok(filter)
     }
 
     /// Reads the filter file at `path`, a keyed filter's with `key`.
@@ -234,8 +263,8 @@ impl AnyFilter {
     /// A [`Failure`] naming `path` when it cannot be read or does not hold a valid filter,
     /// or when `key` is missing, wrong, or given for a filter that is not keyed.
     pub(crate) fn load(path: &Path, key: Option<&Key>) -> Result<AnyFilter, Failure> {
-        let bytes = atomic::read_file(path)?;
-        AnyFilter::from_bytes(&bytes, key.map(Key::bytes)).map_err(|e| load_failure(path, key, e))
+        let file = File::open(path).map_err(|e| Failure::file(path, e))?;
+        AnyFilter::read_from(file, key.map(Key::bytes)).map_err(|e| load_failure(path, key, e))
     }
 
     /// Reads the filter file at `path` to describe it ([`bloom info`](crate::report::info)):
@@ -285,12 +314,7 @@ impl AnyFilter {
     ///
     /// A [`Failure`] naming `path` when it cannot be written.
     pub(crate) fn save(&self, path: &Path) -> Result<(), Failure> {
-        atomic::write_atomic(path, &self.to_bytes())
-    }
-
-    /// The filter's bytes in the workspace's format.
-    pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        each_variant!(self, f => f.to_bytes())
+        atomic::write_atomic(path, |file| each_variant!(self, f => f.write_to(file)))
     }
 
     /// The variant.
@@ -364,15 +388,12 @@ impl AnyFilter {
     /// Adds the keys of every input, hashing them as [`insert_all`](AnyFilter::insert_all)
     /// does.
     ///
-    /// A classic filter's keys are hashed on a thread of their own
-    /// ([`Inputs::for_each_hashed_batch`]) and inserted by hash, their probes' lines
-    /// prefetched ([`insert_prefetched`]); the other variants' are inserted by `insert_all`,
-    /// batch after batch.
-    ///
-    /// The blocked filter stays on its `insert_all`, which prefetches each key's block
-    /// between hashing it and inserting it: inserted by hash, without that prefetch (the
-    /// library offers none for a hash), it took 0.99-1.03 s of CPU on the 1 GB file of
-    /// docs/cli.md against 0.64-0.65 s (`perf stat -e task-clock`, two runs each).
+    /// The classic and blocked filters' keys are hashed on a thread of their own
+    /// ([`Inputs::for_each_hashed_batch`]) and inserted by hash with the library's
+    /// `insert_hashes`, which prefetches their cache lines in bursts; the other variants'
+    /// are inserted by `insert_all`, batch after batch. The blocked filter moved to this
+    /// pipeline from `insert_all` on the main thread: the hashing, the costliest step, now
+    /// runs beside the reading and the inserting (figures in docs/cli.md).
     ///
     /// # Errors
     ///
@@ -389,7 +410,17 @@ impl AnyFilter {
                 inputs.for_each_hashed_batch(
                     |key| hashing.hash(key),
                     |hashes| {
-                        insert_prefetched(f, hashes);
+                        f.insert_hashes(hashes);
+                        Ok(())
+                    },
+                )
+            }
+            AnyFilter::Blocked(f) => {
+                let hashing = f.hashing();
+                inputs.for_each_hashed_batch(
+                    |key| hashing.hash64(key),
+                    |hashes| {
+                        f.insert_hashes(hashes);
                         Ok(())
                     },
                 )
@@ -500,31 +531,50 @@ impl AnyFilter {
     }
 }
 
-/// Keys whose cache lines are prefetched before any of them is inserted by
-/// [`insert_prefetched`].
-const INSERT_BURST: usize = 16;
-
-/// Adds the keys of `hashes` (by `BloomFilter::hash`) to a classic filter as its
-/// `insert_all` does (the same bits), with the cache misses of a filter larger than the
-/// cache overlapped: the lines of all the probes of a burst of keys are prefetched, then
-/// the burst's keys inserted.
+/// The variant a filter file's header (at least [`format::HEADER_LEN`] bytes) names.
 ///
-/// `BloomFilter::insert_all` inserts key by key, so each key waits for its own probes'
-/// lines (about four, at p = 0.01) one key after another. On the 1 GB file of
-/// docs/cli.md (12.5 million keys, a 15 MB filter that other work on the machine keeps
-/// out of the cache) that took 5.6 s, 80% of it in the insert.
-fn insert_prefetched(filter: &mut BloomFilter, hashes: &[u128]) {
-    let (num_hashes, num_bits) = (filter.num_hashes(), filter.num_bits());
-    for burst in hashes.chunks(INSERT_BURST) {
-        for &hash in burst {
-            filter
-                .bits()
-                .prefetch_all(Probes::new(hash, num_hashes, num_bits));
-        }
-        for &hash in burst {
-            filter.insert_hash(hash);
+/// # Errors
+///
+/// [`Error::BadMagic`] for bytes that are not a filter file, [`Error::Corrupt`] for an
+/// unknown variant tag, [`Error::NotKeyed`] for a key given for a split-block filter, and
+/// [`Error::InvalidParameter`] for an aging filter, which the command does not handle.
+fn kind_of(header: &[u8], key: Option<&[u8; 16]>) -> Result<Kind, Error> {
+    if header[..format::MAGIC.len()] != format::MAGIC {
+        let mut found = [0; 4];
+        found.copy_from_slice(&header[..4]);
+        return Err(Error::BadMagic { found });
+    }
+    let tag = header[VARIANT_OFFSET];
+    match Variant::from_tag(tag) {
+        None => Err(Error::corrupt(format!("unknown variant tag {tag}"))),
+        // Never keyed: a key given for one is a key given for a seeded filter.
+        Some(Variant::SplitBlock) if key.is_some() => Err(Error::NotKeyed),
+        // A sliding window needs a clock or an insert count the command has no use for.
+        Some(Variant::Aging) => Err(Error::invalid(
+            "filter file",
+            "the bloom command does not handle AgingBloomFilter files",
+        )),
+        Some(Variant::Classic) => Ok(Kind::Classic),
+        Some(Variant::Blocked) => Ok(Kind::Blocked),
+        Some(Variant::SplitBlock) => Ok(Kind::SplitBlock),
+        Some(Variant::Counting) => Ok(Kind::Counting),
+        Some(Variant::Scalable) => Ok(Kind::Scalable),
+    }
+}
+
+/// Fills `buf` from `reader` as far as the input goes; the bytes read (fewer than
+/// `buf.len()` only at the end of the input).
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
+    Ok(got)
 }
 
 /// The failure of loading the filter file at `path` with `key`: the library's error, or for
@@ -546,6 +596,93 @@ fn load_failure(path: &Path, key: Option<&Key>, error: Error) -> Failure {
             path,
             "not a keyed filter (it hashes with a seed): drop --key-file",
         ),
+        // The file's own read error, as for a file that cannot be opened.
+        (Error::Io(e), _) => Failure::file(path, e.get_ref()),
         (other, _) => Failure::file(path, other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bloom_core::hash::SecretKey;
+
+    fn bytes_of(filter: &AnyFilter) -> Vec<u8> {
+        each_variant!(filter, f => f.to_bytes())
+    }
+
+    /// Both readers accept `input` as the same filter, or both refuse it: the stream reader
+    /// checks the parameters as they pass, before the checksum, so a damaged file may be
+    /// refused for another reason, but a file cut short is "truncated" to both, and a
+    /// missing, wrong or needless key is the same error.
+    fn agree(input: &[u8], key: Option<&[u8; 16]>, kind: Kind) {
+        let streamed = AnyFilter::read_from(input, key).map(|f| bytes_of(&f));
+        let whole = AnyFilter::from_bytes(input, key).map(|f| bytes_of(&f));
+        let context = format!("{kind:?}, {} bytes, keyed {}", input.len(), key.is_some());
+        match (&streamed, &whole) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{context}"),
+            (Err(a), Err(b)) => match b {
+                Error::Truncated { .. } => {
+                    assert!(matches!(a, Error::Truncated { .. }), "{context}: {a}")
+                }
+                Error::KeyRequired | Error::WrongKey | Error::NotKeyed => {
+                    assert_eq!(a, b, "{context}")
+                }
+                _ => {}
+            },
+            _ => panic!("{context}: streamed {streamed:?}, whole {whole:?}"),
+        }
+    }
+
+    /// `read_from` (what `load` runs) and `from_bytes` give the same verdict, and the same
+    /// filter, on every variant's file: whole, cut short anywhere, with bytes after it, with
+    /// a byte changed, keyed or not.
+    #[test]
+    fn streamed_load_agrees_with_from_bytes() {
+        let key = SecretKey::from_bytes([7; 16]);
+        for kind in Kind::ALL {
+            let mut cases = vec![(AnyFilter::new(kind, 300, 0.01).unwrap(), None)];
+            if kind != Kind::SplitBlock {
+                let keyed = AnyFilter::new_hashed(kind, 300, 0.01, Hashing::Keyed(key)).unwrap();
+                cases.push((keyed, Some(key.to_bytes())));
+            }
+            for (mut filter, key) in cases {
+                let keys: Vec<&[u8]> = vec![b"a", b"bb", b"ccc"];
+                filter.insert_all(&keys).unwrap();
+                let whole = bytes_of(&filter);
+                let mut inputs = vec![whole.clone(), Vec::new()];
+                for cut in [
+                    1,
+                    7,
+                    format::HEADER_LEN - 1,
+                    format::HEADER_LEN,
+                    70,
+                    whole.len() - 1,
+                ] {
+                    inputs.push(whole[..cut].to_vec());
+                }
+                let mut longer = whole.clone();
+                longer.extend_from_slice(b"\n\0");
+                inputs.push(longer);
+                for at in [
+                    0,
+                    VARIANT_OFFSET,
+                    SCHEME_OFFSET,
+                    40,
+                    whole.len() / 2,
+                    whole.len() - 1,
+                ] {
+                    let mut damaged = whole.clone();
+                    damaged[at] ^= 0x10;
+                    inputs.push(damaged);
+                }
+                for input in inputs {
+                    agree(&input, key.as_ref(), kind);
+                }
+                // The wrong key, and a key for a seeded file, are refused alike.
+                let other = if key.is_some() { [9u8; 16] } else { [1; 16] };
+                agree(&whole, Some(&other), kind);
+            }
+        }
     }
 }
