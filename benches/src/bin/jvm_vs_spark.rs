@@ -1,34 +1,42 @@
 //! `SparkBloomFilter::might_contain_long` (single key and batch) against Spark's own
-//! `BloomFilter.mightContainLong` on the JVM: the same filter, the same keys, one run on the
-//! same machine, one after the other (never in parallel).
+//! `BloomFilter.mightContainLong` on the JVM: the same filter, the same keys, on the same
+//! machine, in turn (never in parallel).
 //!
 //! ```text
-//! cargo run --release -p bloom-benches --bin jvm_vs_spark [-- N [FPP]]
+//! cargo run --release -p bloom-benches --bin jvm_vs_spark [-- N [FPP [ROUNDS]]]
 //! ```
 //!
-//! N defaults to 10,000,000 and FPP to 0.01; `JVM_FLAGS` (split at white space) is passed to
-//! `java`, e.g. `JVM_FLAGS=-XX:+UseTransparentHugePages` to give the JVM huge pages as well
-//! (this side asks for them, as the workspace's storage does; the JVM does not by default). The JVM side is `tests/golden/jvm/SparkBench.java`,
-//! compiled here against the `spark-sketch` jar of the installed `pyspark` (or
-//! `SPARK_SKETCH_JAR`) and run first: it builds `BloomFilter.create(N, FPP)` (Spark's default
-//! version, V2) over the keys `Keys.gen(i)`, i < N, writes its bytes, and times N queries of
-//! the keys `Keys.gen(i)`, N/2 <= i < 3N/2 (half of them inserted) after five warm-up passes
-//! for the JIT. This program then reads those bytes (so the filter is the JVM's own), queries
-//! the same keys in the same order, five passes after a warm-up pass, single-key and batch,
-//! checks that all three give the same number of positive answers, and prints the median
-//! (and least) nanoseconds per key of each, with the ratios. Both sides time wall-clock over
-//! whole passes, in the thread's CPU time (`ThreadMXBean.getCurrentThreadCpuTime`,
-//! `CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other processes on a shared
-//! machine is not counted.
+//! N defaults to 10,000,000, FPP to 0.01 and ROUNDS to 9; `JVM_FLAGS` (split at white space)
+//! is passed to `java`, e.g. `JVM_FLAGS=-XX:+UseTransparentHugePages` to give the JVM huge
+//! pages as well (this side asks for them, as the workspace's storage does; the JVM does not
+//! by default). The JVM side is `tests/golden/jvm/SparkBench.java`, compiled here against the
+//! `spark-sketch` jar of the installed `pyspark` (or `SPARK_SKETCH_JAR`): it builds
+//! `BloomFilter.create(N, FPP)` (Spark's default version, V2) over the keys `Keys.gen(i)`,
+//! i < N, writes its bytes, makes five warm-up passes for the JIT over the N keys
+//! `Keys.gen(i)`, N/2 <= i < 3N/2 (half of them inserted), and then waits for requests. This
+//! program reads those bytes (so the filter is the JVM's own), makes one warm-up pass of each
+//! of its queries over the same keys in the same order, then ROUNDS rounds of three timed
+//! passes: the JVM's (requested over a pipe), the single-key and the batch query, in an order
+//! that rotates from round to round. Each pass is timed in the thread's CPU time
+//! (`ThreadMXBean.getCurrentThreadCpuTime`, `CLOCK_THREAD_CPUTIME_ID`), so time the scheduler
+//! gives to other processes is not counted. All passes must count the same positives.
+//!
+//! Printed: the median and least ns per key of each, and the ratios Spark / this computed per
+//! round (median, lowest, highest). The rounds are what make the ratio worth reading on a
+//! shared machine: there the memory's speed drifts by a factor of two within a minute, and
+//! timing one side after the other (what this tool did before) moved the single-key ratio
+//! between 1.08 and 1.98 from run to run of the same binaries.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use bloom_benches::thread_cpu_ns;
 use bloom_jvm::SparkBloomFilter;
 use bloom_tests::jvm::{golden_dir, key_long};
 
-const TIMED: usize = 5;
+/// Rounds of timed passes when the command line names none.
+const ROUNDS: usize = 9;
 
 fn spark_jar() -> PathBuf {
     if let Ok(jar) = std::env::var("SPARK_SKETCH_JAR") {
@@ -58,27 +66,57 @@ fn spark_jar() -> PathBuf {
         .expect("a spark-sketch jar in pyspark/jars")
 }
 
-/// Median and least of `TIMED` passes of `pass`, in ns per key, after one warm-up pass; and
-/// the positives it counted.
-fn time(n: usize, mut pass: impl FnMut() -> usize) -> (f64, f64, usize) {
+/// One pass of `pass` timed in this thread's CPU time: ns per key of `n`, and the
+/// positives it counted.
+fn timed(n: usize, pass: &mut impl FnMut() -> usize) -> (f64, usize) {
+    let t0 = thread_cpu_ns();
     let positives = pass();
-    let mut ns: Vec<f64> = (0..TIMED)
-        .map(|_| {
-            let t0 = thread_cpu_ns();
-            let p = pass();
-            let elapsed = (thread_cpu_ns() - t0) as f64 / n as f64;
-            assert_eq!(p, positives, "answers changed between passes");
-            elapsed
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    (ns[TIMED / 2], ns[0], positives)
+    ((thread_cpu_ns() - t0) as f64 / n as f64, positives)
+}
+
+/// The median, least and greatest of `values`.
+fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    (
+        values[values.len() / 2],
+        values[0],
+        values[values.len() - 1],
+    )
+}
+
+/// The JVM side: a `SparkBench` process that makes one timed pass per request.
+struct Jvm {
+    child: std::process::Child,
+    requests: std::process::ChildStdin,
+    answers: BufReader<std::process::ChildStdout>,
+}
+
+impl Jvm {
+    /// The next line the JVM prints, split into numbers.
+    fn line(&mut self) -> Vec<f64> {
+        let mut line = String::new();
+        let read = self.answers.read_line(&mut line).expect("the JVM's output");
+        assert!(read > 0, "SparkBench ended early");
+        line.split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    }
+
+    /// One timed pass of Spark's query: ns per key and positives.
+    fn pass(&mut self) -> (f64, usize) {
+        writeln!(self.requests, "pass").expect("a request to the JVM");
+        self.requests.flush().expect("a request to the JVM");
+        let answer = self.line();
+        (answer[0], answer[1] as usize)
+    }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.first().map_or(10_000_000, |a| a.parse().expect("N"));
     let fpp: f64 = args.get(1).map_or(0.01, |a| a.parse().expect("FPP"));
+    let rounds: usize = args.get(2).map_or(ROUNDS, |a| a.parse().expect("ROUNDS"));
+    assert!(rounds > 0, "ROUNDS must be at least 1");
     let jar = spark_jar();
     let work = std::env::temp_dir().join(format!("bloom-jvm-bench-{}", std::process::id()));
     std::fs::create_dir_all(work.join("classes")).expect("scratch folder");
@@ -96,7 +134,7 @@ fn main() {
     assert!(status.success(), "javac failed");
     let bytes_path = work.join("filter.bin");
     let jvm_flags = std::env::var("JVM_FLAGS").unwrap_or_default();
-    let out = Command::new("java")
+    let mut child = Command::new("java")
         .args(jvm_flags.split_whitespace())
         .arg("-cp")
         .arg(format!(
@@ -106,46 +144,56 @@ fn main() {
         ))
         .args(["SparkBench", &n.to_string(), &fpp.to_string()])
         .arg(&bytes_path)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
         .expect("java runs");
-    assert!(
-        out.status.success(),
-        "SparkBench failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = String::from_utf8(out.stdout).expect("UTF-8");
-    let field = |name: &str| -> Vec<f64> {
-        report
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .unwrap_or_else(|| panic!("no {name} in {report}"))
-            .split_whitespace()
-            .map(|w| w.parse().expect("number"))
-            .collect()
+    let mut jvm = Jvm {
+        requests: child.stdin.take().expect("piped"),
+        answers: BufReader::new(child.stdout.take().expect("piped")),
+        child,
     };
-    let jvm_positives = field("positives ")[0] as usize;
-    let jvm = field("spark_ns_per_key ");
+    // "ready P": the filter is written and the JIT warmed up.
+    let jvm_positives = jvm.line()[0] as usize;
 
     let filter =
         SparkBloomFilter::from_bytes(&std::fs::read(&bytes_path).expect("the JVM's bytes"))
             .expect("Spark's bytes");
     let _ = std::fs::remove_dir_all(&work);
     let keys: Vec<i64> = (0..n as u64).map(|i| key_long(n as u64 / 2 + i)).collect();
-    let single = time(n, || {
+    let mut single = || {
         keys.iter()
             .filter(|&&k| filter.might_contain_long(k))
             .count()
-    });
+    };
     let mut answers = Vec::with_capacity(n);
-    let batch = time(n, || {
+    let mut batch = || {
         filter.might_contain_long_batch_into(&keys, &mut answers);
         answers.iter().filter(|&&a| a).count()
-    });
+    };
     assert_eq!(
-        single.2, jvm_positives,
+        single(),
+        jvm_positives,
         "Rust and the JVM answer differently"
     );
-    assert_eq!(batch.2, jvm_positives, "the batch answers differently");
+    assert_eq!(batch(), jvm_positives, "the batch answers differently");
+    // ns per key of [Spark, single, batch], round by round.
+    let mut ns: [Vec<f64>; 3] = Default::default();
+    for round in 0..rounds {
+        for turn in 0..3 {
+            let which = (round + turn) % 3;
+            let (time, positives) = match which {
+                0 => jvm.pass(),
+                1 => timed(n, &mut single),
+                _ => timed(n, &mut batch),
+            };
+            assert_eq!(positives, jvm_positives, "answers changed between passes");
+            ns[which].push(time);
+        }
+    }
+    drop(jvm.requests);
+    let status = jvm.child.wait().expect("the JVM ends");
+    assert!(status.success(), "SparkBench failed");
 
     println!(
         "filter: Spark {:?}, {} bits ({:.1} MB), k = {}, {n} keys inserted, {n} queries (half inserted), {jvm_positives} positive",
@@ -158,21 +206,24 @@ fn main() {
         "spark sketch jar: {}, JVM_FLAGS: {jvm_flags:?}",
         jar.display()
     );
+    println!("{rounds} rounds, the order of the three passes rotating; ratios computed per round");
     println!(
-        "{:<34} {:>10} {:>10} {:>14}",
-        "ns per key", "median", "least", "Spark / this"
+        "{:<34} {:>10} {:>10} {:>22}",
+        "ns per key", "median", "least", "Spark / this: median (range)"
     );
+    let (jvm_median, jvm_least, _) = spread(ns[0].clone());
     println!(
-        "{:<34} {:>10.2} {:>10.2} {:>14}",
-        "Spark mightContainLong (JVM)", jvm[0], jvm[1], "1.00"
+        "{:<34} {jvm_median:>10.2} {jvm_least:>10.2} {:>22}",
+        "Spark mightContainLong (JVM)", "1.00"
     );
-    for (name, (median, least, _)) in [
-        ("bloom-jvm might_contain_long", single),
-        ("bloom-jvm might_contain_long_batch", batch),
+    for (which, name) in [
+        (1, "bloom-jvm might_contain_long"),
+        (2, "bloom-jvm might_contain_long_batch"),
     ] {
-        println!(
-            "{name:<34} {median:>10.2} {least:>10.2} {:>14.2}",
-            jvm[0] / median
-        );
+        let (median, least, _) = spread(ns[which].clone());
+        let ratios = ns[0].iter().zip(&ns[which]).map(|(j, r)| j / r).collect();
+        let (ratio, low, high) = spread(ratios);
+        let range = format!("{ratio:.2} ({low:.2}-{high:.2})");
+        println!("{name:<34} {median:>10.2} {least:>10.2} {range:>22}");
     }
 }

@@ -1,22 +1,23 @@
 // Times Spark's own BloomFilter.mightContainLong on the JVM, for benches/src/bin/jvm_vs_spark.rs,
-// which runs this first and then times bloom-jvm on the same filter and keys.
+// which times bloom-jvm on the same filter and keys in turn with it.
 //
 //   javac -cp spark-sketch.jar -d out Keys.java SparkBench.java
 //   java -cp spark-sketch.jar:out SparkBench N FPP FILE
 //
 // Builds BloomFilter.create(N, FPP) (Spark's default version) over the keys Keys.gen(i),
 // i < N, writes its bytes to FILE, then queries the N keys Keys.gen(i), N/2 <= i < 3N/2 (half
-// inserted), WARMUP passes to let the JIT compile the loop, then TIMED passes, each timed in
-// the thread's CPU time (ThreadMXBean). Prints "positives P" and "spark_ns_per_key MEDIAN MIN".
+// inserted), WARMUP passes to let the JIT compile the loop, and prints "ready P" (P the
+// positives). Then, for each line "pass" on standard input, it makes one more pass, timed in
+// the thread's CPU time (ThreadMXBean), and prints "NS_PER_KEY P"; it ends at end of input.
+// The caller interleaves these passes with its own, so that both sides are timed moments
+// apart on a machine whose speed drifts.
 import java.io.*;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import org.apache.spark.util.sketch.BloomFilter;
 
 public final class SparkBench {
     static final int WARMUP = 5;
-    static final int TIMED = 5;
 
     static long pass(BloomFilter f, long[] keys) {
         long positives = 0;
@@ -39,15 +40,17 @@ public final class SparkBench {
         long positives = 0;
         for (int r = 0; r < WARMUP; r++) positives = pass(f, keys);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        double[] ns = new double[TIMED];
-        for (int r = 0; r < TIMED; r++) {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        System.out.println("ready " + positives);
+        System.out.flush();
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (!line.equals("pass")) throw new IllegalArgumentException("unknown request " + line);
             long t0 = threads.getCurrentThreadCpuTime();
             long p = pass(f, keys);
-            ns[r] = (threads.getCurrentThreadCpuTime() - t0) / (double) n;
-            if (p != positives) throw new IllegalStateException("answers changed between passes");
+            double ns = (threads.getCurrentThreadCpuTime() - t0) / (double) n;
+            System.out.println(ns + " " + p);
+            System.out.flush();
         }
-        Arrays.sort(ns);
-        System.out.println("positives " + positives);
-        System.out.println("spark_ns_per_key " + ns[TIMED / 2] + " " + ns[0]);
     }
 }
