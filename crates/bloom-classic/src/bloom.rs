@@ -258,10 +258,38 @@ impl BloomFilter {
         self.bits.all_set(self.probes(hash))
     }
 
-    /// Adds every key of `keys`.
+    /// Adds every key of `keys`, the same bits as [`insert`](BloomFilter::insert) key by
+    /// key. In a filter larger than the L2 cache the keys are hashed in bursts of 16, the
+    /// cache lines of each key's probes prefetched as it is hashed, and a burst is inserted
+    /// once all its keys are hashed, so the misses of a burst overlap where key by key each
+    /// waits for its own lines. Measured with `par_build`'s sequential build (AMD EPYC family
+    /// 25 model 17): 22 to 35 ns per key at 10 million keys against 76 to 83 key by key in
+    /// the same sitting; in the L2 cache the bursts cost 15 to 25% more, so smaller filters
+    /// insert key by key. Prefetching each key's lines as it is hashed, rather than the whole
+    /// burst's once hashed, was the steadier of the two (23 to 27 ns against 23 to 56).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        if self.memory_usage() <= internal::caches::l2_cache_bytes() {
+            for key in keys {
+                self.insert(&key);
+            }
+            return;
+        }
+        let mut burst = [0u128; INSERT_BURST];
+        let mut len = 0;
         for key in keys {
-            self.insert(&key);
+            let hash = self.hash(&key);
+            self.bits.prefetch_all(self.probes(hash));
+            burst[len] = hash;
+            len += 1;
+            if len == INSERT_BURST {
+                for &hash in &burst {
+                    self.insert_hash(hash);
+                }
+                len = 0;
+            }
+        }
+        for &hash in &burst[..len] {
+            self.insert_hash(hash);
         }
     }
 
@@ -619,6 +647,24 @@ bloom_core::internal::par_queries_via_batch!(BloomFilter, insert: mut);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn insert_all_sets_the_bits_of_insert_beyond_the_cache_too() {
+        // One filter in the L2 cache (key by key) and one beyond it (bursts): the bits of
+        // `insert` one key at a time, whatever the count's remainder by the burst.
+        let beyond = (internal::caches::l2_cache_bytes() as u64 + 4096) * 8 * 2;
+        for bits in [10_000u64, beyond] {
+            for n in [0u64, 1, 15, 16, 17, 5_000] {
+                let mut all = BloomFilter::with_params(bits, 7).unwrap().with_seed(n);
+                all.insert_all(0..n);
+                let mut one = BloomFilter::with_params(bits, 7).unwrap().with_seed(n);
+                for k in 0..n {
+                    one.insert(&k);
+                }
+                assert!(all.bits == one.bits, "{bits} bits, {n} keys");
+            }
+        }
+    }
 
     #[test]
     fn insert_hashes_sets_the_bits_insert_all_sets() {
