@@ -11,8 +11,8 @@
 //!
 //! The query gathers the key's bits of all slices into one 128-bit mask (bit j: physical
 //! slice j), by the AVX-512 kernel where the CPU has it (16 positions per register, each
-//! block's word picked from two loads of 8 words by a two-table permute, 8 bits tested at
-//! once) or by the portable loop, which give the same mask.
+//! lane's 32-bit word picked from four loads of the 16 blocks by two two-table permutes, 16
+//! bits tested at once) or by the portable loop, which give the same mask.
 
 use bloom_core::internal::{high_half, low_half, reduce};
 
@@ -178,64 +178,60 @@ pub(crate) mod avx512 {
     /// slices.
     #[target_feature(enable = "avx512f")]
     unsafe fn mask_avx512(row: &[u64], x: u32, c: u32) -> u128 {
-        let slices = (row.len() / BLOCK_WORDS) as u32;
+        let slices = row.len() / BLOCK_WORDS;
+        // Lane i handles slice 16 g + i of group g: its block is 32-bit words 4i to 4i + 3
+        // of the group's 64 (little-endian: word w of the block holds 32-bit words 2w and
+        // 2w + 1), and the key's bit is bit `pos % 32` of 32-bit word `pos / 32` of it.
         let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-        let pairs = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-        let (vx, vc) = (_mm512_set1_epi32(x as i32), _mm512_set1_epi32(c as i32));
-        let mut mask = 0u128;
-        let mut j = 0;
-        while j < slices {
-            let jj = _mm512_add_epi32(_mm512_set1_epi32(j as i32), lane);
-            let mut h = _mm512_add_epi32(vx, _mm512_mullo_epi32(jj, vc));
-            h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+        let lane4 = _mm512_slli_epi32::<2>(lane);
+        let (low_bits, one) = (_mm512_set1_epi32(31), _mm512_set1_epi32(1));
+        // x + j c for the group's slices, stepped by 16 c.
+        let mut v = _mm512_add_epi32(
+            _mm512_set1_epi32(x as i32),
+            _mm512_mullo_epi32(lane, _mm512_set1_epi32(c as i32)),
+        );
+        let step = _mm512_set1_epi32(c.wrapping_mul(16) as i32);
+        let mut chunks = [0u16; 8];
+        for (g, chunk) in chunks.iter_mut().enumerate().take(slices.div_ceil(16)) {
+            let mut h = _mm512_xor_si512(v, _mm512_srli_epi32::<16>(v));
             h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x85eb_ca6b_u32 as i32));
             h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
             h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0xc2b2_ae35_u32 as i32));
             h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+            v = _mm512_add_epi32(v, step);
             // The top 7 bits: the position in the block.
             let pos = _mm512_srli_epi32::<25>(h);
-            for (half, pos) in [
-                _mm512_castsi512_si256(pos),
-                _mm512_extracti64x4_epi64::<1>(pos),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let first = j + 8 * half as u32;
-                if first >= slices {
-                    break;
-                }
-                let pos = _mm512_cvtepu32_epi64(pos);
-                // The words of slices first..first + 8 that lie in the row.
-                let words = BLOCK_WORDS as u32 * (slices - first).min(8);
-                let live = if words == 16 {
-                    u16::MAX
-                } else {
-                    (1u16 << words) - 1
-                };
-                let at = row.as_ptr().wrapping_add(BLOCK_WORDS * first as usize);
-                // SAFETY: a masked load reads only its live lanes, words
-                // `2 first .. 2 first + words` of the row, inside it; the pointers are only
-                // offset with `wrapping_add`.
-                let word = unsafe {
-                    let low = _mm512_maskz_loadu_epi64(live as u8, at.cast());
-                    let high =
-                        _mm512_maskz_loadu_epi64((live >> 8) as u8, at.wrapping_add(8).cast());
-                    // Lane i takes word 2i or 2i + 1 of the 16: the block's word of the bit.
-                    let which = _mm512_add_epi64(pairs, _mm512_srli_epi64::<6>(pos));
-                    _mm512_permutex2var_epi64(low, which, high)
-                };
-                let bit = _mm512_sllv_epi64(
-                    _mm512_set1_epi64(1),
-                    _mm512_and_si512(pos, _mm512_set1_epi64(63)),
-                );
-                // Lanes past the row read zero words (masked off above): never set.
-                let set = _mm512_test_epi64_mask(word, bit);
-                mask |= u128::from(set) << first;
-            }
-            j += 16;
+            // The row's 64-bit words of these 16 slices (32 words; those past the row masked
+            // off, read as zero: their lanes are never set).
+            let first = 16 * g;
+            let words = BLOCK_WORDS * (slices - first).min(16);
+            let live = if words == 32 {
+                u32::MAX
+            } else {
+                (1u32 << words) - 1
+            };
+            let at = row.as_ptr().wrapping_add(BLOCK_WORDS * first);
+            // SAFETY: a masked load reads only its live lanes, words `2 first` to
+            // `2 first + words` of the row, inside it; the pointers are only offset with
+            // `wrapping_add`.
+            let [w0, w1, w2, w3] = unsafe {
+                [0, 8, 16, 24].map(|offset| {
+                    _mm512_maskz_loadu_epi64((live >> offset) as u8, at.wrapping_add(offset).cast())
+                })
+            };
+            // The 32-bit word of each lane's bit; the permutes use the index's low 5 bits,
+            // lanes 0 to 7 from the first 32 words, 8 to 15 from the last 32.
+            let index = _mm512_or_si512(lane4, _mm512_srli_epi32::<5>(pos));
+            let first_half = _mm512_permutex2var_epi32(w0, index, w1);
+            let second_half = _mm512_permutex2var_epi32(w2, index, w3);
+            let word = _mm512_mask_blend_epi32(0xff00, first_half, second_half);
+            let bit = _mm512_sllv_epi32(one, _mm512_and_si512(pos, low_bits));
+            *chunk = _mm512_test_epi32_mask(word, bit);
         }
-        mask
+        chunks
+            .iter()
+            .rev()
+            .fold(0, |mask, &chunk| mask << 16 | u128::from(chunk))
     }
 }
 
