@@ -3,48 +3,60 @@
 
 An independent model of the aging filter as docs/format.md ("Aging") and docs/aging.md
 describe it: XXH3-128 from the reference C library (through the `xxhash` package, `pip
-install xxhash`), a key's bit in physical slice j at `reduce(mix(a + j b), slice_bits)`
-with SplitMix64's finalizer, inserts into the k newest slices, a shift after every
-`generation_len` inserts, and the 64 bytes of parameters and ring state. tests/tests/aging.rs
-pins its output; run this script to regenerate it after a deliberate change of format.
+install xxhash`); the blocked layout, a key's row `(a * rows) >> 64` (a the digest's low
+half), and in the row's 128-bit block of physical slice j the bit given by the top 7 bits of
+MurmurHash3's fmix32 of `x + j c mod 2^32` (x, c the low and high 32-bit halves of the
+digest's high half, c with its low bit set); inserts into the k newest slices, a shift after
+every `generation_len` inserts clearing the oldest slice's block in every row, and the 64
+bytes of parameters (layout 1) and ring state. tests/tests/aging.rs pins its output; run
+this script to regenerate it after a deliberate change of format.
 """
 import struct
 
-import xxhash
-
 from golden_model import DEFAULT_SEED, M64, digest, frame_params, s, u64
 
-
-def mix(z):
-    """SplitMix64's finalizer (Steele, Lea, Flood 2014)."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return z ^ (z >> 31)
+M32 = (1 << 32) - 1
+BLOCK_BITS = 128
+LAYOUT = 1
 
 
-def build(k, l, slice_bits, generation_len, seed, keys):
+def fmix32(h):
+    """MurmurHash3's 32-bit finalizer (Appleby)."""
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & M32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & M32
+    return h ^ (h >> 16)
+
+
+def build(k, l, rows, generation_len, seed, keys):
     slices = k + l
-    bits = [[0] * slice_bits for _ in range(slices)]
+    # blocks[r][j]: the 128 bits of row r's block of physical slice j, as an integer.
+    blocks = [[0] * slices for _ in range(rows)]
     head, count = 0, 0
     for key in keys:
         h = digest(key, seed)
         a, b = h & M64, h >> 64
+        row = (a * rows) >> 64
+        x, c = b & M32, (b >> 32) | 1
         for i in range(k):
             j = (head + i) % slices
-            bits[j][(mix((a + j * b) & M64) * slice_bits) >> 64] = 1
+            blocks[row][j] |= 1 << (fmix32((x + j * c) & M32) >> 25)
         count += 1
         if count == generation_len:
             head = (head - 1) % slices
-            bits[head] = [0] * slice_bits
+            for r in range(rows):
+                blocks[r][head] = 0
             count = 0
     payload = b"".join(
-        struct.pack("<Q", sum(bit << (i % 64) for i, bit in enumerate(row[w:w + 64])))
-        for row in bits
-        for w in range(0, slice_bits, 64)
+        struct.pack("<QQ", block & M64, block >> 64) for row in blocks for block in row
     )
-    params = struct.pack("<IIQQQIIQQQ", k, l, slice_bits, generation_len, 0, head, 0, count, 0, 0)
+    slice_bits = rows * BLOCK_BITS
+    params = struct.pack(
+        "<IIQQQIIQQQ", k, l, slice_bits, generation_len, 0, head, LAYOUT, count, 0, 0
+    )
     return frame_params(6, seed, params, payload)
 
 
-# k = 2, l = 3, 64-bit slices, generations of 2 inserts: the u64 keys 0..10, then "golden".
-print(build(2, 3, 64, 2, DEFAULT_SEED, [u64(i) for i in range(10)] + [s("golden")]).hex())
+# k = 2, l = 3, 2 rows, generations of 2 inserts: the u64 keys 0..10, then "golden".
+print(build(2, 3, 2, 2, DEFAULT_SEED, [u64(i) for i in range(10)] + [s("golden")]).hex())

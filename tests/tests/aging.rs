@@ -298,7 +298,16 @@ fn time_windows_expire_on_the_clock() {
 fn bad_parameters_are_errors() {
     bloom_tests::check_bad_parameters::<AgingBloomFilter>();
     let b = || AgingBloomFilter::builder(1000, 0.01);
-    for (k, l) in [(0, 5), (65, 5), (3, 0), (3, 1025)] {
+    // k above 16 (the exact rate's cost), l above 127, k + l above 128 (the query's mask).
+    for (k, l) in [
+        (0, 5),
+        (17, 5),
+        (65, 5),
+        (3, 0),
+        (3, 128),
+        (3, 1025),
+        (16, 113),
+    ] {
         assert!(
             matches!(
                 b().slices(k, l).build(),
@@ -315,10 +324,11 @@ fn bad_parameters_are_errors() {
     assert!(b().generations(10).slices(4, 10).build().is_ok());
     assert!(b().generations(0).build().is_err());
     assert!(b().slack(0).build().is_err());
-    assert!(matches!(
-        b().slices(64, 1024).build(),
-        Ok(_) | Err(Error::TooLarge { .. })
-    ));
+    assert!(b().generations(128).build().is_err());
+    assert!(b().time_window(60, 128).build().is_err());
+    assert!(b().slices(16, 112).build().is_ok());
+    // A single row at the least: a window of one key.
+    assert_eq!(AgingBloomFilter::new(1, 0.5).unwrap().num_rows(), 1);
 }
 
 /// A union of two windows finds what either found, and refuses filters built otherwise.
@@ -485,13 +495,14 @@ fn theory_and_fill_agree() {
 /// of the hash, or of where a key's bits go) and must be deliberate. The layout is
 /// docs/format.md's "Aging" section. Computed independently of the Rust code by
 /// `tests/golden/aging_golden.py`: that layout, the reference XXH3 (Python's `xxhash`,
-/// binding the C library) and the slice positions' closed form.
+/// binding the C library) and the rows' and blocks' positions computed there.
 #[test]
 fn golden_bytes() {
-    let mut f = AgingBloomFilter::builder(6, 0.1)
+    let mut f = AgingBloomFilter::builder(6, 0.002)
         .slices(2, 3)
         .build()
         .unwrap();
+    assert_eq!((f.num_rows(), f.generation_len()), (2, 2));
     for k in 0..10u64 {
         f.insert(&k);
     }
@@ -509,26 +520,31 @@ const GOLDEN_AGING_HEX: &str = concat!(
     "157c4a7fb979379e", // seed: DEFAULT_SEED
     "02000000",         // k = 2
     "03000000",         // l = 3
-    "4000000000000000", // slice_bits = 64
+    "0001000000000000", // slice_bits = 256: 2 rows of 128-bit blocks
     "0200000000000000", // generation_len = 2
     "0000000000000000", // span = 0: generations count inserts
     "00000000",         // newest slice: physical 0
-    "00000000",         // reserved, 0
+    "01000000",         // layout 1: rows of 128-bit blocks
     "0100000000000000", // inserts into the current generation = 1
     "0000000000000000", // generation of the clock (no clock)
     "0000000000000000", // latest time (no clock)
-    "2800000000000000", // payload length = 40
+    "a000000000000000", // payload length = 160
     "0000000000000000", // zero padding to offset 128 (40 bytes)
     "0000000000000000",
     "0000000000000000",
     "0000000000000000",
     "0000000000000000",
-    "0000000000000020", // physical slice 0
-    "0021000400000000", // physical slice 1
-    "0000001102000400", // physical slice 2
-    "0000100401000004", // physical slice 3
-    "0000040410000800", // physical slice 4
-    "875e0534b04c3a7b", // XXH3-64 checksum
+    "00000000000000000000000000000000", // row 0, physical slice 0: two words
+    "00000000000000000088000000000000", // row 0, physical slice 1: two words
+    "00000000000000000000000020020400", // row 0, physical slice 2: two words
+    "00000000010000000080000002000000", // row 0, physical slice 3: two words
+    "0000000000000100000000002000a000", // row 0, physical slice 4: two words
+    "00000000000008000000000000000000", // row 1, physical slice 0: two words
+    "00000000000000000000000000000200", // row 1, physical slice 1: two words
+    "00000000000000000000001000000000", // row 1, physical slice 2: two words
+    "00000000000000004000000000000000", // row 1, physical slice 3: two words
+    "00000000000000000000000000000000", // row 1, physical slice 4: two words
+    "9e7273b0db19c555",                 // XXH3-64 checksum
 );
 
 /// Times near `u64::MAX` with a span shorter than the generations: the generation number
@@ -536,7 +552,7 @@ const GOLDEN_AGING_HEX: &str = concat!(
 #[test]
 fn extreme_times_saturate() {
     let mut f = AgingBloomFilter::builder(100, 0.01)
-        .time_window(1, 1_000)
+        .time_window(1, 100)
         .build()
         .unwrap();
     f.insert_at(&1u8, u64::MAX - 1).unwrap();
@@ -548,7 +564,7 @@ fn extreme_times_saturate() {
     let copy = AgingBloomFilter::from_bytes(&f.to_bytes()).unwrap();
     assert_eq!(copy, f);
     let mut g = AgingBloomFilter::builder(100, 0.01)
-        .time_window(1, 1_000)
+        .time_window(1, 100)
         .build()
         .unwrap();
     g.insert_at(&3u8, 5).unwrap();

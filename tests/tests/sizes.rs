@@ -142,6 +142,7 @@ fn aging_filter() {
     let _: fn(&F) -> u32 = F::generations;
     let _: fn(&F) -> u32 = F::num_slices;
     let _: fn(&F) -> u64 = F::slice_bits;
+    let _: fn(&F) -> u64 = F::num_rows;
     let _: fn(&F) -> u64 = F::num_bits;
     let _: fn(&F) -> u64 = F::window;
     let _: fn(&F) -> u64 = F::generation_len;

@@ -1,58 +1,44 @@
-//! What a blocked layout of `AgingBloomFilter` would cost in memory: a Monte Carlo of its
-//! false-positive rate, against the separate slices the filter has (docs/aging.md, "A blocked
-//! layout").
+//! What the aging filter's layout costs in memory: the blocked layout it has (blocks of
+//! B = 128 bits, sized by the crate) against blocks of 64 bits and against the separate
+//! slices it had before (docs/aging.md, "Layout").
 //!
-//! In a blocked layout (the Age-Partitioned Blocked Bloom Filter of Shtul, Baquero, Almeida,
-//! arXiv 2001.03147) a key picks one row, and every slice gives each row a block of B bits,
-//! the blocks of one row side by side: a key's bit in slice i is in its row's block of slice
-//! i. A query then reads one row instead of one word in each slice. The price is that the
-//! blocks of one row are loaded together: a row that received more keys than the average in a
-//! generation is fuller in all k slices those keys went to, which makes a run of k set bits,
-//! a false positive, likelier than the separate slices' theory says.
+//! In the blocked layout (the Age-Partitioned Blocked Bloom Filter of Shtul, Baquero,
+//! Almeida, arXiv 2001.03147) a key picks one row, and every slice gives each row a block of
+//! B bits, the blocks of one row side by side. A query reads one row instead of one word in
+//! each slice. The price is that the blocks of one row are loaded together: a row that
+//! received more keys than the average in a generation is fuller in all k slices those keys
+//! went to, which makes a run of k set bits, a false positive, likelier than with separate
+//! slices (each key's bit anywhere in a slice, independently from slice to slice).
 //!
-//! The model: the keys of each generation land in a row independently with probability
-//! 1/rows, so a row receives a Poisson number of them, independently from generation to
-//! generation (the generations full, `ceil(window / l)` keys each, the steady state just
-//! before a shift that `new` sizes for). Slice i (0 the newest) holds the keys of the
-//! generations of ages `i - k + 1` to `i`, so its block in a row has the fill
-//! `1 - (1 - 1/B)^S_i`, S_i those generations' keys in the row. Given a row, a key never
-//! inserted finds its bits set independently from slice to slice, so the rate given the row
-//! is [`run_probability`] of the row's fills, and the filter's rate its mean over rows,
-//! estimated from `samples` sampled rows. A key `slack` generations past its window has its
-//! `k - slack` bits left in the oldest slices: the same with those slices counted as set.
+//! The exact rate of a blocked layout is `bloom_aging::blocked_run_probability` (a transfer
+//! matrix over the Poisson counts of each generation in a row; the crate's sizing uses it).
+//! This bench checks it by a Monte Carlo: the keys of each generation land in a row in a
+//! Poisson number, so a sampled row has the block fills `1 - (1 - 1/B)^S_i` (S_i the keys of
+//! the generations slice i holds), the rate given the row is `run_probability` of them, and
+//! the mean over `samples` sampled rows estimates the rate. A key `slack` generations past its
+//! window has its `k - slack` bits left in the oldest slices: the same with those slices
+//! counted as set. The bench prints the Monte Carlo's rate at the size found, divided by the
+//! exact one.
 //!
-//! The same mean has a closed form, computed exactly here ([`exact_rate`]) by a transfer
-//! matrix: with q = 1 - 1/B, a slice's bit is clear with probability `q^S_i`, set with
-//! `1 - q^S_i`; expanding the products over the slices of every sequence without a run of
-//! k, each term is `± q^(sum of S_i over a set of slices)`, whose mean over the Poisson
-//! counts is a product over generations of `exp(mean (q^c - 1))`, c the slices of the set that
-//! hold the generation. A generation is held by k consecutive slices, so the terms can be
-//! summed slice by slice over the states (run length so far, or a run found; which of the
-//! last k - 1 slices are in the set): `(k + 1) 2^(k - 1)` states, a few milliseconds at
-//! k = 10. Once a run is found the later slices' two terms cancel, so the found states carry
-//! the rate itself. The bench prints the Monte Carlo's rate at the size found, divided by the
-//! exact one, as the check of both.
-//!
-//! For each k, the separate slices' memory is the filter's own sizing
-//! (`builder(window, p).slices(k, l).slack(slack)`); the blocked layout's is the least
-//! number of rows, searched upwards from the same memory in steps of 0.5%, whose exact
-//! steady and expired rates are both at most p. Printed as bits per key of the window and as a
-//! multiple of a pair of classic filters sized for the window at p (`2 log2(1/p) / ln 2` bits
-//! per key, the optimum).
+//! For each k: the separate slices' memory is the least multiple of 64 bits per slice whose
+//! rates (by `run_probability` at the slices' expected fills) are at most p; B = 128 is the
+//! filter's own sizing (`builder(window, p).slices(k, l).slack(slack)`); B = 64 the least
+//! number of rows, searched upwards from the separate slices' memory in steps of 0.5%, whose
+//! exact steady and expired rates are both at most p. Printed as bits per key of the window
+//! and as a multiple of a pair of classic filters sized for the window at p
+//! (`2 log2(1/p) / ln 2` bits per key, the optimum).
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin aging_layout [p l slack samples]
 //! ```
 //! (defaults: p = 0.01, l = 80, slack = 8 generations, 100,000 sampled rows).
 
-use bloom_aging::{AgingBloomFilter, run_probability};
+use bloom_aging::{AgingBloomFilter, blocked_run_probability, run_probability};
 use bloom_core::keys::SplitMix64;
 
 /// The window of every configuration: the rates depend on it only through the keys per
 /// row and generation, which the memory per key fixes.
 const WINDOW: u64 = 100_000;
-/// Block sizes, in bits per slice and row.
-const BLOCK_BITS: [u32; 2] = [64, 128];
 /// The step of the search for the blocked layout's memory.
 const STEP: f64 = 0.005;
 /// Where the search gives up, as a multiple of the separate slices' memory.
@@ -73,68 +59,6 @@ fn poisson(rng: &mut SplitMix64, mean: f64) -> u32 {
     }
 }
 
-/// The rate of a blocked layout of `means.len()` slices and blocks of `block_bits` bits:
-/// the probability, over the Poisson counts of each generation in the key's row (`means[a]`
-/// the mean for the generation of age a) and over the key's positions, that k consecutive
-/// slices have the key's bit set; slices from `set_from` on certainly have it (a key's
-/// own bits left past its window). See the module docs for the recurrence.
-fn exact_rate(k: u32, means: &[f64], block_bits: u32, set_from: usize) -> f64 {
-    let (k, slices) = (k as usize, means.len());
-    let empty = 1.0 - 1.0 / f64::from(block_bits);
-    let held = (1usize << (k - 1)) - 1;
-    let found = k;
-    let index = |run: usize, set: usize| run << (k - 1) | set;
-    let mut weights = vec![0.0; (k + 1) << (k - 1)];
-    weights[0] = 1.0;
-    let mut next = weights.clone();
-    // factor[c]: the mean of q^(c S) over a generation's count S of mean `m`.
-    let factors = |m: f64| -> Vec<f64> {
-        (0..=k)
-            .map(|c| (m * (empty.powi(c as i32) - 1.0)).exp())
-            .collect()
-    };
-    for i in 0..slices {
-        next.fill(0.0);
-        // The generation of age i - k + 1 has all its slices once slice i is in.
-        let factor = i.checked_sub(k - 1).map(|a| factors(means[a]));
-        for run in 0..=found {
-            for set in 0..=held {
-                let weight = weights[index(run, set)];
-                if weight == 0.0 {
-                    continue;
-                }
-                let mut push = |to: usize, in_set: usize, sign: f64| {
-                    let window = set << 1 | in_set;
-                    let f = factor
-                        .as_ref()
-                        .map_or(1.0, |f| f[window.count_ones() as usize]);
-                    next[index(to, window & held)] += sign * weight * f;
-                };
-                let longer = (run + 1).min(found);
-                if run == found || i >= set_from {
-                    push(longer, 0, 1.0);
-                } else {
-                    // Clear: q^S. Set: 1 - q^S, two terms.
-                    push(0, 1, 1.0);
-                    push(longer, 0, 1.0);
-                    push(longer, 1, -1.0);
-                }
-            }
-        }
-        std::mem::swap(&mut weights, &mut next);
-    }
-    // The generations whose slices run past the last: held by the set's slices among them.
-    (0..=held)
-        .map(|set| {
-            let pending: f64 = (slices + 1 - k..slices)
-                .map(|a| factors(means[a])[(set & ((1 << (slices - a)) - 1)).count_ones() as usize])
-                .product();
-            weights[index(found, set)] * pending
-        })
-        .sum::<f64>()
-        .clamp(0.0, 1.0)
-}
-
 /// A configuration of the blocked layout.
 struct Blocked {
     k: u32,
@@ -150,9 +74,11 @@ impl Blocked {
     fn exact_rates(&self, slack: u32) -> (f64, f64) {
         let slices = (self.k + self.l) as usize;
         let means = vec![self.generation_len as f64 / self.rows as f64; slices];
-        let steady = exact_rate(self.k, &means, self.block_bits, slices);
-        let expired = exact_rate(self.k, &means, self.block_bits, (self.l + slack) as usize);
-        (steady, expired)
+        let rate = |set_from: usize| {
+            blocked_run_probability(self.k, &means, self.block_bits, set_from)
+                .expect("k within the crate's limit")
+        };
+        (rate(slices), rate((self.l + slack) as usize))
     }
 
     /// The mean over `samples` sampled rows of the steady rate, and of the rate of a key
@@ -214,115 +140,97 @@ fn main() {
         else {
             continue;
         };
-        let separate = filter.num_bits() as f64;
+        let g = filter.generation_len();
+        let separate = separate_bits(k, l, g, p, slack);
         let per_key = |bits: f64| {
             let bits_per_key = bits / WINDOW as f64;
             format!("{bits_per_key:.2} ({:.3}x)", bits_per_key / pair)
         };
+        let check = |blocked: &Blocked, rng: &mut SplitMix64| {
+            let (steady, expired) = blocked.exact_rates(slack);
+            let (mc_steady, mc_expired) = blocked.rates(slack, samples, rng);
+            format!("[{:.3}, {:.3}]", mc_steady / steady, mc_expired / expired)
+        };
         let mut row = format!("| {k} | {} |", per_key(separate));
-        for block_bits in BLOCK_BITS {
-            let row_bits = f64::from((k + l) * block_bits);
-            let mut factor = 1.0;
-            let found = loop {
-                if factor > MOST {
-                    break None;
-                }
-                let blocked = Blocked {
-                    k,
-                    l,
-                    generation_len: filter.generation_len(),
-                    block_bits,
-                    rows: (separate * factor / row_bits).ceil() as u64,
-                };
-                let (steady, expired) = blocked.exact_rates(slack);
-                if steady.max(expired) <= p {
-                    let (mc_steady, mc_expired) = blocked.rates(slack, samples, &mut rng);
-                    break Some((
-                        blocked.rows as f64 * row_bits,
-                        mc_steady / steady,
-                        mc_expired / expired,
-                    ));
-                }
-                factor += STEP;
+        // B = 64: searched up from the separate slices.
+        let row_bits = f64::from((k + l) * 64);
+        let mut factor = 1.0;
+        row += &loop {
+            if factor > MOST {
+                break format!(" above {MOST}x the separate slices |");
+            }
+            let blocked = Blocked {
+                k,
+                l,
+                generation_len: g,
+                block_bits: 64,
+                rows: (separate * factor / row_bits).ceil() as u64,
             };
-            row += &match found {
-                Some((bits, steady, expired)) => {
-                    format!(" {} [{steady:.3}, {expired:.3}] |", per_key(bits))
-                }
-                None => format!(" above {MOST}x the separate slices |"),
-            };
-        }
+            let (steady, expired) = blocked.exact_rates(slack);
+            if steady.max(expired) <= p {
+                let bits = blocked.rows as f64 * row_bits;
+                break format!(" {} {} |", per_key(bits), check(&blocked, &mut rng));
+            }
+            factor += STEP;
+        };
+        // B = 128: the filter as the crate sizes it.
+        let blocked = Blocked {
+            k,
+            l,
+            generation_len: g,
+            block_bits: bloom_aging::BLOCK_BITS,
+            rows: filter.num_rows(),
+        };
+        row += &format!(
+            " {} {} |",
+            per_key(filter.num_bits() as f64),
+            check(&blocked, &mut rng)
+        );
         println!("{row}");
     }
+}
+
+/// The memory of separate slices (the aging filter's layout before the blocked one): the
+/// least multiple of 64 bits per slice whose steady rate and rate `slack` generations past
+/// the window, by `run_probability` at the slices' expected fills, are at most `p`.
+fn separate_bits(k: u32, l: u32, generation_len: u64, p: f64, slack: u32) -> f64 {
+    let rate = |slice_bits: f64, set_from: u32| {
+        run_probability(
+            (0..k + l).map(|i| {
+                if i >= set_from {
+                    return 1.0;
+                }
+                let keys = f64::from(i.min(k - 1) + 1) * generation_len as f64;
+                -(keys * (-1.0 / slice_bits).ln_1p()).exp_m1()
+            }),
+            k,
+        )
+    };
+    let fits = |words: u64| {
+        let bits = (words * 64) as f64;
+        rate(bits, k + l).max(rate(bits, l + slack)) <= p
+    };
+    let mut hi = 1u64;
+    while !fits(hi) {
+        hi *= 2;
+    }
+    let mut lo = hi / 2;
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    (hi * 64 * u64::from(k + l)) as f64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The probability of Poisson(mean) = c.
-    fn poisson_pmf(mean: f64, c: u32) -> f64 {
-        (1..=c).fold((-mean).exp(), |p, i| p * mean / f64::from(i))
-    }
-
-    /// The rate by brute force: every count of every generation up to a cut-off, weighted by
-    /// its probability, each with the exact run probability at its fills. The counts past the
-    /// cut-off (14, at means up to 2) hold less than 10^-8 of the weight.
-    fn enumerated(k: u32, means: &[f64], block_bits: u32, set_from: usize) -> f64 {
-        const MOST: u32 = 14;
-        let (k_us, slices) = (k as usize, means.len());
-        let empty = 1.0 - 1.0 / f64::from(block_bits);
-        let mut counts = vec![0u32; slices];
-        let mut total = 0.0;
-        loop {
-            let weight: f64 = counts
-                .iter()
-                .zip(means)
-                .map(|(&c, &m)| poisson_pmf(m, c))
-                .product();
-            let fills = (0..slices).map(|i| {
-                if i >= set_from {
-                    1.0
-                } else {
-                    let held: u32 = counts[i.saturating_sub(k_us - 1)..=i].iter().sum();
-                    1.0 - empty.powi(held as i32)
-                }
-            });
-            total += weight * run_probability(fills, k);
-            // The next combination of counts, as an odometer.
-            let mut digit = 0;
-            loop {
-                if digit == slices {
-                    return total;
-                }
-                counts[digit] += 1;
-                if counts[digit] <= MOST {
-                    break;
-                }
-                counts[digit] = 0;
-                digit += 1;
-            }
-        }
-    }
-
-    #[test]
-    fn exact_rate_matches_enumeration() {
-        for (k, means, block_bits, set_from) in [
-            (2, vec![1.5, 0.7, 2.0, 1.0], 4, 4),
-            (2, vec![1.5, 0.7, 2.0, 1.0], 4, 3),
-            (3, vec![2.0, 2.0, 2.0, 2.0, 2.0], 8, 5),
-            (1, vec![0.5, 1.8, 1.0], 2, 3),
-            (4, vec![1.0; 5], 3, 5),
-        ] {
-            let exact = exact_rate(k, &means, block_bits, set_from);
-            let brute = enumerated(k, &means, block_bits, set_from);
-            assert!(
-                (exact - brute).abs() < 1e-7,
-                "k {k} {means:?} B {block_bits}: {exact} against {brute}"
-            );
-        }
-    }
-
+    /// The crate's exact rate and this bench's Monte Carlo agree.
     #[test]
     fn exact_rate_matches_the_monte_carlo() {
         let blocked = Blocked {

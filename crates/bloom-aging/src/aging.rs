@@ -5,11 +5,11 @@ use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
-use bloom_core::internal::{self, Output, high_half, low_half, reduce};
-use bloom_core::keys::mix;
+use bloom_core::internal::{self, Output};
 use bloom_core::{Error, math};
 
 use crate::params::{self, Ring, Shape};
+use crate::row::{self, BLOCK_WORDS, Kernel, Key};
 use crate::sizing;
 
 /// The false-positive rate [`FromIterator`] sizes for.
@@ -19,8 +19,9 @@ pub const DEFAULT_FPR: f64 = 0.01;
 /// within the window, and forgets keys that have left it.
 ///
 /// The filter is a ring of `k + l` slices of equal size (Shtul, Baquero, Almeida,
-/// "Age-Partitioned Bloom Filters", arXiv 2001.03147). An insert sets the key's bit in each
-/// of the k newest slices; after every generation (a fixed number of inserts, or a step of
+/// "Age-Partitioned Bloom Filters", arXiv 2001.03147), in their blocked layout: a key picks
+/// one row, where each slice has a block of 128 bits, so a query reads one row of
+/// `(k + l) 16` adjacent bytes. An insert sets the key's bit in each of the k newest slices; after every generation (a fixed number of inserts, or a step of
 /// the caller's clock with a [time window](AgingBloomFilterBuilder::time_window)) the
 /// oldest slice is cleared and becomes the newest. A query answers "present" when the key's
 /// bits are set in k consecutive slices. A key's k slices survive l shifts, so it is found
@@ -33,8 +34,9 @@ pub const DEFAULT_FPR: f64 = 0.01;
 /// inserts is found; a key followed by the window and 10% more
 /// ([`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS) generations) answers
 /// present with probability at most p, like a never-inserted key; the false-positive rate
-/// stays at or below p at every point of a stream. Each key is hashed once (seeded
-/// XXH3-128), whatever `k + l`.
+/// stays at or below p at every point of a stream, by the exact rate of the blocked layout
+/// ([`blocked_run_probability`](crate::blocked_run_probability)). Each key is hashed once
+/// (seeded XXH3-128), whatever `k + l`.
 ///
 /// # Examples
 ///
@@ -56,14 +58,25 @@ pub const DEFAULT_FPR: f64 = 0.01;
 /// assert!(fp < 1_150, "{fp} false positives in 100,000");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct AgingBloomFilter {
-    /// The slices, one after another in physical order: slice j holds bits
-    /// `[j * slice_bits, (j + 1) * slice_bits)`.
+    /// The rows one after another, each `k + l` blocks of two words in physical slice
+    /// order: slice j's block of row r is words `(r (k + l) + j) 2` and the next.
     bits: BitStore,
     shape: Shape,
     ring: Ring,
+    /// How queries compute a row's mask: detected once, not part of the filter's value.
+    kernel: Kernel,
 }
+
+/// Filters are equal when their parameters, ring and bits are (whichever kernel each runs).
+impl PartialEq for AgingBloomFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape == other.shape && self.ring == other.ring && self.bits == other.bits
+    }
+}
+
+impl Eq for AgingBloomFilter {}
 
 /// Builds an [`AgingBloomFilter`] with chosen slices, seed or time window; from
 /// [`AgingBloomFilter::builder`].
@@ -192,8 +205,10 @@ impl AgingBloomFilterBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] for a window of 0, a rate outside (0, 1) (NaN
-    /// included), k outside 1..=64, l outside 1..=1024, a time span of 0 or generations
-    /// that disagree with `slices`; [`Error::TooLarge`] when the slices would exceed
+    /// included), k outside 1..=16 ([`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES): the exact
+    /// rate the sizing needs doubles its cost with every k), l outside 1..=127 or
+    /// `k + l` above 128 ([`MAX_SLICES`](crate::MAX_SLICES): a query's mask holds 128
+    /// slices), a time span of 0 or generations that disagree with `slices`; [`Error::TooLarge`] when the slices would exceed
     /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS); [`Error::OutOfMemory`] when the
     /// machine cannot hold them.
     pub fn build(self) -> Result<AgingBloomFilter, Error> {
@@ -237,24 +252,21 @@ impl AgingBloomFilterBuilder {
         Shape {
             k: self.slices.map_or(1, |(k, _)| k),
             l,
-            slice_bits: 64,
+            slice_bits: u64::from(sizing::BLOCK_BITS),
             generation_len: 1,
             span,
             hashing: self.hashing,
         }
         .check()?;
         let generation_len = sizing::generation_len(self.window, l);
-        let (k, slice_bits) = match self.slices {
-            Some((k, _)) => (
-                k,
-                sizing::slice_bits_for(k, l, generation_len, self.fpr, slack)?,
-            ),
+        let (k, rows) = match self.slices {
+            Some((k, _)) => (k, sizing::rows_for(k, l, generation_len, self.fpr, slack)?),
             None => sizing::best_k(l, generation_len, self.fpr, slack)?,
         };
         AgingBloomFilter::with_shape(Shape {
             k,
             l,
-            slice_bits,
+            slice_bits: rows * u64::from(sizing::BLOCK_BITS),
             generation_len,
             span,
             hashing: self.hashing,
@@ -265,10 +277,11 @@ impl AgingBloomFilterBuilder {
 impl AgingBloomFilter {
     /// A filter for the last `window` inserts at false-positive rate `fpr`, with the
     /// default slices: [`DEFAULT_GENERATIONS`](crate::DEFAULT_GENERATIONS) generations,
-    /// and the k and slice size with the least memory for which both a never-inserted key
-    /// and a key [`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS)
+    /// and the k and number of rows with the least memory for which both a never-inserted
+    /// key and a key [`DEFAULT_SLACK_GENERATIONS`](crate::DEFAULT_SLACK_GENERATIONS)
     /// generations (10% of the window) past its window answer present with probability at
-    /// most `fpr`. The [default seed](bloom_core::hash::DEFAULT_SEED).
+    /// most `fpr`, by the blocked layout's exact rate. The
+    /// [default seed](bloom_core::hash::DEFAULT_SEED).
     ///
     /// # Errors
     ///
@@ -314,6 +327,7 @@ impl AgingBloomFilter {
             bits: BitStore::new(shape.num_bits())?,
             shape,
             ring: Ring::default(),
+            kernel: Kernel::detect(),
         })
     }
 
@@ -335,10 +349,18 @@ impl AgingBloomFilter {
         self.shape.slices()
     }
 
-    /// Bits per slice.
+    /// Bits per slice: [`num_rows`](AgingBloomFilter::num_rows) blocks of
+    /// [`BLOCK_BITS`](crate::BLOCK_BITS).
     #[inline]
     pub fn slice_bits(&self) -> u64 {
         self.shape.slice_bits
+    }
+
+    /// Rows: a key's bits for all slices lie in one row, a block of
+    /// [`BLOCK_BITS`](crate::BLOCK_BITS) bits per slice.
+    #[inline]
+    pub fn num_rows(&self) -> u64 {
+        self.shape.rows()
     }
 
     /// Bits of all slices.
@@ -385,6 +407,35 @@ impl AgingBloomFilter {
         self.shape.hashing
     }
 
+    /// Whether queries run a vector kernel (AVX-512 F, detected at run time when the filter
+    /// was made or read); `false`: the portable loop. Both give the same answers.
+    #[inline]
+    pub fn has_vector_query(&self) -> bool {
+        !matches!(self.kernel, Kernel::Portable)
+    }
+
+    /// The filter with its queries on the portable loop whatever the CPU has: for
+    /// benchmarks and tests that compare the kernels (the answers are the same, and so are
+    /// the filter's value and bytes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut fast = AgingBloomFilter::new(1_000, 0.01)?;
+    /// fast.insert_all(0..1_000u32);
+    /// let portable = fast.clone().with_portable_query();
+    /// assert!(!portable.has_vector_query());
+    /// assert_eq!(portable, fast);
+    /// assert!((0..2_000u32).all(|k| portable.contains(&k) == fast.contains(&k)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_portable_query(mut self) -> Self {
+        self.kernel = Kernel::Portable;
+        self
+    }
+
     /// Inserts into the current generation so far.
     #[inline]
     pub fn generation_inserts(&self) -> u64 {
@@ -400,28 +451,6 @@ impl AgingBloomFilter {
         self.shape.hashing.hash(key)
     }
 
-    /// The bit of `hash` in physical slice `j`: its word and mask. With `a`, `b` the halves
-    /// of the hash, `x_j = a + j b mod 2^64` passed through SplitMix64's finalizer ([`mix`])
-    /// and reduced to the slice by multiply-shift.
-    ///
-    /// The mixing is what keeps the slices independent. Without it, two keys' values differ
-    /// by `(a - a') + j (b - b')`, a progression in j (enhanced double hashing's cubic term
-    /// cancels in the difference too): two keys that share their bits in two neighbouring
-    /// slices tend to share them in all, and a run of k shared bits is a false positive.
-    /// With slices of a few hundred bits that measured 1.27 to 1.65 times the theory's rate
-    /// (1,000-key windows at 1% and 0.1%); docs/aging.md has the figures. The finalizer is a
-    /// bijection, so the k + l values of a key are distinct whenever `b` is not 0.
-    #[inline(always)]
-    fn bit_of(&self, a: u64, b: u64, j: u32) -> (usize, u64) {
-        let j64 = u64::from(j);
-        let pos = reduce(
-            mix(a.wrapping_add(j64.wrapping_mul(b))),
-            self.shape.slice_bits,
-        );
-        let word = j64 * (self.shape.slice_bits / 64) + (pos >> 6);
-        (word as usize, 1 << (pos & 63))
-    }
-
     /// The physical slice of logical slice `i` (0 the newest).
     #[inline(always)]
     fn physical(&self, i: u32) -> u32 {
@@ -430,38 +459,39 @@ impl AgingBloomFilter {
         if j >= slices { j - slices } else { j }
     }
 
+    /// Words per row.
     #[inline(always)]
-    fn is_set(&self, a: u64, b: u64, i: u32) -> bool {
-        let (word, mask) = self.bit_of(a, b, self.physical(i));
-        self.bits.as_words()[word] & mask != 0
+    fn row_words(&self) -> usize {
+        self.shape.slices() as usize * BLOCK_WORDS
     }
 
-    /// Whether the key's bits are set in k consecutive slices among the `alive` newest.
-    ///
-    /// A window of k slices is tested from its oldest end back: at a clear bit, no run can
-    /// contain that slice, so the next window starts just after it, and the slices between
-    /// are known set. Each slice is read at most once, and an absent key usually skips most
-    /// of the ring.
+    /// The key of `hash`, and the first word of its row.
+    #[inline(always)]
+    fn key(&self, hash: u128) -> (Key, usize) {
+        let key = Key::new(hash, self.shape.rows());
+        (key, key.row as usize * self.row_words())
+    }
+
+    /// The key's bits of every slice of its row: bit j for physical slice j.
+    #[inline(always)]
+    fn mask(&self, key: &Key, start: usize) -> u128 {
+        let row = &self.bits.as_words()[start..start + self.row_words()];
+        self.kernel.mask(row, key)
+    }
+
+    /// Whether the key's bits are set in k consecutive slices among the `alive` newest:
+    /// the row's mask turned to ring order, the run found by shifts.
     #[inline]
     fn has_run(&self, hash: u128, alive: u32) -> bool {
-        let (a, b) = (low_half(hash), high_half(hash));
-        let k = self.shape.k;
-        // The window [start, start + k) is tested; [start, known) is known set.
-        let mut start = 0;
-        let mut known = 0;
-        'windows: while start + k <= alive {
-            let mut i = start + k;
-            while i > known {
-                i -= 1;
-                if !self.is_set(a, b, i) {
-                    known = start + k;
-                    start = i + 1;
-                    continue 'windows;
-                }
-            }
-            return true;
-        }
-        false
+        let (key, start) = self.key(hash);
+        let mask = self.mask(&key, start);
+        row::has_run(
+            mask,
+            self.shape.slices(),
+            self.ring.head,
+            self.shape.k,
+            alive,
+        )
     }
 
     /// Adds a key to the current generation. Returns `true` if it was possibly present
@@ -485,11 +515,12 @@ impl AgingBloomFilter {
 
     /// Adds a key by its pre-computed 128-bit hash; see [`insert`](AgingBloomFilter::insert).
     pub fn insert_hash(&mut self, hash: u128) -> bool {
-        let seen = self.has_run(hash, self.shape.slices());
-        let (a, b) = (low_half(hash), high_half(hash));
-        for i in 0..self.shape.k {
-            let (word, mask) = self.bit_of(a, b, self.physical(i));
-            self.bits.as_words_mut()[word] |= mask;
+        let (key, start) = self.key(hash);
+        let (slices, k) = (self.shape.slices(), self.shape.k);
+        let seen = row::has_run(self.mask(&key, start), slices, self.ring.head, k, slices);
+        for i in 0..k {
+            let (word, bit) = key.bit(self.physical(i));
+            self.bits.as_words_mut()[start + word] |= bit;
         }
         self.ring.count = self.ring.count.saturating_add(1);
         if self.shape.span == 0 && self.ring.count == self.shape.generation_len {
@@ -570,13 +601,10 @@ impl AgingBloomFilter {
         } else {
             self.ring.head - 1
         };
-        let words = (self.shape.slice_bits / 64) as usize;
-        let start = self.ring.head as usize * words;
-        if self.bits.as_words()[start..start + words]
-            .iter()
-            .any(|&w| w != 0)
-        {
-            self.bits.as_words_mut()[start..start + words].fill(0);
+        // The oldest slice's block in every row.
+        let (stride, at) = (self.row_words(), self.ring.head as usize * BLOCK_WORDS);
+        for row in self.bits.as_words_mut().chunks_exact_mut(stride) {
+            row[at..at + BLOCK_WORDS].fill(0);
         }
         self.ring.count = 0;
     }
@@ -652,60 +680,75 @@ impl AgingBloomFilter {
         Ok(self.has_run(self.hash(key), alive))
     }
 
-    /// Bits set in each slice, newest first.
-    fn slice_ones(&self) -> impl Iterator<Item = u64> + '_ {
-        let words = (self.shape.slice_bits / 64) as usize;
-        (0..self.shape.slices()).map(move |i| {
-            let start = self.physical(i) as usize * words;
-            self.bits.as_words()[start..start + words]
-                .iter()
-                .map(|w| u64::from(w.count_ones()))
-                .sum()
-        })
+    /// Bits set in each slice (over all rows), newest first.
+    fn slice_ones(&self) -> Vec<u64> {
+        let slices = self.shape.slices() as usize;
+        let mut physical = vec![0u64; slices];
+        for row in self.bits.as_words().chunks_exact(self.row_words()) {
+            for (ones, block) in physical.iter_mut().zip(row.chunks_exact(BLOCK_WORDS)) {
+                *ones += u64::from(block[0].count_ones() + block[1].count_ones());
+            }
+        }
+        (0..self.shape.slices())
+            .map(|i| physical[self.physical(i) as usize])
+            .collect()
     }
 
     /// The false-positive rate at the current fill: the probability that a key never
-    /// inserted finds its bits set in k consecutive slices, from each slice's fraction of
-    /// bits set (a recurrence over run lengths; see docs/aging.md).
+    /// inserted finds its bits set in k consecutive slices of its row, from each block's
+    /// fraction of bits set (a recurrence over run lengths, averaged over the rows; see
+    /// docs/aging.md). Reads every word and runs the recurrence once per row.
     pub fn estimated_fpr(&self) -> f64 {
-        let m = self.shape.slice_bits as f64;
-        sizing::run_probability(self.slice_ones().map(|ones| ones as f64 / m), self.shape.k)
+        let b = f64::from(sizing::BLOCK_BITS);
+        let (k, slices) = (self.shape.k, self.shape.slices());
+        let total: f64 = self
+            .bits
+            .as_words()
+            .chunks_exact(self.row_words())
+            .map(|row| {
+                sizing::run_probability(
+                    (0..slices).map(|i| {
+                        let at = self.physical(i) as usize * BLOCK_WORDS;
+                        f64::from(row[at].count_ones() + row[at + 1].count_ones()) / b
+                    }),
+                    k,
+                )
+            })
+            .sum();
+        total / self.shape.rows() as f64
     }
 
     /// The false-positive rate theory predicts for `inserts` distinct keys inserted into an
-    /// empty filter without a time window (generations of `generation_len` inserts); from
-    /// `window + generation_len` inserts on it stays at
-    /// [`fpr_bound`](AgingBloomFilter::fpr_bound) just before each shift.
+    /// empty filter without a time window (generations of `generation_len` inserts): the
+    /// blocked layout's exact rate ([`blocked_run_probability`](crate::blocked_run_probability))
+    /// with each generation's keys spread over the rows; from `window + generation_len`
+    /// inserts on it stays at [`fpr_bound`](AgingBloomFilter::fpr_bound) just before each
+    /// shift.
     pub fn expected_fpr(&self, inserts: u64) -> f64 {
-        let g = self.shape.generation_len;
-        let (shifts, current) = (inserts / g, inserts % g);
-        let k = self.shape.k;
-        let keys_of_age = |age: u32| -> f64 {
-            match u64::from(age) {
-                0 => current as f64,
-                a if a <= shifts => g as f64,
-                _ => 0.0,
-            }
-        };
-        let m = self.shape.slice_bits as f64;
-        sizing::run_probability(
-            (0..self.shape.slices()).map(|i| {
-                let keys: f64 = (i.saturating_sub(k - 1)..=i).map(keys_of_age).sum();
-                sizing::expected_fill(m, keys)
-            }),
-            k,
+        sizing::rate_after(
+            self.shape.k,
+            self.shape.l,
+            self.shape.generation_len,
+            self.shape.rows(),
+            inserts,
         )
     }
 
     /// The highest false-positive rate of a steady stream: every generation holding
-    /// `generation_len` keys. [`new(window, p)`](AgingBloomFilter::new) sizes the slices so
-    /// that this is at most p.
+    /// `generation_len` keys, by the blocked layout's exact rate.
+    /// [`new(window, p)`](AgingBloomFilter::new) sizes the rows so that this is at most p.
     pub fn fpr_bound(&self) -> f64 {
-        sizing::steady_fpr(
+        self.steady_rates(None).0
+    }
+
+    /// [`sizing::steady_rates`] of this filter.
+    fn steady_rates(&self, past: Option<u32>) -> (f64, f64) {
+        sizing::steady_rates(
             self.shape.k,
             self.shape.l,
             self.shape.generation_len,
-            self.shape.slice_bits as f64,
+            self.shape.rows(),
+            past,
         )
     }
 
@@ -731,13 +774,7 @@ impl AgingBloomFilter {
         if past == 0 {
             return 1.0;
         }
-        sizing::expired_fpr(
-            self.shape.k,
-            self.shape.l,
-            self.shape.generation_len,
-            self.shape.slice_bits as f64,
-            past.min(self.shape.k),
-        )
+        self.steady_rates(Some(past.min(self.shape.k))).1
     }
 
     /// The number of distinct keys inserted within the window (the current generation and
@@ -763,6 +800,7 @@ impl AgingBloomFilter {
         let m = self.shape.slice_bits;
         let slices: Vec<f64> = self
             .slice_ones()
+            .into_iter()
             .map(|ones| math::estimate_cardinality(m, 1, ones))
             .collect();
         let whole_runs = (l + 1) / k;
@@ -875,28 +913,46 @@ impl AgingBloomFilter {
         if offset == 0 {
             self.ring.count = self.ring.count.max(other.ring.count);
         }
-        let slices = u64::from(self.shape.slices());
-        let words = (self.shape.slice_bits / 64) as usize;
-        for i in 0..slices.saturating_sub(offset) as u32 {
-            let from = other.physical(i) as usize * words;
-            let to = self.physical(i + offset as u32) as usize * words;
-            debug_assert_eq!(from, to, "aligned rings");
-            let source = &other.bits.as_words()[from..from + words];
-            if source.iter().any(|&w| w != 0) {
-                for (a, b) in self.bits.as_words_mut()[to..to + words]
-                    .iter_mut()
-                    .zip(source)
-                {
-                    *a |= *b;
-                }
+        let slices = self.shape.slices();
+        if offset == 0 {
+            // Every slice of `other` has its place in `self`: the whole rows.
+            for (a, b) in self
+                .bits
+                .as_words_mut()
+                .iter_mut()
+                .zip(other.bits.as_words())
+            {
+                *a |= *b;
+            }
+            return Ok(());
+        }
+        // The physical slices `other` keeps an age for in `self` (the same places: the rings
+        // are aligned), and in every row their blocks.
+        let mut kept = vec![false; slices as usize];
+        for i in 0..u64::from(slices).saturating_sub(offset) as u32 {
+            let from = other.physical(i);
+            debug_assert_eq!(from, self.physical(i + offset as u32), "aligned rings");
+            kept[from as usize] = true;
+        }
+        let stride = self.row_words();
+        for (to, from) in self
+            .bits
+            .as_words_mut()
+            .chunks_exact_mut(stride)
+            .zip(other.bits.as_words().chunks_exact(stride))
+        {
+            for (j, _) in kept.iter().enumerate().filter(|&(_, &k)| k) {
+                let at = j * BLOCK_WORDS;
+                to[at] |= from[at];
+                to[at + 1] |= from[at + 1];
             }
         }
         Ok(())
     }
 
     /// The filter in the workspace's binary format (docs/format.md, "Aging"): the
-    /// parameters, the ring's position, the current generation's insert count and the clock
-    /// of a time window, then the slices.
+    /// parameters, the layout, the ring's position, the current generation's insert count
+    /// and the clock of a time window, then the rows.
     ///
     /// # Examples
     ///
@@ -951,7 +1007,12 @@ impl AgingBloomFilter {
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
         let (shape, ring, words) = params::read_frame(reader, key)?;
         let bits = BitStore::from_parts(words, shape.num_bits())?;
-        Ok(AgingBloomFilter { bits, shape, ring })
+        Ok(AgingBloomFilter {
+            bits,
+            shape,
+            ring,
+            kernel: Kernel::detect(),
+        })
     }
 
     /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).
@@ -969,7 +1030,12 @@ impl AgingBloomFilter {
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
         let (shape, ring, payload) = params::decode(bytes, key)?;
         let bits = BitStore::from_le_bytes(payload, shape.num_bits())?;
-        Ok(AgingBloomFilter { bits, shape, ring })
+        Ok(AgingBloomFilter {
+            bits,
+            shape,
+            ring,
+            kernel: Kernel::detect(),
+        })
     }
 }
 
@@ -981,3 +1047,54 @@ bloom_core::internal::keyed_via_inherent!(AgingBloomFilter);
 
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AgingBloomFilter);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bloom_core::keys::SplitMix64;
+
+    /// Filters of random shapes and fills answer alike on both kernels, for keys inserted
+    /// (in and past the window) and never inserted, at every ring position met.
+    #[test]
+    fn kernels_agree_on_random_filters() {
+        let mut rng = SplitMix64(19);
+        for case in 0..40 {
+            let k = 1 + rng.below(16) as u32;
+            let l = 1 + rng.below(u64::from(128 - k)) as u32;
+            let window = 50 + rng.below(3_000);
+            let fpr = [0.2, 0.05, 0.01][case % 3];
+            let mut fast = AgingBloomFilter::builder(window, fpr)
+                .slices(k, l)
+                .seed(case as u64)
+                .build()
+                .unwrap();
+            let inserts = rng.below(3 * window);
+            for _ in 0..inserts {
+                fast.insert(&rng.below(4 * window));
+                if rng.below(500) == 0 {
+                    fast.advance();
+                }
+            }
+            let portable = fast.clone().with_portable_query();
+            for key in 0..4 * window + 2_000 {
+                assert_eq!(fast.contains(&key), portable.contains(&key), "case {case}");
+            }
+        }
+    }
+
+    /// Every key of the window is found while the ring turns, with each ring position.
+    #[test]
+    fn the_window_is_kept_at_every_ring_position() {
+        let mut f = AgingBloomFilter::builder(300, 0.01)
+            .slices(5, 10)
+            .build()
+            .unwrap();
+        let window = f.window() as usize;
+        let keys: Vec<u64> = (0..20 * window as u64).collect();
+        for (i, key) in keys.iter().enumerate() {
+            f.insert(key);
+            let start = (i + 1).saturating_sub(window);
+            assert!(keys[start..=i].iter().all(|k| f.contains(k)), "after {i}");
+        }
+    }
+}

@@ -5,10 +5,17 @@ use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::{self, ByteReader, Output, Sink};
 use bloom_core::{Error, math};
 
-use crate::sizing::{MAX_GENERATIONS, MAX_NUM_HASHES};
+use crate::sizing::{BLOCK_BITS, MAX_GENERATIONS, MAX_NUM_HASHES, MAX_SLICES};
 
 /// Bytes of the variant parameters in the frame (docs/format.md, "Aging").
 pub(crate) const PARAMS_LEN: usize = 64;
+
+/// The aging payload's layout version (the parameter at offset 52): 1, rows of 128-bit
+/// blocks, one per slice (docs/format.md, "Aging"). The separate slices before it wrote 0
+/// there, the same parameters over a payload in another order: those bytes are refused as
+/// [`Error::UnsupportedVersion`] (nothing had been released), as the shared format refuses a
+/// version whose layout changed.
+pub(crate) const LAYOUT: u32 = 1;
 
 /// What sizes the filter: fixed at construction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,7 +24,7 @@ pub(crate) struct Shape {
     pub(crate) k: u32,
     /// Generations a key survives after its own.
     pub(crate) l: u32,
-    /// Bits per slice, a multiple of 64.
+    /// Bits per slice: the rows times [`BLOCK_BITS`].
     pub(crate) slice_bits: u64,
     /// Inserts per generation (the ring shifts after this many, without a time window).
     pub(crate) generation_len: u64,
@@ -42,11 +49,20 @@ impl Shape {
                 format!("must be in 1..={MAX_GENERATIONS} (got {})", self.l),
             ));
         }
-        if self.slice_bits == 0 || self.slice_bits % 64 != 0 {
+        if self.slices() > MAX_SLICES {
+            return Err(Error::invalid(
+                "l",
+                format!(
+                    "k + l must be at most {MAX_SLICES} (got {} + {})",
+                    self.k, self.l
+                ),
+            ));
+        }
+        if self.slice_bits == 0 || self.slice_bits % u64::from(BLOCK_BITS) != 0 {
             return Err(Error::invalid(
                 "slice_bits",
                 format!(
-                    "must be a positive multiple of 64 (got {})",
+                    "must be a positive multiple of {BLOCK_BITS} (got {})",
                     self.slice_bits
                 ),
             ));
@@ -68,6 +84,12 @@ impl Shape {
     #[inline(always)]
     pub(crate) fn slices(&self) -> u32 {
         self.k + self.l
+    }
+
+    /// Rows: blocks per slice.
+    #[inline(always)]
+    pub(crate) fn rows(&self) -> u64 {
+        self.slice_bits / u64::from(BLOCK_BITS)
     }
 
     /// Bits of all slices.
@@ -130,7 +152,7 @@ pub(crate) fn encode(
     params.extend_from_slice(&shape.generation_len.to_le_bytes());
     params.extend_from_slice(&shape.span.to_le_bytes());
     params.extend_from_slice(&ring.head.to_le_bytes());
-    params.extend_from_slice(&0u32.to_le_bytes());
+    params.extend_from_slice(&LAYOUT.to_le_bytes());
     params.extend_from_slice(&ring.count.to_le_bytes());
     params.extend_from_slice(&ring.epoch.to_le_bytes());
     params.extend_from_slice(&ring.last_now.to_le_bytes());
@@ -148,7 +170,7 @@ pub(crate) fn encode(
 
 /// Reads one frame from a stream, its payload straight into the word store the filter keeps
 /// (`internal::FrameReader`): shape and ring checked as [`decode`] checks them, then the
-/// slices' words, whose length is checked once they have arrived (a short stream is
+/// rows' words, whose length is checked once they have arrived (a short stream is
 /// `Truncated`, as `decode` says of the same bytes).
 pub(crate) fn read_frame(
     reader: &mut dyn std::io::Read,
@@ -163,7 +185,7 @@ pub(crate) fn read_frame(
     Ok((shape, ring, words))
 }
 
-/// Decodes and validates a frame: shape, ring and the payload (the slices' words), the
+/// Decodes and validates a frame: shape, ring and the payload (the rows' words), the
 /// hashing checked against `key`.
 pub(crate) fn decode<'a>(
     bytes: &'a [u8],
@@ -196,11 +218,13 @@ fn decode_params(
     let ring = Ring {
         head: r.u32()?,
         count: {
-            let reserved = r.u32()?;
-            if reserved != 0 {
-                return Err(Error::corrupt(format!(
-                    "reserved field {reserved}, 0 expected"
-                )));
+            let layout = r.u32()?;
+            if layout != LAYOUT {
+                // The version fields hold 16 bits; a layout past them is no version.
+                return Err(u16::try_from(layout).map_or_else(
+                    |_| Error::corrupt(format!("layout {layout}, {LAYOUT} expected")),
+                    |found| Error::UnsupportedVersion { found },
+                ));
             }
             r.u64()?
         },

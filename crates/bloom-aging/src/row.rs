@@ -1,0 +1,322 @@
+//! Where a key's bits are in the blocked layout, and the query's mask of them.
+//!
+//! A key picks one row by multiply-shift of the low half of its hash. A row is `k + l`
+//! blocks of [`BLOCK_BITS`](crate::BLOCK_BITS) = 128 bits (two words), one per physical slice,
+//! side by side in physical order. With `x` and `c` the low and high 32-bit halves of the
+//! hash's high half (`c` made odd), the key's bit in the block of physical slice j is the top
+//! 7 bits of MurmurHash3's 32-bit finalizer of `x + j c` (modulo 2^32). The finalizer is a
+//! bijection and `c` is odd, so the values `x + j c` of one key are distinct for the up to
+//! 128 slices; the finalizer keeps neighbouring slices' positions independent (without it,
+//! two keys sharing their bits in two slices would tend to share them in all: docs/aging.md).
+//!
+//! The query gathers the key's bits of all slices into one 128-bit mask (bit j: physical
+//! slice j), by the AVX-512 kernel where the CPU has it (16 positions per register, each
+//! lane's 32-bit word picked from four loads of the 16 blocks by two two-table permutes, 16
+//! bits tested at once) or by the portable loop, which give the same mask.
+
+use bloom_core::internal::{high_half, low_half, reduce};
+
+/// The words of one block.
+pub(crate) const BLOCK_WORDS: usize = 2;
+
+/// MurmurHash3's 32-bit finalizer (Appleby, MurmurHash3, `fmix32`): a bijection.
+#[inline(always)]
+pub(crate) fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+/// A key's place in the filter: its row and the seeds of its positions in the row.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Key {
+    /// The row's index.
+    pub(crate) row: u64,
+    pub(crate) x: u32,
+    /// Odd.
+    pub(crate) c: u32,
+}
+
+impl Key {
+    /// The key of `hash` in a filter of `rows` rows.
+    #[inline(always)]
+    pub(crate) fn new(hash: u128, rows: u64) -> Key {
+        let b = high_half(hash);
+        Key {
+            row: reduce(low_half(hash), rows),
+            x: b as u32,
+            c: (b >> 32) as u32 | 1,
+        }
+    }
+
+    /// The key's bit in the block of physical slice `j`: the word within the row, and the
+    /// bit's mask.
+    #[inline(always)]
+    pub(crate) fn bit(&self, j: u32) -> (usize, u64) {
+        let pos = fmix32(self.x.wrapping_add(j.wrapping_mul(self.c))) >> 25;
+        (
+            BLOCK_WORDS * j as usize + (pos >> 6) as usize,
+            1 << (pos & 63),
+        )
+    }
+}
+
+/// The key's bits in `row` (a row of `row.len() / 2` slices, at most 128), bit j for
+/// physical slice j, a slice at a time.
+pub(crate) fn mask_portable(row: &[u64], key: &Key) -> u128 {
+    let slices = (row.len() / BLOCK_WORDS) as u32;
+    (0..slices).fold(0, |mask, j| {
+        let (word, bit) = key.bit(j);
+        mask | (u128::from(row[word] & bit != 0) << j)
+    })
+}
+
+/// How the mask is computed: chosen once per filter from what the CPU has.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kernel {
+    /// [`mask_portable`].
+    Portable,
+    /// The AVX-512 F kernel; holding the token proves the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    Avx512(avx512::Avx512),
+}
+
+impl Kernel {
+    /// The fastest kernel the CPU has.
+    pub(crate) fn detect() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = avx512::Avx512::detect() {
+            return Kernel::Avx512(token);
+        }
+        Kernel::Portable
+    }
+
+    /// Whether this is a vector kernel.
+    #[cfg(test)]
+    pub(crate) fn is_vector(self) -> bool {
+        !matches!(self, Kernel::Portable)
+    }
+
+    /// The key's bits in `row`, as [`mask_portable`] gives them.
+    #[inline(always)]
+    pub(crate) fn mask(self, row: &[u64], key: &Key) -> u128 {
+        match self {
+            Kernel::Portable => mask_portable(row, key),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(token) => avx512::mask(token, row, key.x, key.c),
+        }
+    }
+}
+
+/// Whether `mask` (bit j: physical slice j, `slices` of them) has k set bits in a row in
+/// ring order among the `alive` newest slices, the newest being physical slice `head`.
+/// Found by shifts: after them, bit i of `run` is set when bits i to i + k - 1 are.
+#[inline(always)]
+pub(crate) fn has_run(mask: u128, slices: u32, head: u32, k: u32, alive: u32) -> bool {
+    if alive < k {
+        return false;
+    }
+    // Logical slice i is physical (head + i) mod slices.
+    let ring = if head == 0 {
+        mask
+    } else {
+        (mask >> head) | (mask << (slices - head))
+    };
+    let live = if alive >= 128 {
+        u128::MAX
+    } else {
+        (1 << alive) - 1
+    };
+    let mut run = ring & live;
+    let mut len = 1;
+    while len < k {
+        let step = len.min(k - len);
+        run &= run >> step;
+        len += step;
+    }
+    run != 0
+}
+
+// The AVX-512 intrinsics and target features are stable from Rust 1.89, above the
+// workspace's declared 1.85 (bloom-core's `#[target_feature(enable = "avx512f")]` needs 1.89
+// as well); clippy's MSRV check flags only the intrinsics.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::incompatible_msrv)]
+pub(crate) mod avx512 {
+    use std::arch::x86_64::*;
+
+    use super::BLOCK_WORDS;
+
+    /// Proof that the CPU has AVX-512 F; made only by [`Avx512::detect`].
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Avx512 {
+        _detected: (),
+    }
+
+    impl Avx512 {
+        /// The token, when the CPU has AVX-512 F.
+        pub(crate) fn detect() -> Option<Avx512> {
+            bloom_core::internal::cpu::has_avx512f().then_some(Avx512 { _detected: () })
+        }
+    }
+
+    /// The mask of a row of at most 128 blocks of two words.
+    #[inline(always)]
+    pub(crate) fn mask(_token: Avx512, row: &[u64], x: u32, c: u32) -> u128 {
+        assert!(row.len() % BLOCK_WORDS == 0 && row.len() <= 128 * BLOCK_WORDS);
+        // SAFETY: the token proves the CPU has AVX-512 F; the row's length was checked.
+        unsafe { mask_avx512(row, x, c) }
+    }
+
+    /// The mask of a row of blocks of two words.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX-512 F; `row.len()` must be twice the slices, at most 128
+    /// slices.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn mask_avx512(row: &[u64], x: u32, c: u32) -> u128 {
+        let slices = row.len() / BLOCK_WORDS;
+        // Lane i handles slice 16 g + i of group g: its block is 32-bit words 4i to 4i + 3
+        // of the group's 64 (little-endian: word w of the block holds 32-bit words 2w and
+        // 2w + 1), and the key's bit is bit `pos % 32` of 32-bit word `pos / 32` of it.
+        let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let lane4 = _mm512_slli_epi32::<2>(lane);
+        let (low_bits, one) = (_mm512_set1_epi32(31), _mm512_set1_epi32(1));
+        // x + j c for the group's slices, stepped by 16 c.
+        let mut v = _mm512_add_epi32(
+            _mm512_set1_epi32(x as i32),
+            _mm512_mullo_epi32(lane, _mm512_set1_epi32(c as i32)),
+        );
+        let step = _mm512_set1_epi32(c.wrapping_mul(16) as i32);
+        let mut chunks = [0u16; 8];
+        for (g, chunk) in chunks.iter_mut().enumerate().take(slices.div_ceil(16)) {
+            let mut h = _mm512_xor_si512(v, _mm512_srli_epi32::<16>(v));
+            h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0x85eb_ca6b_u32 as i32));
+            h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
+            h = _mm512_mullo_epi32(h, _mm512_set1_epi32(0xc2b2_ae35_u32 as i32));
+            h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+            v = _mm512_add_epi32(v, step);
+            // The top 7 bits: the position in the block.
+            let pos = _mm512_srli_epi32::<25>(h);
+            // The row's 64-bit words of these 16 slices (32 words; those past the row masked
+            // off, read as zero: their lanes are never set).
+            let first = 16 * g;
+            let words = BLOCK_WORDS * (slices - first).min(16);
+            let live = if words == 32 {
+                u32::MAX
+            } else {
+                (1u32 << words) - 1
+            };
+            let at = row.as_ptr().wrapping_add(BLOCK_WORDS * first);
+            // SAFETY: a masked load reads only its live lanes, words `2 first` to
+            // `2 first + words` of the row, inside it; the pointers are only offset with
+            // `wrapping_add`.
+            let [w0, w1, w2, w3] = unsafe {
+                [0, 8, 16, 24].map(|offset| {
+                    _mm512_maskz_loadu_epi64((live >> offset) as u8, at.wrapping_add(offset).cast())
+                })
+            };
+            // The 32-bit word of each lane's bit; the permutes use the index's low 5 bits,
+            // lanes 0 to 7 from the first 32 words, 8 to 15 from the last 32.
+            let index = _mm512_or_si512(lane4, _mm512_srli_epi32::<5>(pos));
+            let first_half = _mm512_permutex2var_epi32(w0, index, w1);
+            let second_half = _mm512_permutex2var_epi32(w2, index, w3);
+            let word = _mm512_mask_blend_epi32(0xff00, first_half, second_half);
+            let bit = _mm512_sllv_epi32(one, _mm512_and_si512(pos, low_bits));
+            *chunk = _mm512_test_epi32_mask(word, bit);
+        }
+        chunks
+            .iter()
+            .rev()
+            .fold(0, |mask, &chunk| mask << 16 | u128::from(chunk))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bloom_core::keys::SplitMix64;
+
+    /// Every slice count from 1 to 128 (the vector kernel's steps of 8 and 16 and the
+    /// masked tail), rows of random words at several fills: the kernel's mask is the
+    /// portable one, bit for bit. Without AVX-512 the detected kernel is the portable one
+    /// and this checks nothing more than that.
+    #[test]
+    fn kernel_masks_agree_with_the_portable_one() {
+        let kernel = Kernel::detect();
+        if !kernel.is_vector() {
+            eprintln!("no vector kernel on this CPU: the portable mask only");
+        }
+        let mut rng = SplitMix64(11);
+        for slices in 1..=128usize {
+            for density in 0..4 {
+                let row: Vec<u64> = (0..slices * BLOCK_WORDS)
+                    .map(|_| {
+                        let mut w = rng.next_u64();
+                        for _ in 0..density {
+                            w |= rng.next_u64();
+                        }
+                        w
+                    })
+                    .collect();
+                for _ in 0..50 {
+                    let hash = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+                    let key = Key::new(hash, 1);
+                    let portable = mask_portable(&row, &key);
+                    assert_eq!(kernel.mask(&row, &key), portable, "{slices} slices");
+                    assert!(slices == 128 || portable >> slices == 0);
+                }
+            }
+        }
+    }
+
+    /// A key's positions in one row are distinct words' bits spread over both words.
+    #[test]
+    fn positions_use_both_words_of_a_block() {
+        let mut rng = SplitMix64(3);
+        let mut seen = [0u32; 128];
+        for _ in 0..10_000 {
+            let key = Key::new(u128::from(rng.next_u64()) << 64, 1);
+            let (word, bit) = key.bit(5);
+            assert!(word == 10 || word == 11);
+            seen[(word - 10) * 64 + bit.trailing_zeros() as usize] += 1;
+        }
+        // 10,000 draws over 128 positions: about 78 each.
+        assert!(seen.iter().all(|&n| (40..130).contains(&n)), "{seen:?}");
+    }
+
+    /// The run search against a naive one, for every head and alive count of small rings.
+    #[test]
+    fn runs_are_found_in_ring_order() {
+        let mut rng = SplitMix64(7);
+        for slices in [1u32, 2, 5, 9, 64, 90, 127, 128] {
+            for _ in 0..200 {
+                let all = if slices == 128 {
+                    u128::MAX
+                } else {
+                    (1 << slices) - 1
+                };
+                let mask = (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()))
+                    | (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()));
+                let mask = mask & all;
+                let head = rng.below(u64::from(slices)) as u32;
+                let k = 1 + rng.below(u64::from(slices.min(16))) as u32;
+                let alive = rng.below(u64::from(slices) + 1) as u32;
+                let naive = {
+                    let mut run = 0;
+                    let mut hit = false;
+                    for i in 0..alive {
+                        let j = (head + i) % slices;
+                        run = if mask >> j & 1 == 1 { run + 1 } else { 0 };
+                        hit |= run >= k;
+                    }
+                    hit
+                };
+                assert_eq!(has_run(mask, slices, head, k, alive), naive);
+            }
+        }
+    }
+}
