@@ -54,7 +54,7 @@
 //! | the same, filled by several threads at once | [`AtomicBlockedBloomFilter`] | `blocked` | atomic writes, as above |
 //! | bytes that Parquet readers (Spark, DuckDB, DataFusion, Trino) read | [`SplitBlockBloomFilter`] | `blocked` | Parquet's fixed scheme: k = 8, sizes rounded up to a power of two bytes, so bits per key jump with n |
 //! | to remove keys that leave the set | [`CountingBloomFilter`] | `counting` | four times the classic filter's memory (4-bit counters) |
-//! | keys that expire: the last n inserts, or the last hour | [`AgingBloomFilter`] | `aging` | about the memory of two classic filters sized for the window; a query scans up to k + l slices |
+//! | keys that expire: the last n inserts, or the last hour | [`AgingBloomFilter`] | `aging` | about the memory of two classic filters sized for the window; a query reads one row: a 128-bit block of each of the k + l slices |
 //! | a set whose final size you do not know | [`ScalableBloomFilter`] | `scalable` | about twice the memory of a filter sized exactly, and a query tests every layer |
 //!
 //! The bits per key are those `new(n, 0.01)` allocates. None of these filters ever answers

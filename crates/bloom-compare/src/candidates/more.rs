@@ -28,7 +28,7 @@ impl Candidate for Aging {
         crate_name: "bloom-aging",
         origin: Origin::Ours,
         hasher: OUR_HASHER,
-        structure: "k + l slices in a ring: a key set in the k newest, found in k consecutive",
+        structure: "k + l slices in a ring, in rows of 128-bit blocks: a key set in the k newest",
         deletes: false,
         grows: false,
         fixed_fpr: None,
@@ -58,6 +58,14 @@ impl Candidate for Aging {
     #[inline(always)]
     fn contains<K: Key>(filter: &AgingBloomFilter, key: &K) -> bool {
         filter.contains(key)
+    }
+
+    fn kernel<K: Key>(filter: &AgingBloomFilter) -> Option<&'static str> {
+        Some(if filter.has_vector_query() {
+            "avx512"
+        } else {
+            crate::candidate::PORTABLE
+        })
     }
 
     fn contains_batch<K: Key>(filter: &AgingBloomFilter, keys: &[K], out: &mut Vec<bool>) {

@@ -597,7 +597,8 @@ pub fn guide(report: &Report) -> String {
         out,
         "- **You need keys to expire: `AgingBloomFilter`** (bloom-aging), a sliding window of \
          the last `window` inserts (or of a time span): k + l slices in a ring, a key set in \
-         the k newest, the oldest cleared every generation. Every key of the window is found; \
+         the k newest, the oldest cleared every generation; the slices are laid out in rows \
+         of 128-bit blocks, so a key's bits in every slice lie in one row. Every key of the window is found; \
          keys 10% of a window past it answer at the rate of keys never inserted (the default \
          80 generations; docs/aging.md). Rotating two classic filters by hand keeps keys up to \
          a whole extra window; a counting filter needs every expired key handed back."
