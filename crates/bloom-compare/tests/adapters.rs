@@ -70,6 +70,20 @@ fn every_candidate_records_the_kernel_it_ran() {
                     SplitBlockBloomFilter::new(n, p).unwrap().probe()
                 ))
             ),
+            "aging" => assert_eq!(
+                kernel,
+                Some(
+                    if bloom_aging::AgingBloomFilter::new(n, p)
+                        .unwrap()
+                        .has_vector_query()
+                    {
+                        "avx512"
+                    } else {
+                        candidate::PORTABLE
+                    }
+                ),
+                "at p = {p}"
+            ),
             // sbbf-rs names its choice, which is one of its kernels.
             "sbbf-rs-safe" => assert!(
                 matches!(
