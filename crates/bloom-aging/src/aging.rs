@@ -518,6 +518,16 @@ impl AgingBloomFilter {
         let (key, start) = self.key(hash);
         let (slices, k) = (self.shape.slices(), self.shape.k);
         let seen = row::has_run(self.mask(&key, start), slices, self.ring.head, k, slices);
+        self.add(&key, start);
+        seen
+    }
+
+    /// Sets the key's bits in the k newest slices of its row and counts the insert, ending
+    /// the generation when it is full: [`insert_hash`](AgingBloomFilter::insert_hash)
+    /// without the query.
+    #[inline(always)]
+    fn add(&mut self, key: &Key, start: usize) {
+        let k = self.shape.k;
         for i in 0..k {
             let (word, bit) = key.bit(self.physical(i));
             self.bits.as_words_mut()[start + word] |= bit;
@@ -526,7 +536,6 @@ impl AgingBloomFilter {
         if self.shape.span == 0 && self.ring.count == self.shape.generation_len {
             self.shift();
         }
-        seen
     }
 
     /// Whether `key` may have been inserted within the window: `false` means it certainly
@@ -542,10 +551,13 @@ impl AgingBloomFilter {
         self.has_run(hash, self.shape.slices())
     }
 
-    /// Adds every key of `keys`, in order.
+    /// Adds every key of `keys`, in order: the bits and generations of
+    /// [`insert`](AgingBloomFilter::insert) key by key, without its seen-before query,
+    /// which reads the key's whole row.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         for key in keys {
-            self.insert(&key);
+            let (key, start) = self.key(self.hash(&key));
+            self.add(&key, start);
         }
     }
 
@@ -1052,6 +1064,32 @@ bloom_core::internal::serde_via_bytes!(AgingBloomFilter);
 mod tests {
     use super::*;
     use bloom_core::keys::SplitMix64;
+
+    /// `insert_all` leaves the filter `insert` leaves key by key (bits, ring position and
+    /// generation count), across many generation shifts, for windows in inserts and in
+    /// time, whatever the count's remainder by the generation.
+    #[test]
+    fn insert_all_leaves_the_filter_insert_leaves() {
+        let shapes = [(1u32, 1u32), (2, 3), (7, 80), (16, 112)];
+        for (case, &(k, l)) in shapes.iter().enumerate() {
+            for timed in [false, true] {
+                let mut builder = AgingBloomFilter::builder(500, 0.01).slices(k, l);
+                if timed {
+                    builder = builder.time_window(3_600, l);
+                }
+                let base = builder.seed(case as u64).build().unwrap();
+                for n in [0u64, 1, 7, 499, 2_345] {
+                    let mut all = base.clone();
+                    all.insert_all(0..n);
+                    let mut one = base.clone();
+                    for key in 0..n {
+                        one.insert(&key);
+                    }
+                    assert!(all == one, "k {k}, l {l}, timed {timed}, {n} keys");
+                }
+            }
+        }
+    }
 
     /// Filters of random shapes and fills answer alike on both kernels, for keys inserted
     /// (in and past the window) and never inserted, at every ring position met.

@@ -8,7 +8,7 @@ use std::hash::Hasher;
 use bloom_aging::AgingBloomFilter;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, insert_until_full};
+use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin};
 use crate::keys::Key;
 
 /// [`AgingBloomFilter`] with a window of the setting's capacity and its default slices: the
@@ -42,17 +42,11 @@ impl Candidate for Aging {
         fpr: f64,
         keys: &[K],
     ) -> Result<Built<AgingBloomFilter>, BuildError> {
-        let filter = AgingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
+        let mut filter = AgingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
         let window = usize::try_from(capacity).unwrap_or(usize::MAX);
-        let mut inserted = 0usize;
-        Ok(insert_until_full(filter, keys, |f, key| {
-            inserted += 1;
-            if inserted > window {
-                return false;
-            }
-            f.insert(key);
-            true
-        }))
+        let accepted = keys.len().min(window);
+        filter.insert_all(&keys[..accepted]);
+        Ok(Built { filter, accepted })
     }
 
     #[inline(always)]
