@@ -12,6 +12,10 @@ use crate::params::{self, Ring, Shape};
 use crate::row::{self, BLOCK_WORDS, Kernel, Key};
 use crate::sizing;
 
+/// Keys hashed, and their rows prefetched, before any is tested in
+/// [`AgingBloomFilter::contains_batch`].
+const BATCH_BURST: usize = 8;
+
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
 
@@ -563,6 +567,13 @@ impl AgingBloomFilter {
 
     /// Answers [`contains`](AgingBloomFilter::contains) for every key, in order.
     ///
+    /// In a filter larger than half the last-level cache, keys are hashed in bursts of 8
+    /// and every cache line of their rows prefetched before any is tested, so the reads of
+    /// a burst overlap; smaller filters are queried key by key. Measured against `contains`
+    /// in a loop (AMD EPYC family 25 model 17, 32 MiB L3, three rounds, 1% windows): the
+    /// bursts took 0.75 to 0.95 of the loop's time at 10,000,000 keys (24 MB), but 1.01 to
+    /// 1.15 at 3,000,000 (7.3 MB), 0.91 to 1.25 at 1,000,000 and 1.05 to 1.22 at 100,000.
+    ///
     /// # Examples
     ///
     /// ```
@@ -574,7 +585,37 @@ impl AgingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        keys.iter().map(|k| self.contains(k)).collect()
+        if self.memory_usage() <= internal::caches::last_level_cache_bytes() / 2 {
+            return keys.iter().map(|k| self.contains(k)).collect();
+        }
+        self.contains_batch_prefetched(keys)
+    }
+
+    /// [`contains_batch`](AgingBloomFilter::contains_batch)'s bursts, whatever the size.
+    fn contains_batch_prefetched<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        let slices = self.shape.slices();
+        let row_bytes = self.row_words() * 8;
+        for burst in keys.chunks(BATCH_BURST) {
+            let mut rows = [(Key::default(), 0usize); BATCH_BURST];
+            for (row, key) in rows.iter_mut().zip(burst) {
+                *row = self.key(self.hash(key));
+                let words = &self.bits.as_words()[row.1..];
+                for line in (0..row_bytes).step_by(64) {
+                    bloom_core::bits::prefetch(&words[line / 8]);
+                }
+            }
+            out.extend(rows[..burst.len()].iter().map(|(key, start)| {
+                row::has_run(
+                    self.mask(key, *start),
+                    slices,
+                    self.ring.head,
+                    self.shape.k,
+                    slices,
+                )
+            }));
+        }
+        out
     }
 
     /// Ends the current generation now: the oldest slice is cleared and becomes the newest,
@@ -1086,6 +1127,31 @@ mod tests {
                         one.insert(&key);
                     }
                     assert!(all == one, "k {k}, l {l}, timed {timed}, {n} keys");
+                }
+            }
+        }
+    }
+
+    /// The prefetching batch answers as `contains` does, key by key, for burst
+    /// remainders of every length, present and absent keys, at several ring positions.
+    #[test]
+    fn prefetched_batch_answers_as_contains() {
+        for (k, l) in [(1u32, 1u32), (7, 80), (16, 112)] {
+            let mut filter = AgingBloomFilter::builder(2_000, 0.01)
+                .slices(k, l)
+                .build()
+                .unwrap();
+            for start in [0u64, 1_000, 2_500] {
+                filter.insert_all(start..start + 1_500);
+                for n in [0usize, 1, 7, 8, 9, 3_001] {
+                    let keys: Vec<u64> = (0..n as u64).map(|i| i * 3).collect();
+                    let single: Vec<bool> = keys.iter().map(|key| filter.contains(key)).collect();
+                    assert_eq!(
+                        filter.contains_batch_prefetched(&keys),
+                        single,
+                        "k {k}, l {l}"
+                    );
+                    assert_eq!(filter.contains_batch(&keys), single);
                 }
             }
         }
