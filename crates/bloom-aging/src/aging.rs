@@ -12,10 +12,6 @@ use crate::params::{self, Ring, Shape};
 use crate::row::{self, BLOCK_WORDS, Kernel, Key};
 use crate::sizing;
 
-/// Keys hashed, and their rows prefetched, before any is tested in
-/// [`AgingBloomFilter::contains_batch`].
-const BATCH_BURST: usize = 8;
-
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
 
@@ -488,7 +484,13 @@ impl AgingBloomFilter {
     #[inline]
     fn has_run(&self, hash: u128, alive: u32) -> bool {
         let (key, start) = self.key(hash);
-        let mask = self.mask(&key, start);
+        self.run_at(&key, start, alive)
+    }
+
+    /// [`has_run`](Self::has_run) of a key already placed.
+    #[inline(always)]
+    fn run_at(&self, key: &Key, start: usize, alive: u32) -> bool {
+        let mask = self.mask(key, start);
         row::has_run(
             mask,
             self.shape.slices(),
@@ -520,8 +522,7 @@ impl AgingBloomFilter {
     /// Adds a key by its pre-computed 128-bit hash; see [`insert`](AgingBloomFilter::insert).
     pub fn insert_hash(&mut self, hash: u128) -> bool {
         let (key, start) = self.key(hash);
-        let (slices, k) = (self.shape.slices(), self.shape.k);
-        let seen = row::has_run(self.mask(&key, start), slices, self.ring.head, k, slices);
+        let seen = self.run_at(&key, start, self.shape.slices());
         self.add(&key, start);
         seen
     }
@@ -567,12 +568,13 @@ impl AgingBloomFilter {
 
     /// Answers [`contains`](AgingBloomFilter::contains) for every key, in order.
     ///
-    /// In a filter larger than half the last-level cache, keys are hashed in bursts of 8
-    /// and every cache line of their rows prefetched before any is tested, so the reads of
-    /// a burst overlap; smaller filters are queried key by key. Measured against `contains`
-    /// in a loop (AMD EPYC family 25 model 17, 32 MiB L3, three rounds, 1% windows): the
-    /// bursts took 0.75 to 0.95 of the loop's time at 10,000,000 keys (24 MB), but 1.01 to
-    /// 1.15 at 3,000,000 (7.3 MB), 0.91 to 1.25 at 1,000,000 and 1.05 to 1.22 at 100,000.
+    /// Through the workspace's batch engine: in a filter larger than its direct loop's limit
+    /// (a quarter of the last-level cache, at least 4 MiB), keys are hashed in bursts and
+    /// every cache line of their rows prefetched before any is tested, so the reads of a
+    /// burst overlap; smaller filters are queried key by key. Bursts against `contains` in
+    /// a loop (AMD EPYC family 25 model 17, 32 MiB L3, 1% windows): 0.75 to 0.95 of the
+    /// loop's time at 10,000,000 keys (24 MB), but 1.01 to 1.15 at 3,000,000 (7.3 MB) and
+    /// 1.05 to 1.22 at 100,000, where the engine's limit keeps the loop.
     ///
     /// # Examples
     ///
@@ -585,36 +587,8 @@ impl AgingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        if self.memory_usage() <= internal::caches::last_level_cache_bytes() / 2 {
-            return keys.iter().map(|k| self.contains(k)).collect();
-        }
-        self.contains_batch_prefetched(keys)
-    }
-
-    /// [`contains_batch`](AgingBloomFilter::contains_batch)'s bursts, whatever the size.
-    fn contains_batch_prefetched<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
         let mut out = Vec::with_capacity(keys.len());
-        let slices = self.shape.slices();
-        let row_bytes = self.row_words() * 8;
-        for burst in keys.chunks(BATCH_BURST) {
-            let mut rows = [(Key::default(), 0usize); BATCH_BURST];
-            for (row, key) in rows.iter_mut().zip(burst) {
-                *row = self.key(self.hash(key));
-                let words = &self.bits.as_words()[row.1..];
-                for line in (0..row_bytes).step_by(64) {
-                    bloom_core::bits::prefetch(&words[line / 8]);
-                }
-            }
-            out.extend(rows[..burst.len()].iter().map(|(key, start)| {
-                row::has_run(
-                    self.mask(key, *start),
-                    slices,
-                    self.ring.head,
-                    self.shape.k,
-                    slices,
-                )
-            }));
-        }
+        internal::batch::contains_batch_into(self, keys, &mut out);
         out
     }
 
@@ -1101,6 +1075,51 @@ bloom_core::internal::keyed_via_inherent!(AgingBloomFilter);
 #[cfg(feature = "serde")]
 bloom_core::internal::serde_via_bytes!(AgingBloomFilter);
 
+/// The batch engine's view of the filter: a key reads its row (every line of it), in one
+/// test; its state is its hash.
+impl internal::batch::BatchQuery for AgingBloomFilter {
+    type State = u128;
+    const ROUNDS: usize = 0;
+    const LOOP: internal::batch::Loop = internal::batch::Loop::Bursts;
+
+    fn footprint(&self) -> usize {
+        self.bits.as_words().len() * 8
+    }
+
+    fn lines_per_key(&self) -> usize {
+        (self.row_words() * 8).div_ceil(64) + 1
+    }
+
+    fn empty(&self) -> u128 {
+        0
+    }
+
+    #[inline(always)]
+    fn stage<T: Hash>(&self, key: &T, _eager: bool) -> u128 {
+        let hash = self.hash(key);
+        let (_, start) = self.key(hash);
+        let row = &self.bits.as_words()[start..start + self.row_words()];
+        for line in row.iter().step_by(8) {
+            internal::prefetch(line);
+        }
+        hash
+    }
+
+    fn round(&self, _: &mut u128, _: usize) -> Option<bool> {
+        unreachable!("the row is tested at once")
+    }
+
+    #[inline(always)]
+    fn finish(&self, &hash: &u128) -> bool {
+        self.has_run(hash, self.shape.slices())
+    }
+
+    #[inline(always)]
+    fn contains_now<T: Hash>(&self, key: &T) -> bool {
+        self.contains(key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1132,7 +1151,7 @@ mod tests {
         }
     }
 
-    /// The prefetching batch answers as `contains` does, key by key, for burst
+    /// The batch engine's bursts answer as `contains` does, key by key, for burst
     /// remainders of every length, present and absent keys, at several ring positions.
     #[test]
     fn prefetched_batch_answers_as_contains() {
@@ -1146,11 +1165,9 @@ mod tests {
                 for n in [0usize, 1, 7, 8, 9, 3_001] {
                     let keys: Vec<u64> = (0..n as u64).map(|i| i * 3).collect();
                     let single: Vec<bool> = keys.iter().map(|key| filter.contains(key)).collect();
-                    assert_eq!(
-                        filter.contains_batch_prefetched(&keys),
-                        single,
-                        "k {k}, l {l}"
-                    );
+                    let mut bursts = Vec::new();
+                    internal::batch::contains_batch_uncached(&filter, &keys, &mut bursts);
+                    assert_eq!(bursts, single, "k {k}, l {l}");
                     assert_eq!(filter.contains_batch(&keys), single);
                 }
             }

@@ -30,7 +30,7 @@ pub(crate) fn fmix32(mut h: u32) -> u32 {
 }
 
 /// A key's place in the filter: its row and the seeds of its positions in the row.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Key {
     /// The row's index.
     pub(crate) row: u64,
