@@ -10,7 +10,7 @@ use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::{Output, prefetch};
 
 use crate::BlockedBloomFilter;
-use crate::blocked::{GroupedInsert, estimated_fpr, estimated_len};
+use crate::blocked::{BATCH, estimated_fpr, estimated_len};
 use crate::params::{self, Params};
 use crate::probe::{self, Probe};
 use crate::storage::{AtomicBlock, Block, Blocks};
@@ -211,7 +211,7 @@ impl AtomicBlockedBloomFilter {
     /// Adds every key of `keys`, hashing them in groups and prefetching their blocks before
     /// writing any (see [`BlockedBloomFilter::insert_all`]).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        crate::blocked::insert_grouped(self, keys);
+        batch::insert_in_bursts::<BATCH, _, _, _>(self, keys);
     }
 
     /// Answers [`contains`](AtomicBlockedBloomFilter::contains) for every key through the
@@ -488,7 +488,9 @@ impl AtomicBlockedBloomFilter {
     }
 }
 
-impl GroupedInsert for &AtomicBlockedBloomFilter {
+impl batch::BurstInsert for &AtomicBlockedBloomFilter {
+    type Hash = u64;
+
     #[inline(always)]
     fn locate<T: Hash>(&mut self, key: &T) -> u64 {
         let hash = self.hash(key);

@@ -19,7 +19,7 @@ use crate::storage::{Block, BlockRead, Blocks};
 /// workspace's batch engine.) 64 rather than 16: `bloom add` of 12.5 million URLs into a
 /// 15.7 MB filter took 0.46 to 0.59 s against 0.52 to 0.75 s in five alternating pairs
 /// (AMD EPYC family 26 model 2); 128 measured no better than 64.
-const BATCH: usize = 64;
+pub(crate) const BATCH: usize = 64;
 
 /// How many keys ahead [`BlockedBloomFilter::insert_hashes`] prefetches. Groups of 64
 /// prefetched, then written, as `insert_all` does, cost 32 ns of CPU per key in `bloom
@@ -29,16 +29,9 @@ const BATCH: usize = 64;
 /// 17, 12.5 million URLs into a 15.7 MB filter, 0.40 to 0.58 s each).
 const HASHES_AHEAD: usize = 32;
 
-/// What [`insert_grouped`] needs of a blocked filter: `&mut` [`BlockedBloomFilter`] and `&`
-/// [`AtomicBlockedBloomFilter`] insert the same way.
-pub(crate) trait GroupedInsert {
-    /// The key's hash, its block prefetched.
-    fn locate<T: Hash>(&mut self, key: &T) -> u64;
-    /// Inserts the key of `hash`.
-    fn insert(&mut self, hash: u64);
-}
+impl batch::BurstInsert for &mut BlockedBloomFilter {
+    type Hash = u64;
 
-impl GroupedInsert for &mut BlockedBloomFilter {
     #[inline(always)]
     fn locate<T: Hash>(&mut self, key: &T) -> u64 {
         let hash = self.hash(key);
@@ -49,30 +42,6 @@ impl GroupedInsert for &mut BlockedBloomFilter {
     #[inline(always)]
     fn insert(&mut self, hash: u64) {
         self.insert_hash(hash);
-    }
-}
-
-/// The `insert_all` of both blocked filters: keys are hashed [`BATCH`] at a time and their
-/// blocks prefetched before any of them is written, so the misses of a group overlap.
-#[inline(always)]
-pub(crate) fn insert_grouped<F: GroupedInsert, T: Hash, I: IntoIterator<Item = T>>(
-    mut filter: F,
-    keys: I,
-) {
-    let mut hashes = [0u64; BATCH];
-    let mut len = 0;
-    for key in keys {
-        hashes[len] = filter.locate(&key);
-        len += 1;
-        if len == BATCH {
-            for &h in &hashes {
-                filter.insert(h);
-            }
-            len = 0;
-        }
-    }
-    for &h in &hashes[..len] {
-        filter.insert(h);
     }
 }
 
@@ -348,7 +317,7 @@ impl BlockedBloomFilter {
     /// any is written: an insert's write to an uncached line otherwise holds up the stores
     /// behind it, and the cache misses of consecutive inserts cannot overlap.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        insert_grouped(self, keys);
+        batch::insert_in_bursts::<BATCH, _, _, _>(self, keys);
     }
 
     /// Adds the keys of pre-computed hashes ([`hash`](BlockedBloomFilter::hash)), the same

@@ -274,23 +274,7 @@ impl BloomFilter {
             }
             return;
         }
-        let mut burst = [0u128; INSERT_BURST];
-        let mut len = 0;
-        for key in keys {
-            let hash = self.hash(&key);
-            self.bits.prefetch_all(self.probes(hash));
-            burst[len] = hash;
-            len += 1;
-            if len == INSERT_BURST {
-                for &hash in &burst {
-                    self.insert_hash(hash);
-                }
-                len = 0;
-            }
-        }
-        for &hash in &burst[..len] {
-            self.insert_hash(hash);
-        }
+        internal::batch::insert_in_bursts::<INSERT_BURST, _, _, _>(self, keys);
     }
 
     /// Adds the keys of pre-computed hashes ([`hash`](BloomFilter::hash)), the same bits as
@@ -643,6 +627,24 @@ mod parallel {
 
 #[cfg(feature = "rayon")]
 bloom_core::internal::par_queries_via_batch!(BloomFilter, insert: mut);
+
+/// `insert_all` past the L2 cache: a key located is hashed, the lines of its probes
+/// prefetched.
+impl internal::batch::BurstInsert for &mut BloomFilter {
+    type Hash = u128;
+
+    #[inline(always)]
+    fn locate<T: Hash>(&mut self, key: &T) -> u128 {
+        let hash = self.hash(key);
+        self.bits.prefetch_all(self.probes(hash));
+        hash
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: u128) {
+        self.insert_hash(hash);
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -512,6 +512,44 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
     }
 }
 
+/// What [`insert_in_bursts`] needs of a filter (a `&mut` to an owned filter, a `&` to a
+/// lock-free one): how to locate a key and how to insert it once located.
+pub trait BurstInsert {
+    /// What a key carries from its locating to its insert (its hash).
+    type Hash: Copy + Default;
+    /// Hashes `key` and prefetches the lines its insert will write.
+    fn locate<T: Hash>(&mut self, key: &T) -> Self::Hash;
+    /// Inserts the key located as `hash`.
+    fn insert(&mut self, hash: Self::Hash);
+}
+
+/// Inserts `keys` in order, `N` at a time: the keys of a burst are located (hashed, their
+/// lines prefetched) before any is inserted, so the cache misses of a burst overlap where
+/// key by key each waits for its own. The filter ends with the bits of inserting key by key.
+/// The `insert_all` of the classic filter past the L2 cache (`N` = 16) and of both blocked
+/// filters (`N` = 64).
+#[inline(always)]
+pub fn insert_in_bursts<const N: usize, F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
+    mut filter: F,
+    keys: I,
+) {
+    let mut hashes = [F::Hash::default(); N];
+    let mut len = 0;
+    for key in keys {
+        hashes[len] = filter.locate(&key);
+        len += 1;
+        if len == N {
+            for &hash in &hashes {
+                filter.insert(hash);
+            }
+            len = 0;
+        }
+    }
+    for &hash in &hashes[..len] {
+        filter.insert(hash);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
