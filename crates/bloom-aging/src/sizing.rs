@@ -363,7 +363,7 @@ pub(crate) fn max_rows(slices: u32) -> u64 {
 /// The search starts from the memory of separate slices (each key's bit anywhere in its
 /// slice, [`separate::slice_bits_for`]), which the blocked layout needs a few percent more
 /// than (the uneven rows raise its rate), brackets the answer by galloping from there, and
-/// closes the bracket by [`smallest_fitting`]: six to ten evaluations of the exact rate.
+/// closes the bracket by [`smallest_fitting`]: four to eight evaluations of the exact rate.
 ///
 /// # Errors
 ///
@@ -399,11 +399,11 @@ fn rows_near(
     };
     let separate =
         separate::slice_bits_for(k, l, generation_len, fpr, slack)? as f64 / f64::from(BLOCK_BITS);
-    let start = (separate * ratio.unwrap_or(1.0)) as u64;
-    let start = start.clamp(1, most.max(1));
     if most == 0 {
-        return Err(too_large(start as f64));
+        return Err(too_large(1.0));
     }
+    // `smallest_fitting` brings the start into 1..=most.
+    let start = (separate * ratio.unwrap_or(1.0)) as u64;
     let step = (start >> if ratio.is_some() { 10 } else { 6 }).max(1);
     let excess = |rows: u64| (sized_rate(k, l, generation_len, rows, slack) / fpr).ln();
     let rows =

@@ -11,9 +11,10 @@ use bloom_core::{Error, math};
 use crate::AtomicBloomFilter;
 use crate::params::Params;
 
-/// Keys per burst of [`BloomFilter::insert_hashes`]: the lines of all of a burst's probes
-/// are prefetched before any of its keys is inserted. Chosen with `bloom add` (docs/cli.md),
-/// where 16 keys (about 64 lines at p = 1%) kept the misses overlapped.
+/// Keys per burst of [`BloomFilter::insert_hashes`] and of
+/// [`insert_all`](BloomFilter::insert_all) past the L2 cache: the lines of all of a burst's
+/// probes are prefetched before any of its keys is inserted. Chosen with `bloom add`
+/// (docs/cli.md), where 16 keys (about 64 lines at p = 1%) kept the misses overlapped.
 const INSERT_BURST: usize = 16;
 
 /// The false-positive rate [`FromIterator`] sizes for.

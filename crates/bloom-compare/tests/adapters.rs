@@ -44,7 +44,7 @@ fn report(sweep: &Sweep) -> Report {
 #[test]
 fn every_candidate_records_the_kernel_it_ran() {
     use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
-    use bloom_compare::candidates::probe_kernel;
+    use bloom_compare::candidates::{aging_kernel, probe_kernel};
 
     let mut entries = candidate::ours();
     entries.extend(candidate::peers());
@@ -72,16 +72,9 @@ fn every_candidate_records_the_kernel_it_ran() {
             ),
             "aging" => assert_eq!(
                 kernel,
-                Some(
-                    if bloom_aging::AgingBloomFilter::new(n, p)
-                        .unwrap()
-                        .has_vector_query()
-                    {
-                        "avx512"
-                    } else {
-                        candidate::PORTABLE
-                    }
-                ),
+                Some(aging_kernel(
+                    &bloom_aging::AgingBloomFilter::new(n, p).unwrap()
+                )),
                 "at p = {p}"
             ),
             // sbbf-rs names its choice, which is one of its kernels.

@@ -55,15 +55,21 @@ impl Candidate for Aging {
     }
 
     fn kernel<K: Key>(filter: &AgingBloomFilter) -> Option<&'static str> {
-        Some(if filter.has_vector_query() {
-            "avx512"
-        } else {
-            crate::candidate::PORTABLE
-        })
+        Some(aging_kernel(filter))
     }
 
     fn contains_batch<K: Key>(filter: &AgingBloomFilter, keys: &[K], out: &mut Vec<bool>) {
         *out = filter.contains_batch(keys);
+    }
+}
+
+/// The kernel name of an aging filter's queries, as reports show it: `avx512` when it runs
+/// the vector query, else `portable`.
+pub fn aging_kernel(filter: &AgingBloomFilter) -> &'static str {
+    if filter.has_vector_query() {
+        "avx512"
+    } else {
+        crate::candidate::PORTABLE
     }
 }
 
