@@ -3,29 +3,32 @@
 //! machine, in turn (never in parallel).
 //!
 //! ```text
-//! cargo run --release -p bloom-benches --bin jvm_vs_spark [-- N [FPP [ROUNDS]]]
+//! cargo run --release -p bloom-benches --bin jvm_vs_spark [-- N [FPP [ROUNDS [CHUNKS]]]]
 //! ```
 //!
-//! N defaults to 10,000,000, FPP to 0.01 and ROUNDS to 9; `JVM_FLAGS` (split at white space)
-//! is passed to `java`, e.g. `JVM_FLAGS=-XX:+UseTransparentHugePages` to give the JVM huge
-//! pages as well (this side asks for them, as the workspace's storage does; the JVM does not
-//! by default). The JVM side is `tests/golden/jvm/SparkBench.java`, compiled here against the
-//! `spark-sketch` jar of the installed `pyspark` (or `SPARK_SKETCH_JAR`): it builds
-//! `BloomFilter.create(N, FPP)` (Spark's default version, V2) over the keys `Keys.gen(i)`,
-//! i < N, writes its bytes, makes five warm-up passes for the JIT over the N keys
-//! `Keys.gen(i)`, N/2 <= i < 3N/2 (half of them inserted), and then waits for requests. This
-//! program reads those bytes (so the filter is the JVM's own), makes one warm-up pass of each
-//! of its queries over the same keys in the same order, then ROUNDS rounds of three timed
-//! passes: the JVM's (requested over a pipe), the single-key and the batch query, in an order
-//! that rotates from round to round. Each pass is timed in the thread's CPU time
-//! (`ThreadMXBean.getCurrentThreadCpuTime`, `CLOCK_THREAD_CPUTIME_ID`), so time the scheduler
-//! gives to other processes is not counted. All passes must count the same positives.
+//! N defaults to 10,000,000, FPP to 0.01, ROUNDS to 9 and CHUNKS to 10; `JVM_FLAGS` (split at
+//! white space) is passed to `java`, e.g. `JVM_FLAGS=-XX:+UseTransparentHugePages` to give the
+//! JVM huge pages as well (this side asks for them, as the workspace's storage does; the JVM
+//! does not by default). The JVM side is `tests/golden/jvm/SparkBench.java`, compiled here
+//! against the `spark-sketch` jar of the installed `pyspark` (or `SPARK_SKETCH_JAR`): it
+//! builds `BloomFilter.create(N, FPP)` (Spark's default version, V2) over the keys
+//! `Keys.gen(i)`, i < N, writes its bytes, makes five warm-up passes for the JIT over the N
+//! keys `Keys.gen(i)`, N/2 <= i < 3N/2 (half of them inserted), and then waits for requests.
+//! This program reads those bytes (so the filter is the JVM's own), makes one warm-up pass of
+//! each of its queries over the same keys in the same order, then ROUNDS rounds over the
+//! keys in CHUNKS consecutive chunks: for each chunk three timed passes, the JVM's (requested
+//! over a pipe), the single-key and the batch query, in an order that rotates from chunk to
+//! chunk. Each pass is timed in the thread's CPU time (`ThreadMXBean.getCurrentThreadCpuTime`,
+//! `CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other processes is not
+//! counted. All passes must count the same positives.
 //!
-//! Printed: the median and least ns per key of each, and the ratios Spark / this computed per
-//! round (median, lowest, highest). The rounds are what make the ratio worth reading on a
-//! shared machine: there the memory's speed drifts by a factor of two within a minute, and
-//! timing one side after the other (what this tool did before) moved the single-key ratio
-//! between 1.08 and 1.98 from run to run of the same binaries.
+//! Printed: the median and least ns per key of each over the rounds (a round's time is the
+//! sum over its chunks), and the ratios Spark / this computed per chunk, over all rounds
+//! (median, and the quartiles). The chunks are what make the ratio worth reading on a shared
+//! machine: there the memory's speed drifts by a factor of two within seconds, and passes over
+//! all N keys (what this tool did before, a pass of each side per round) left the per-round
+//! single-key ratio anywhere between 0.8 and 2.1 within one run; three passes over a chunk
+//! of a million keys are timed within a few tenths of a second.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -37,6 +40,9 @@ use bloom_tests::jvm::{golden_dir, key_long};
 
 /// Rounds of timed passes when the command line names none.
 const ROUNDS: usize = 9;
+
+/// Chunks of the keys per round when the command line names none.
+const CHUNKS: usize = 10;
 
 fn spark_jar() -> PathBuf {
     if let Ok(jar) = std::env::var("SPARK_SKETCH_JAR") {
@@ -66,11 +72,15 @@ fn spark_jar() -> PathBuf {
         .expect("a spark-sketch jar in pyspark/jars")
 }
 
-/// One pass of `pass` timed in this thread's CPU time: ns per key of `n`, and the
+/// One pass of `pass` over `range` timed in this thread's CPU time: ns per key, and the
 /// positives it counted.
-fn timed(n: usize, pass: &mut impl FnMut() -> usize) -> (f64, usize) {
+fn timed(
+    range: std::ops::Range<usize>,
+    pass: &mut impl FnMut(std::ops::Range<usize>) -> usize,
+) -> (f64, usize) {
+    let n = range.len();
     let t0 = thread_cpu_ns();
-    let positives = pass();
+    let positives = pass(range);
     ((thread_cpu_ns() - t0) as f64 / n as f64, positives)
 }
 
@@ -82,6 +92,13 @@ fn spread(mut values: Vec<f64>) -> (f64, f64, f64) {
         values[0],
         values[values.len() - 1],
     )
+}
+
+/// The first quartile, median and third quartile of `values`.
+fn quartiles(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let at = |q: usize| values[(values.len() - 1) * q / 4];
+    (at(1), at(2), at(3))
 }
 
 /// The JVM side: a `SparkBench` process that makes one timed pass per request.
@@ -102,9 +119,10 @@ impl Jvm {
             .collect()
     }
 
-    /// One timed pass of Spark's query: ns per key and positives.
-    fn pass(&mut self) -> (f64, usize) {
-        writeln!(self.requests, "pass").expect("a request to the JVM");
+    /// One timed pass of Spark's query over the keys in `range`: ns per key and positives.
+    fn pass(&mut self, range: std::ops::Range<usize>) -> (f64, usize) {
+        writeln!(self.requests, "pass {} {}", range.start, range.end)
+            .expect("a request to the JVM");
         self.requests.flush().expect("a request to the JVM");
         let answer = self.line();
         (answer[0], answer[1] as usize)
@@ -116,7 +134,9 @@ fn main() {
     let n: usize = args.first().map_or(10_000_000, |a| a.parse().expect("N"));
     let fpp: f64 = args.get(1).map_or(0.01, |a| a.parse().expect("FPP"));
     let rounds: usize = args.get(2).map_or(ROUNDS, |a| a.parse().expect("ROUNDS"));
+    let chunks: usize = args.get(3).map_or(CHUNKS, |a| a.parse().expect("CHUNKS"));
     assert!(rounds > 0, "ROUNDS must be at least 1");
+    assert!((1..=n).contains(&chunks), "CHUNKS must be in [1, N]");
     let jar = spark_jar();
     let work = std::env::temp_dir().join(format!("bloom-jvm-bench-{}", std::process::id()));
     std::fs::create_dir_all(work.join("classes")).expect("scratch folder");
@@ -161,34 +181,45 @@ fn main() {
             .expect("Spark's bytes");
     let _ = std::fs::remove_dir_all(&work);
     let keys: Vec<i64> = (0..n as u64).map(|i| key_long(n as u64 / 2 + i)).collect();
-    let mut single = || {
-        keys.iter()
+    let mut single = |range: std::ops::Range<usize>| {
+        keys[range]
+            .iter()
             .filter(|&&k| filter.might_contain_long(k))
             .count()
     };
     let mut answers = Vec::with_capacity(n);
-    let mut batch = || {
-        filter.might_contain_long_batch_into(&keys, &mut answers);
+    let mut batch = |range: std::ops::Range<usize>| {
+        filter.might_contain_long_batch_into(&keys[range], &mut answers);
         answers.iter().filter(|&&a| a).count()
     };
     assert_eq!(
-        single(),
+        single(0..n),
         jvm_positives,
         "Rust and the JVM answer differently"
     );
-    assert_eq!(batch(), jvm_positives, "the batch answers differently");
-    // ns per key of [Spark, single, batch], round by round.
-    let mut ns: [Vec<f64>; 3] = Default::default();
-    for round in 0..rounds {
-        for turn in 0..3 {
-            let which = (round + turn) % 3;
-            let (time, positives) = match which {
-                0 => jvm.pass(),
-                1 => timed(n, &mut single),
-                _ => timed(n, &mut batch),
-            };
+    assert_eq!(batch(0..n), jvm_positives, "the batch answers differently");
+    // ns per key of [Spark, single, batch] per round (summed over its chunks), and per chunk.
+    let mut per_round: [Vec<f64>; 3] = Default::default();
+    let mut per_chunk: [Vec<f64>; 3] = Default::default();
+    for r in 0..rounds {
+        let mut round = [(0.0, 0usize); 3];
+        for chunk in 0..chunks {
+            let range = chunk * n / chunks..(chunk + 1) * n / chunks;
+            for turn in 0..3 {
+                let which = (r * chunks + chunk + turn) % 3;
+                let (time, positives) = match which {
+                    0 => jvm.pass(range.clone()),
+                    1 => timed(range.clone(), &mut single),
+                    _ => timed(range.clone(), &mut batch),
+                };
+                let ns = time * range.len() as f64;
+                round[which] = (round[which].0 + ns, round[which].1 + positives);
+                per_chunk[which].push(time);
+            }
+        }
+        for (which, &(ns, positives)) in round.iter().enumerate() {
             assert_eq!(positives, jvm_positives, "answers changed between passes");
-            ns[which].push(time);
+            per_round[which].push(ns / n as f64);
         }
     }
     drop(jvm.requests);
@@ -206,24 +237,30 @@ fn main() {
         "spark sketch jar: {}, JVM_FLAGS: {jvm_flags:?}",
         jar.display()
     );
-    println!("{rounds} rounds, the order of the three passes rotating; ratios computed per round");
     println!(
-        "{:<34} {:>10} {:>10} {:>22}",
-        "ns per key", "median", "least", "Spark / this: median (range)"
+        "{rounds} rounds of {chunks} chunks, the order of the three passes rotating; ratios computed per chunk"
     );
-    let (jvm_median, jvm_least, _) = spread(ns[0].clone());
     println!(
-        "{:<34} {jvm_median:>10.2} {jvm_least:>10.2} {:>22}",
+        "{:<34} {:>10} {:>10} {:>28}",
+        "ns per key (round totals)", "median", "least", "Spark / this per chunk: median"
+    );
+    let (jvm_median, jvm_least, _) = spread(per_round[0].clone());
+    println!(
+        "{:<34} {jvm_median:>10.2} {jvm_least:>10.2} {:>28}",
         "Spark mightContainLong (JVM)", "1.00"
     );
     for (which, name) in [
         (1, "bloom-jvm might_contain_long"),
         (2, "bloom-jvm might_contain_long_batch"),
     ] {
-        let (median, least, _) = spread(ns[which].clone());
-        let ratios = ns[0].iter().zip(&ns[which]).map(|(j, r)| j / r).collect();
-        let (ratio, low, high) = spread(ratios);
-        let range = format!("{ratio:.2} ({low:.2}-{high:.2})");
-        println!("{name:<34} {median:>10.2} {least:>10.2} {range:>22}");
+        let (median, least, _) = spread(per_round[which].clone());
+        let ratios = per_chunk[0]
+            .iter()
+            .zip(&per_chunk[which])
+            .map(|(j, r)| j / r)
+            .collect();
+        let (low, ratio, high) = quartiles(ratios);
+        let range = format!("{ratio:.2} (quartiles {low:.2}-{high:.2})");
+        println!("{name:<34} {median:>10.2} {least:>10.2} {range:>28}");
     }
 }

@@ -128,7 +128,9 @@ impl Probing for V1 {
 }
 
 /// V2's probes: the 64-bit accumulator, bit-inverted when negative. The inversion gives the
-/// probe only: the accumulator keeps its sign (as the 4.1 and 4.3 jars do).
+/// probe only: the accumulator keeps its sign (as the 4.1 and 4.3 jars do). The accumulator
+/// starts at `h1 * (2^31 - 1)` and steps by `h2`, a 32-bit value, so it changes sign within
+/// k probes only for `h1` within about k of 0: every other key's probes form a progression.
 struct V2;
 
 impl Probing for V2 {
@@ -136,6 +138,11 @@ impl Probing for V2 {
     fn value(acc: u64) -> u64 {
         let c = acc as i64;
         (c ^ (c >> 63)) as u64
+    }
+
+    #[inline(always)]
+    fn progression(probes: Probes, k: u32) -> Option<(u64, i64)> {
+        probes.sign_folded_progression(k)
     }
 }
 
