@@ -23,8 +23,9 @@
 //! set (every present key, and about a quarter of the absent ones at the usual half-full
 //! filter) have their other probes computed and their words prefetched, and are tested a
 //! group later still. An absent key so costs about 3 memory reads and probe computations
-//! instead of k. A filter that fits in the L2 cache has no misses to overlap: there the
-//! staging would only add work, so its keys are queried one at a time.
+//! instead of k. A filter that fits in the L2 cache has no misses to overlap: there a group's
+//! keys are hashed first and their bits then tested without a branch
+//! ([`contains_batch_in_cache`]), which lets the CPU overlap the keys' work.
 
 use bloom_core::internal::prefetch;
 
@@ -296,11 +297,15 @@ pub(crate) fn contains_batch<P: Probing, K>(
     out.clear();
     out.reserve(keys.len());
     let k = num_hashes as usize;
-    if k > MAX_STAGED_HASHES || !bits.beyond_l2() {
+    if k > MAX_STAGED_HASHES {
         out.extend(
             keys.iter()
                 .map(|key| contains::<P>(bits, num_hashes, start(key))),
         );
+        return;
+    }
+    if !bits.beyond_l2() {
+        contains_batch_in_cache::<P, K>(bits, num_hashes, keys, start, out);
         return;
     }
     let (lead, others) = (k.min(LEADING), k.saturating_sub(LEADING));
@@ -331,6 +336,59 @@ pub(crate) fn contains_batch<P: Probing, K>(
     middle.test::<P>(bits, k, out, next);
     behind.test(bits, others, out);
     next.test(bits, others, out);
+}
+
+/// [`contains_batch`] for a filter in the cache: a group's keys hashed first, then each
+/// key's k bits tested without a branch.
+///
+/// Key by key, a query is a chain of dependent steps (two hashes, a remainder, a read, a
+/// test) that the early exit makes the CPU wait on for every absent key; the JVM's loop and
+/// [`contains`] both run at that chain's pace. Split in two passes over a group, each pass
+/// is short chains of independent work that the CPU overlaps across keys, and no branch
+/// depends on a bit.
+fn contains_batch_in_cache<P: Probing, K>(
+    bits: &JvmBits,
+    num_hashes: u32,
+    keys: &[K],
+    start: impl Fn(&K) -> Probes,
+    out: &mut Vec<bool>,
+) {
+    let mut starts = [Probes::default(); GROUP];
+    for group in keys.chunks(GROUP) {
+        for (slot, key) in starts.iter_mut().zip(group) {
+            *slot = start(key);
+        }
+        out.extend(
+            starts[..group.len()]
+                .iter()
+                .map(|&(mut probes)| all_set(bits, num_hashes, || probes.next_index::<P>(bits))),
+        );
+    }
+}
+
+/// Whether the `k` bits `next` gives are all set, tested without a branch on any of them;
+/// `k` is made a constant for the compiler up to [`MAX_STAGED_HASHES`].
+#[inline(always)]
+fn all_set(bits: &JvmBits, k: u32, mut next: impl FnMut() -> u64) -> bool {
+    macro_rules! by_count {
+        ($($count:literal)*) => {
+            match k {
+                $($count => all_set_k::<$count>(bits, next),)*
+                _ => (0..k).fold(true, |all, _| all & bits.get(next())),
+            }
+        };
+    }
+    by_count!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// [`all_set`] for `K` bits.
+#[inline(always)]
+fn all_set_k<const K: usize>(bits: &JvmBits, mut next: impl FnMut() -> u64) -> bool {
+    let mut all = true;
+    for _ in 0..K {
+        all &= bits.get(next());
+    }
+    all
 }
 
 #[cfg(test)]
