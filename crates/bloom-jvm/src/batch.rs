@@ -42,6 +42,21 @@ const MAX_STAGED_HASHES: usize = 16;
 /// The probes of a key tested before the others are computed and fetched.
 const LEADING: usize = 2;
 
+/// `function::<K>(args)` with the hash count `k` as the constant `K` when it is 1 to
+/// [`MAX_STAGED_HASHES`], so that a key's indices can stay in registers; `fallback` else.
+macro_rules! with_constant_count {
+    ($k:expr, $function:ident $args:tt, $fallback:expr) => {
+        with_constant_count!(@arms $k, $function $args, $fallback;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    };
+    (@arms $k:expr, $function:ident $args:tt, $fallback:expr; $($count:literal)*) => {
+        match $k {
+            $($count => $function::<$count> $args,)*
+            _ => $fallback,
+        }
+    };
+}
+
 /// How a format turns its accumulator into a non-negative probe value.
 pub(crate) trait Probing {
     /// The probe value of `acc`, before the modulo.
@@ -173,15 +188,11 @@ fn contains_in_turn(bits: &JvmBits, k: u32, mut next: impl FnMut() -> u64) -> bo
 /// the indices stay in registers.
 #[inline]
 fn contains_prefetched(bits: &JvmBits, k: u32, next: impl FnMut() -> u64) -> bool {
-    macro_rules! by_count {
-        ($($count:literal)*) => {
-            match k {
-                $($count => contains_prefetched_k::<$count>(bits, next),)*
-                _ => contains_in_turn(bits, k, next),
-            }
-        };
-    }
-    by_count!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    with_constant_count!(
+        k,
+        contains_prefetched_k(bits, next),
+        contains_in_turn(bits, k, next)
+    )
 }
 
 /// [`contains_prefetched`] for `K` hashes.
@@ -370,15 +381,11 @@ fn contains_batch_in_cache<P: Probing, K>(
 /// `k` is made a constant for the compiler up to [`MAX_STAGED_HASHES`].
 #[inline(always)]
 fn all_set(bits: &JvmBits, k: u32, mut next: impl FnMut() -> u64) -> bool {
-    macro_rules! by_count {
-        ($($count:literal)*) => {
-            match k {
-                $($count => all_set_k::<$count>(bits, next),)*
-                _ => (0..k).fold(true, |all, _| all & bits.get(next())),
-            }
-        };
-    }
-    by_count!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    with_constant_count!(
+        k,
+        all_set_k(bits, next),
+        (0..k).fold(true, |all, _| all & bits.get(next()))
+    )
 }
 
 /// [`all_set`] for `K` bits.
@@ -481,6 +488,21 @@ mod tests {
         }
         // Both forms were taken: the V2-shaped starts stride, most others do not.
         assert!(strided > starts.len() * 4 * 7 / 3 && strided < starts.len() * 4 * 7);
+    }
+
+    #[test]
+    fn constant_counts_cover_the_staged_ones() {
+        fn count<const K: usize>() -> usize {
+            K
+        }
+        for k in 1..=MAX_STAGED_HASHES as u32 {
+            assert_eq!(with_constant_count!(k, count(), 0), k as usize);
+        }
+        assert_eq!(with_constant_count!(0u32, count(), 99), 99);
+        assert_eq!(
+            with_constant_count!(MAX_STAGED_HASHES as u32 + 1, count(), 99),
+            99
+        );
     }
 
     #[test]
