@@ -262,6 +262,10 @@ pub trait JvmFilter {
     fn might_contain_bytes(&self, key: &[u8]) -> bool;
     /// `might_contain_long_batch`.
     fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool>;
+    /// `might_contain_bytes_batch` over strings.
+    fn might_contain_str_batch(&self, keys: &[String]) -> Vec<bool>;
+    /// `might_contain_bytes_batch` over byte arrays.
+    fn might_contain_bytes_batch(&self, keys: &[Vec<u8>]) -> Vec<bool>;
 }
 
 macro_rules! jvm_filter {
@@ -288,30 +292,44 @@ macro_rules! jvm_filter {
             fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool> {
                 <$ty>::might_contain_long_batch(self, keys)
             }
+            fn might_contain_str_batch(&self, keys: &[String]) -> Vec<bool> {
+                <$ty>::might_contain_bytes_batch(self, keys)
+            }
+            fn might_contain_bytes_batch(&self, keys: &[Vec<u8>]) -> Vec<bool> {
+                <$ty>::might_contain_bytes_batch(self, keys)
+            }
         }
     )*};
 }
 
 jvm_filter!(SparkBloomFilter, GuavaBloomFilter);
 
-/// The digest of `filter`'s answers to the probes of `kind` over `range`; for longs, also
-/// checks that the batch query gives the same answers.
+/// The digest of `filter`'s answers to the probes of `kind` over `range`; also checks that
+/// the batch query of the kind gives the same answers.
 ///
 /// # Panics
 ///
 /// When the batch and single queries disagree.
 pub fn answers<F: JvmFilter>(filter: &F, kind: Kind, range: std::ops::Range<u64>) -> Digest {
-    match kind {
+    let (single, batch): (Vec<bool>, Vec<bool>) = match kind {
         Kind::Long => {
             let keys: Vec<i64> = range.map(key_long).collect();
-            let batch = filter.might_contain_long_batch(&keys);
-            let single: Vec<bool> = keys.iter().map(|&k| filter.might_contain_long(k)).collect();
-            assert_eq!(batch, single, "batch and single queries disagree");
-            Digest::of(single)
+            let single = keys.iter().map(|&k| filter.might_contain_long(k)).collect();
+            (single, filter.might_contain_long_batch(&keys))
         }
-        Kind::Str => Digest::of(range.map(|i| filter.might_contain_str(&key_str(i)))),
-        Kind::Bytes => Digest::of(range.map(|i| filter.might_contain_bytes(&key_bytes(i)))),
-    }
+        Kind::Str => {
+            let keys: Vec<String> = range.map(key_str).collect();
+            let single = keys.iter().map(|k| filter.might_contain_str(k)).collect();
+            (single, filter.might_contain_str_batch(&keys))
+        }
+        Kind::Bytes => {
+            let keys: Vec<Vec<u8>> = range.map(key_bytes).collect();
+            let single = keys.iter().map(|k| filter.might_contain_bytes(k)).collect();
+            (single, filter.might_contain_bytes_batch(&keys))
+        }
+    };
+    assert_eq!(batch, single, "batch and single queries disagree");
+    Digest::of(single)
 }
 
 /// `tests/golden/jvm/`.

@@ -10,7 +10,7 @@ use std::io::{self, Read, Write};
 use bloom_core::Error;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 use bloom_tests::SplitMix64;
-use bloom_tests::jvm::{check_guava_bytes, check_spark_bytes, replay_fuzz_dir};
+use bloom_tests::jvm::{check_guava_bytes, check_spark_bytes, key_bytes, key_str, replay_fuzz_dir};
 use proptest::prelude::*;
 
 fn spark(version: SparkVersion, n: u64, seed: i32) -> SparkBloomFilter {
@@ -58,7 +58,9 @@ proptest! {
             longs.iter().all(|&k| f.might_contain_long(k))
                 && f.might_contain_long_batch(&longs).iter().all(|&b| b)
                 && strs.iter().all(|s| f.might_contain_str(s) && f.might_contain_bytes(s.as_bytes()))
+                && f.might_contain_bytes_batch(&strs).iter().all(|&b| b)
                 && bytes.iter().all(|b| f.might_contain_bytes(b))
+                && f.might_contain_bytes_batch(&bytes).iter().all(|&b| b)
         };
         prop_assert!(check(&f));
         let copy = SparkBloomFilter::from_bytes(&f.to_bytes()).unwrap();
@@ -92,7 +94,9 @@ proptest! {
             longs.iter().all(|&k| f.might_contain_long(k))
                 && f.might_contain_long_batch(&longs).iter().all(|&b| b)
                 && strs.iter().all(|s| f.might_contain_str(s))
+                && f.might_contain_bytes_batch(&strs).iter().all(|&b| b)
                 && bytes.iter().all(|b| f.might_contain_bytes(b))
+                && f.might_contain_bytes_batch(&bytes).iter().all(|&b| b)
         };
         prop_assert!(check(&f));
         let copy = GuavaBloomFilter::read_from(&f.to_bytes()[..]).unwrap();
@@ -531,6 +535,30 @@ fn batch_equals_single_past_the_cache() {
     let single: Vec<bool> = keys.iter().map(|&k| guava.might_contain_long(k)).collect();
     let mut out = vec![true; 5];
     guava.might_contain_long_batch_into(&keys, &mut out);
+    assert_eq!(out, single);
+    // String and byte keys through the same staged path.
+    let strs: Vec<String> = (0..20_000).map(key_str).collect();
+    let bytes: Vec<Vec<u8>> = (0..20_000).map(key_bytes).collect();
+    for (s, b) in strs.iter().zip(&bytes).step_by(3) {
+        spark.iter_mut().for_each(|f| {
+            f.put_str(s);
+            f.put_bytes(b);
+        });
+        guava.put_str(s);
+        guava.put_bytes(b);
+    }
+    for f in &spark {
+        let single: Vec<bool> = strs.iter().map(|s| f.might_contain_str(s)).collect();
+        assert_eq!(f.might_contain_bytes_batch(&strs), single);
+        assert!(single.iter().step_by(3).all(|&b| b));
+        let single: Vec<bool> = bytes.iter().map(|b| f.might_contain_bytes(b)).collect();
+        f.might_contain_bytes_batch_into(&bytes, &mut out);
+        assert_eq!(out, single);
+    }
+    let single: Vec<bool> = strs.iter().map(|s| guava.might_contain_str(s)).collect();
+    assert_eq!(guava.might_contain_bytes_batch(&strs), single);
+    let single: Vec<bool> = bytes.iter().map(|b| guava.might_contain_bytes(b)).collect();
+    guava.might_contain_bytes_batch_into(&bytes, &mut out);
     assert_eq!(out, single);
 }
 

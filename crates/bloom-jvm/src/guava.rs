@@ -199,7 +199,40 @@ impl GuavaBloomFilter {
     /// [`might_contain_long_batch`](Self::might_contain_long_batch) into `out` (cleared
     /// first), reusing its allocation.
     pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
-        let start = |&key: &i64| probes(murmur3_x64_128_long(key));
+        self.batch_into(keys, |&key| murmur3_x64_128_long(key), out);
+    }
+
+    /// [`might_contain_bytes`](Self::might_contain_bytes) for every key, in order, with the
+    /// memory reads of a group of keys overlapped. Strings go in as they are (`&str` and
+    /// `String` are `AsRef<[u8]>`) and are hashed as their UTF-8 bytes, as
+    /// [`might_contain_str`](Self::might_contain_str) hashes them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::GuavaBloomFilter;
+    ///
+    /// let mut filter = GuavaBloomFilter::new(1_000, 0.01)?;
+    /// filter.put_bytes(b"\x00\x01");
+    /// let answers = filter.might_contain_bytes_batch(&[&b"\x00\x01"[..], b"\x02"]);
+    /// assert_eq!(answers, [true, filter.might_contain_bytes(b"\x02")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn might_contain_bytes_batch<B: AsRef<[u8]>>(&self, keys: &[B]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.might_contain_bytes_batch_into(keys, &mut out);
+        out
+    }
+
+    /// [`might_contain_bytes_batch`](Self::might_contain_bytes_batch) into `out` (cleared
+    /// first), reusing its allocation.
+    pub fn might_contain_bytes_batch_into<B: AsRef<[u8]>>(&self, keys: &[B], out: &mut Vec<bool>) {
+        self.batch_into(keys, |key| murmur3_x64_128(key.as_ref()), out);
+    }
+
+    /// The batch query of keys that `hash` turns into Guava's 128-bit hash.
+    fn batch_into<K>(&self, keys: &[K], hash: impl Fn(&K) -> (u64, u64), out: &mut Vec<bool>) {
+        let start = |key: &K| probes(hash(key));
         batch::contains_batch::<Mitz64, _>(&self.bits, self.num_hashes(), keys, start, out);
     }
 

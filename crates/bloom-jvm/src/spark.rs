@@ -336,9 +336,43 @@ impl SparkBloomFilter {
     /// [`might_contain_long_batch`](Self::might_contain_long_batch) into `out` (cleared
     /// first), reusing its allocation.
     pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
+        self.batch_into(keys, |&key| self.hash_long(key), out);
+    }
+
+    /// [`might_contain_bytes`](Self::might_contain_bytes) for every key, in order, with the
+    /// memory reads of a group of keys overlapped as in
+    /// [`might_contain_long_batch`](Self::might_contain_long_batch). Strings go in as they
+    /// are (`&str` and `String` are `AsRef<[u8]>`) and are hashed as their UTF-8 bytes, as
+    /// [`might_contain_str`](Self::might_contain_str) hashes them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::SparkBloomFilter;
+    ///
+    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
+    /// filter.put_str("alice");
+    /// let answers = filter.might_contain_bytes_batch(&["alice", "bob"]);
+    /// assert_eq!(answers, [true, filter.might_contain_str("bob")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn might_contain_bytes_batch<B: AsRef<[u8]>>(&self, keys: &[B]) -> Vec<bool> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.might_contain_bytes_batch_into(keys, &mut out);
+        out
+    }
+
+    /// [`might_contain_bytes_batch`](Self::might_contain_bytes_batch) into `out` (cleared
+    /// first), reusing its allocation.
+    pub fn might_contain_bytes_batch_into<B: AsRef<[u8]>>(&self, keys: &[B], out: &mut Vec<bool>) {
+        self.batch_into(keys, |key| self.hash_bytes(key.as_ref()), out);
+    }
+
+    /// The batch query of keys that `hash` turns into Spark's two hashes.
+    fn batch_into<K>(&self, keys: &[K], hash: impl Fn(&K) -> (i32, i32), out: &mut Vec<bool>) {
         let (bits, k, version) = (&self.bits, self.num_hashes, self.version);
-        let start = |&key: &i64| {
-            let (h1, h2) = self.hash_long(key);
+        let start = |key: &K| {
+            let (h1, h2) = hash(key);
             probes(version, h1, h2)
         };
         match version {
