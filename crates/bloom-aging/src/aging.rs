@@ -1014,7 +1014,7 @@ impl AgingBloomFilter {
             &self.ring,
             output,
             self.bits.le_bytes_len() as u64,
-            |out| self.bits.write_le_bytes(out),
+            |out| out.put_words(self.bits.as_words().iter().copied()),
         )
     }
 

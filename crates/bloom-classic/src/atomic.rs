@@ -256,8 +256,14 @@ impl AtomicBloomFilter {
     /// Frames the bits as they are loaded, one word at a time: no snapshot copy.
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         let len = self.bits.as_words().len() as u64 * 8;
-        self.params
-            .encode(output, len, |out| self.bits.write_le_bytes(out))
+        self.params.encode(output, len, |out| {
+            out.put_words(
+                self.bits
+                    .as_words()
+                    .iter()
+                    .map(|w| w.load(Ordering::Relaxed)),
+            )
+        })
     }
 
     /// Reads the bytes of [`to_bytes`](AtomicBloomFilter::to_bytes) or

@@ -476,7 +476,7 @@ impl BloomFilter {
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         self.params
             .encode(output, self.bits.le_bytes_len() as u64, |out| {
-                self.bits.write_le_bytes(out)
+                out.put_words(self.bits.as_words().iter().copied())
             })
     }
 

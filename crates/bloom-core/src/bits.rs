@@ -32,71 +32,11 @@ use bitvec::prelude::Lsb0;
 use bitvec::slice::BitSlice;
 
 use crate::Error;
-use crate::hash::{Probes, pair_at};
-use crate::math::{MAX_NUM_BITS, check_num_bits};
-
-/// Words needed for `num_bits` bits, checked against the address space.
-///
-/// # Errors
-///
-/// [`Error::TooLarge`] when the words do not fit in memory on this platform.
-#[doc(hidden)]
-pub fn words_for(num_bits: u64) -> Result<usize, Error> {
-    let words = num_bits.div_ceil(64);
-    let max_bits = (BitSlice::<u64, Lsb0>::MAX_BITS as u64).min(MAX_NUM_BITS);
-    match usize::try_from(words) {
-        Ok(w) if num_bits <= max_bits && w.checked_mul(8).is_some() => Ok(w),
-        _ => Err(Error::TooLarge {
-            requested_bits: num_bits as f64,
-            max_bits,
-        }),
-    }
-}
-
-/// Whether bit `pos` is set in `words` (LSB-first within each word).
-///
-/// # Panics
-///
-/// If `pos / 64` is not a valid index of `words`.
-#[inline(always)]
-#[doc(hidden)]
-pub fn test_bit(words: &[u64], pos: u64) -> bool {
-    (words[(pos >> 6) as usize] >> (pos & 63)) & 1 != 0
-}
-
-/// Sets bit `pos` in `words` and returns whether it was set before: the plain model the
-/// tests check the stores' probe loops and the parallel scatter against.
-///
-/// # Panics
-///
-/// If `pos / 64` is not a valid index of `words`.
+use crate::internal::checks::{MAX_NUM_BITS, check_num_bits};
 #[cfg(test)]
-pub(crate) fn set_bit(words: &mut [u64], pos: u64) -> bool {
-    let word = &mut words[(pos >> 6) as usize];
-    let mask = 1u64 << (pos & 63);
-    let was = *word & mask != 0;
-    *word |= mask;
-    was
-}
-
-/// Hints the CPU to bring the cache line holding `value` into the cache, without waiting for
-/// it. Batch queries call this for every probe of a group of keys before testing any, so the
-/// memory reads overlap instead of following one another. A no-op on targets other than
-/// x86_64.
-#[inline(always)]
-#[doc(hidden)]
-pub fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `_mm_prefetch` requires SSE, which every x86_64 CPU has. It is a hint: it
-    // reads nothing the program can observe and never faults, and the pointer comes from a
-    // live reference anyway.
-    unsafe {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
+use crate::internal::memory::set_bit;
+use crate::internal::memory::{advise_huge_pages, out_of_memory, prefetch, words_for};
+use crate::internal::probe::{Probes, pair_at};
 
 /// The mask of the bits of the last word that lie inside a store of `num_bits` bits.
 #[inline]
@@ -341,8 +281,8 @@ impl Words<u64> {
     /// read straight into the store a stream's payload ends up in, each piece also handed to
     /// `feed` (the frame's checksum) as it arrives.
     ///
-    /// The store starts at one [`STREAM_CHUNK`](crate::format::STREAM_CHUNK) and doubles as
-    /// bytes arrive, never past `byte_len`: a length that claims more than the stream holds
+    /// The store starts at one [`STREAM_CHUNK`](crate::internal::stream::STREAM_CHUNK) and
+    /// doubles as bytes arrive, never past `byte_len`: a length that claims more than the stream holds
     /// costs at most twice the bytes read before [`Error::Truncated`], and an honest stream
     /// ends in exactly the store the filter keeps, with no copy of the payload beside it. The
     /// store grows by `realloc`, which moves large blocks by remapping their pages (no copy)
@@ -362,7 +302,7 @@ impl Words<u64> {
     ) -> Result<Self, Error> {
         if byte_len % 8 != 0 {
             // No store can hold it; a short stream is still reported as one.
-            let got = crate::format::skip(reader, byte_len)?;
+            let got = crate::internal::stream::skip(reader, byte_len)?;
             if got < byte_len {
                 return Err(Error::Truncated {
                     needed: byte_len,
@@ -377,16 +317,16 @@ impl Words<u64> {
             requested_bits: byte_len as f64 * 8.0,
             max_bits: MAX_NUM_BITS,
         })?;
-        let chunk_words = crate::format::STREAM_CHUNK / 8;
+        let chunk_words = crate::internal::stream::STREAM_CHUNK / 8;
         let mut words = Words::<u64>::zeroed(total.min(chunk_words))?;
         let mut got = 0usize;
         while got < total * 8 {
             if got == words.len * 8 {
                 words.grow(words.len.saturating_mul(2).min(total))?;
             }
-            let end = (words.len * 8).min(got + crate::format::STREAM_CHUNK);
+            let end = (words.len * 8).min(got + crate::internal::stream::STREAM_CHUNK);
             let bytes = words.bytes_mut();
-            let n = crate::format::read_some(reader, &mut bytes[got..end])?;
+            let n = crate::internal::stream::read_some(reader, &mut bytes[got..end])?;
             if n == 0 {
                 return Err(Error::Truncated {
                     needed: byte_len,
@@ -514,17 +454,6 @@ impl Clone for Words<u64> {
     }
 }
 
-/// Ends the process as the standard collections do when the allocator refuses `bytes` for
-/// a copy that cannot return an error (a `Clone`, an infallible conversion): through
-/// [`handle_alloc_error`](alloc::alloc::handle_alloc_error). Constructors never call it; they
-/// return [`Error::OutOfMemory`].
-#[cold]
-#[doc(hidden)]
-pub fn out_of_memory(bytes: usize) -> ! {
-    let layout = Layout::from_size_align(bytes.max(1), 8).unwrap_or(Layout::new::<u64>());
-    alloc::alloc::handle_alloc_error(layout)
-}
-
 /// Equal when the words are.
 impl PartialEq for Words<u64> {
     fn eq(&self, other: &Self) -> bool {
@@ -542,75 +471,6 @@ impl<W: Word> core::fmt::Debug for Words<W> {
             .finish()
     }
 }
-
-/// Allocations from this size on are worth huge pages: below it the whole store fits in the
-/// reach of the TLB anyway.
-#[cfg(any(test, all(feature = "std", target_os = "linux")))]
-pub(crate) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
-
-/// Asks Linux to back the 2 MiB-aligned interior of `memory` with transparent huge pages,
-/// when it spans at least [`HUGE_PAGE_THRESHOLD`] bytes. Advisory only: the kernel may
-/// decline, and nothing changes but speed. A no-op on other systems.
-///
-/// Filters probe random cache lines; with 4 KiB pages most probes of a large filter are a
-/// TLB miss as well as a cache miss. Any filter storage (bit words, counters, aligned
-/// blocks) can call this right after allocating.
-#[cfg(all(feature = "std", target_os = "linux"))]
-#[doc(hidden)]
-pub fn advise_huge_pages<T>(memory: &[T]) {
-    const HUGE_PAGE: usize = 2 << 20;
-    let bytes = core::mem::size_of_val(memory);
-    if bytes < HUGE_PAGE_THRESHOLD {
-        return;
-    }
-    let start = memory.as_ptr() as usize;
-    let aligned_start = start.next_multiple_of(HUGE_PAGE);
-    let aligned_end = (start + bytes) & !(HUGE_PAGE - 1);
-    if aligned_end <= aligned_start {
-        return;
-    }
-    let (range, len) = (
-        aligned_start as *mut libc::c_void,
-        aligned_end - aligned_start,
-    );
-    // SAFETY: the range [aligned_start, aligned_end) lies inside the live allocation of
-    // `memory`; MADV_HUGEPAGE changes only how the kernel backs those pages, never their
-    // contents, so no Rust-visible memory is affected.
-    unsafe {
-        libc::madvise(range, len, libc::MADV_HUGEPAGE);
-    }
-    // Fresh pages (a new mapping, the usual case for a large first allocation) get huge pages
-    // when first touched. But an allocator may hand out memory an earlier allocation already
-    // touched (glibc serves even large blocks from its heap once the process has freed a few),
-    // and those pages stay small until the kernel's background scan gets to them, which can
-    // take minutes. For them, ask for the huge pages now.
-    if page_resident(aligned_start) {
-        // SAFETY: as above; MADV_COLLAPSE (Linux 6.1 and later; older kernels return EINVAL,
-        // which is ignored) copies the pages' contents into huge pages and never changes them.
-        unsafe {
-            libc::madvise(range, len, MADV_COLLAPSE);
-        }
-    }
-}
-
-/// `MADV_COLLAPSE` (Linux 6.1), spelled out because not every target's `libc` defines it.
-#[cfg(all(feature = "std", target_os = "linux"))]
-const MADV_COLLAPSE: libc::c_int = 25;
-
-/// Whether the page at `addr` (page-aligned) is in memory already.
-#[cfg(all(feature = "std", target_os = "linux"))]
-fn page_resident(addr: usize) -> bool {
-    let mut status = 0u8;
-    // SAFETY: `addr` is page-aligned and lies in a live mapping (the caller's allocation);
-    // mincore writes one status byte per page of the one-page range, into `status`.
-    let ok = unsafe { libc::mincore(addr as *mut libc::c_void, 1, &mut status) } == 0;
-    ok && status & 1 != 0
-}
-
-/// Asks the kernel for huge pages (Linux with `std` only; a no-op here).
-#[cfg(not(all(feature = "std", target_os = "linux")))]
-#[doc(hidden)]
-pub fn advise_huge_pages<T>(_memory: &[T]) {}
 
 /// A fixed-size array of bits in [`Words`]: bit `i` in word `i / 64`, position `i % 64` from
 /// the least significant bit. `bitvec`'s `BitSlice` is the bit-level view of the words
@@ -705,7 +565,7 @@ impl BitStore {
         Ok(())
     }
 
-    /// Reads `num_bits` bits from little-endian words, as [`BitStore::write_le_bytes`] writes
+    /// Reads `num_bits` bits from little-endian words, as a filter's payload holds
     /// them. Allocates only after checking the length, so at most `bytes.len()` bytes.
     ///
     /// # Errors
@@ -841,7 +701,7 @@ impl BitStore {
 
     /// Whether the positions of one probe pair are set: the pair that step value `x` gives in
     /// this store ([`pair_at`]`(x, self.len())`, pair j of a key when `x` is its step j,
-    /// see [`Steps`](crate::hash::Steps)). With `lone`, only the first position is tested:
+    /// see [`Steps`](crate::internal::probe::Steps)). With `lone`, only the first position is tested:
     /// the last pair of an odd number of probes.
     ///
     /// This is how a query tests a key against several stores in lockstep (one pair of each
@@ -994,17 +854,9 @@ impl BitStore {
         self.words.heap_bytes()
     }
 
-    /// Bytes of [`BitStore::write_le_bytes`]'s output.
+    /// Bytes of the words in little-endian order: the length of a filter's payload.
     pub fn le_bytes_len(&self) -> usize {
         self.as_words().len() * 8
-    }
-
-    /// Puts the words, little-endian, into `out` (the payload of `to_bytes` and `write_to`).
-    #[doc(hidden)]
-    pub fn write_le_bytes(&self, out: &mut crate::format::Sink<'_>) {
-        for w in self.as_words() {
-            out.put(&w.to_le_bytes());
-        }
     }
 
     /// Moves the words out.
@@ -1030,30 +882,6 @@ fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
         true
     });
 }
-
-/// The batch engine's view of both bit stores: their own pair loops.
-macro_rules! probe_set_via_inherent {
-    ($($store:ty),*) => {$(
-        impl crate::internal::batch::ProbeSet for $store {
-            #[inline(always)]
-            fn all_set(&self, probes: Probes) -> bool {
-                <$store>::all_set(self, probes)
-            }
-
-            #[inline(always)]
-            fn prefetch(&self, probes: Probes) {
-                self.prefetch_all(probes);
-            }
-
-            #[inline(always)]
-            fn footprint(&self) -> usize {
-                self.heap_bytes()
-            }
-        }
-    )*};
-}
-
-probe_set_via_inherent!(BitStore, AtomicBitStore);
 
 /// The atomic twin of [`BitStore`]: the same layout in `AtomicU64` words, every method
 /// `&self`, lock-free.
@@ -1285,16 +1113,6 @@ impl AtomicBitStore {
         })
     }
 
-    /// Puts the words, little-endian, into `out`, each loaded once (`Relaxed`): the bytes of
-    /// [`BitStore::write_le_bytes`] for a snapshot, without copying the store. Bits set
-    /// meanwhile may or may not be included.
-    #[doc(hidden)]
-    pub fn write_le_bytes(&self, out: &mut crate::format::Sink<'_>) {
-        for w in self.as_words() {
-            out.put(&w.load(Ordering::Relaxed).to_le_bytes());
-        }
-    }
-
     /// [`try_to_bit_store`](AtomicBitStore::try_to_bit_store); like the standard
     /// collections' clones, it aborts if the allocator refuses the copy.
     pub fn to_bit_store(&self) -> BitStore {
@@ -1326,6 +1144,7 @@ impl From<AtomicBitStore> for BitStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::internal::memory::{HUGE_PAGE_THRESHOLD, test_bit};
 
     /// Clones copy into fresh memory (advised like a new store): equal, independent, and the
     /// same for the atomic store; also for a store past the huge-page threshold.
@@ -1365,7 +1184,8 @@ mod tests {
 
     #[test]
     fn pair_set_agrees_with_the_bits() {
-        use crate::hash::{Steps, hash_key, pair_at};
+        use crate::hash::hash_key;
+        use crate::internal::probe::{Steps, pair_at};
         for num_bits in [1u64, 7, 64, 511, 512, 513, 1000, 4096, 100_003] {
             let mut s = BitStore::new(num_bits).unwrap();
             // About half the bits set.
@@ -1413,9 +1233,7 @@ mod tests {
         let mut s = BitStore::new(130).unwrap();
         s.set(3);
         s.set(129);
-        let mut sink = crate::format::Sink::in_memory(0);
-        s.write_le_bytes(&mut sink);
-        let out = sink.into_vec();
+        let out: Vec<u8> = s.as_words().iter().flat_map(|w| w.to_le_bytes()).collect();
         assert_eq!(out.len(), s.le_bytes_len());
         assert_eq!(out[0], 8);
         assert_eq!(BitStore::from_le_bytes(&out, 130).unwrap(), s);

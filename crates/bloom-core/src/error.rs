@@ -9,7 +9,7 @@ use core::fmt;
 #[cfg(feature = "std")]
 use std::io;
 
-use crate::format::Variant;
+use crate::format::fields::Variant;
 
 /// Everything that can go wrong when building, combining, decoding or updating a filter.
 ///

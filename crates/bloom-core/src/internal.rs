@@ -8,42 +8,46 @@
 //! for use outside the workspace. A user of the filters needs only what the crate root
 //! documents.
 
-// The batch engine, the cache sizes it is tuned by, CPU feature detection, the float
-// functions `core` lacks, parallel bulk insertion and serde support: whole modules of
-// internals.
+// Each idea in one file, listed from the bottom up: a file imports only files above it in
+// this list, and the public modules (`hash`, `math`, `bits`, `format`) sit between them as
+// docs/design.md draws ("bloom-core's layers").
 pub mod batch;
 pub mod caches;
+pub mod checks;
 pub mod cpu;
+pub mod digest;
 pub mod float;
+pub mod frame;
+pub mod memory;
 #[cfg(feature = "rayon")]
 pub mod par;
+pub mod probe;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+pub mod siphash;
+pub mod stream;
 
-// Hashing: the probe sequence and the hash functions behind it.
-pub use crate::hash::{
-    BufferedHasher, Digest, Pairs, Probes, Steps, Xxh3_128, Xxh64, high_half, low_half, reduce,
-};
+// The names the filter crates use most, at one path.
+pub use digest::{BufferedHasher, Digest, Xxh3_128, Xxh64};
+pub use probe::{Pairs, Probes, Steps, high_half, low_half, reduce};
+pub use stream::STREAM_CHUNK;
 
-// Bit storage: raw word loops, allocation and the atomic store.
-pub use crate::bits::{
-    AtomicBitStore, advise_huge_pages, out_of_memory, prefetch, test_bit, words_for,
-};
+pub use crate::bits::AtomicBitStore;
+pub use memory::{advise_huge_pages, out_of_memory, prefetch, test_bit, words_for};
 
-// The binary format's building blocks (a user reads bytes through `format::decode`).
-pub use crate::format::{
-    ByteReader, Checksum, FRAMING_LEN, HEADER_LEN, Output, SIZE_AND_HASHES_LEN, STREAM_CHUNK, Sink,
-    SizeAndHashes, decode_frame, decode_size_and_hashes, encode, encode_size_and_hashes, encode_to,
-    framing_len, verify_checksum,
+pub use crate::format::fields::{FRAMING_LEN, HEADER_LEN, framing_len};
+pub use frame::{
+    ByteReader, Checksum, Output, SIZE_AND_HASHES_LEN, Sink, SizeAndHashes, decode_frame,
+    decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, verify_checksum,
 };
 #[cfg(feature = "std")]
-pub use crate::format::{FrameReader, read_frame, read_size_and_hashes_words};
+pub use frame::{FrameReader, read_frame, read_size_and_hashes_words};
 
 // The checks every constructor runs, the rounding of estimates, and the sizing functions
 // generic over the float functions (`float`).
-pub use crate::math::{
-    blocked_fpr_replacement_with, check_count, check_fpr, check_num_bits, check_num_hashes,
-    check_rate, optimal_num_bits_with, round_count,
+pub use crate::math::{blocked_fpr_replacement_with, optimal_num_bits_with};
+pub use checks::{
+    check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
 };
 
 // The macros that implement the shared traits (exported at the crate root, as every

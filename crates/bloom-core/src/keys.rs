@@ -32,25 +32,7 @@
 /// The step of the SplitMix64 counter: 2^64 divided by the golden ratio, made odd.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// The SplitMix64 output function: a bijection on `u64` (each step is invertible: a
-/// xor-shift, or a multiplication by an odd constant), whose output bits each depend on every
-/// input bit.
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::keys::mix;
-///
-/// assert_eq!(mix(0), 0);
-/// assert_ne!(mix(1), mix(2));
-/// ```
-#[inline]
-pub const fn mix(x: u64) -> u64 {
-    let mut z = x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use crate::internal::digest::mix;
 
 /// SplitMix64: a seeded stream of 64-bit values, the same on every platform and run. The
 /// field is the whole state; any value is a seed.
@@ -82,7 +64,7 @@ impl SplitMix64 {
     /// a bound of 0.
     #[inline]
     pub fn below(&mut self, bound: u64) -> u64 {
-        crate::hash::reduce(self.next_u64(), bound)
+        crate::internal::probe::reduce(self.next_u64(), bound)
     }
 }
 

@@ -129,7 +129,6 @@ pub mod hash;
 pub mod internal;
 pub mod keys;
 pub mod math;
-mod siphash;
 
 pub use error::Error;
 #[cfg(feature = "std")]

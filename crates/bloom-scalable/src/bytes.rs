@@ -170,7 +170,7 @@ impl ScalableBloomFilter {
                     out.put(&layer.filter.num_bits().to_le_bytes());
                     out.put(&layer.filter.num_hashes().to_le_bytes());
                     out.put(&layer.len.to_le_bytes());
-                    layer.filter.bits().write_le_bytes(out);
+                    out.put_words(layer.filter.bits().as_words().iter().copied());
                 }
             },
         )

@@ -201,7 +201,8 @@ mod tests {
             f64::INFINITY,
             f64::NAN,
         ];
-        let spread = (0..4_000).map(|i| crate::keys::mix(i) as f64 / (1u64 << 50) as f64 - 8.0);
+        let spread =
+            (0..4_000).map(|i| crate::internal::digest::mix(i) as f64 / (1u64 << 50) as f64 - 8.0);
         let tiny = (1..200).map(|i| 1.0 - 1.0 / f64::from(i).powi(3));
         specials.into_iter().chain(spread).chain(tiny)
     }

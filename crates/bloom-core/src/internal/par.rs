@@ -361,7 +361,7 @@ pub fn par_scatter_into<S, T, E, I, P, X, U>(
                     for (n, &e) in bucket.iter().enumerate() {
                         // Ask for a slot a few entries ahead, so the writes find it cached.
                         if let Some(&ahead) = bucket.get(n + PREFETCH_AHEAD) {
-                            crate::bits::prefetch(&region[index(ahead) - base]);
+                            crate::internal::memory::prefetch(&region[index(ahead) - base]);
                         }
                         update(&mut region[index(e) - base], e);
                     }
@@ -639,8 +639,9 @@ macro_rules! par_collect_via_par_insert_all {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bits::set_bit;
-    use crate::hash::{Probes, hash_key};
+    use crate::hash::hash_key;
+    use crate::internal::memory::set_bit;
+    use crate::internal::probe::Probes;
 
     #[test]
     fn plans_follow_the_cache_and_the_threads() {

@@ -7,7 +7,7 @@
 //! against the `siphasher` crate and, with two and four rounds, against the standard
 //! library's SipHash-2-4.
 
-use crate::hash::Digest;
+use crate::internal::digest::Digest;
 
 /// The initial-state constants: "somepseudorandomlygeneratedbytes" read as four
 /// little-endian words.
@@ -436,7 +436,7 @@ mod tests {
         let key = [0x1234_5678_9abc_def0, 0x0fed_cba9_8765_4321];
         for seed in 0..50u64 {
             let words: [u64; LANES] =
-                core::array::from_fn(|l| crate::keys::mix(seed * 8 + l as u64));
+                core::array::from_fn(|l| crate::internal::digest::mix(seed * 8 + l as u64));
             let expected: [u64; LANES] =
                 core::array::from_fn(|l| sip::<1, 3>(&words[l].to_le_bytes(), key));
             assert_eq!(sip13_lanes_word(words, key), expected);

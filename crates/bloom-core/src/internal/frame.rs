@@ -1,26 +1,7 @@
-//! The binary framing every filter's `to_bytes` writes and `from_bytes` reads.
-//!
-//! ```text
-//! offset  size  field
-//! 0       4     magic "BLMF"
-//! 4       2     format version (u16 LE), currently 3
-//! 6       1     variant tag (see Variant)
-//! 7       1     hash scheme tag (see HashScheme)
-//! 8       8     seed (u64 LE); for a keyed filter, the key's fingerprint
-//! 16      P     variant parameters (fixed size P per variant and version)
-//! 16+P    8     payload length L (u64 LE)
-//! 24+P    Z     zero padding, Z = padding_len(P): the payload starts at a multiple of 64
-//! O       L     payload, at O = payload_offset(P) = 24+P+Z
-//! O+L     8     XXH3-64 (seed 0) of bytes [0, O+L), u64 LE
-//! ```
-//!
-//! Everything is little-endian. [`decode`] checks, in order: that the header is complete, the
-//! magic, the version, the variant, the hash scheme, that the parameters and the padding are
-//! complete, that the payload length matches the bytes present exactly (no trailing bytes),
-//! that the padding is zero, and the checksum. It
-//! never allocates: the returned [`Frame`] borrows the input. The variant then checks that its
-//! parameters are in range and agree with the payload. `docs/format.md` documents every
-//! variant's parameters and payload.
+//! The framing every filter's bytes go through: writing a frame in memory or to a stream
+//! ([`encode`], [`encode_to`], [`Sink`]), reading one from bytes ([`decode_frame`]) or from a
+//! stream ([`read_frame`], [`FrameReader`]), and the classic layout's shared parameters
+//! ([`SizeAndHashes`]). `format` documents the fields; this module writes and checks them.
 
 #[cfg(feature = "std")]
 use alloc::boxed::Box;
@@ -33,172 +14,10 @@ use xxhash_rust::xxh3::Xxh3;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
-
-/// The four bytes every serialised filter starts with.
-pub const MAGIC: [u8; 4] = *b"BLMF";
-
-/// The format version this build writes and reads: 3, whose payload starts at a multiple of
-/// [`PAYLOAD_ALIGN`] bytes from the frame's start (version 2 had no padding).
-pub const VERSION: u16 = 3;
-
-/// The payload of every frame starts at a multiple of this many bytes from the frame's first
-/// byte: zero bytes after the payload length fill the gap. A frame at a page-aligned address
-/// (a memory-mapped file) then has its payload on a cache-line boundary, so a zero-copy view's
-/// blocks are aligned.
-pub const PAYLOAD_ALIGN: usize = 64;
-
-/// Bytes before the variant parameters: magic, version, variant, scheme, seed.
-#[doc(hidden)]
-pub const HEADER_LEN: usize = 16;
-
-/// Bytes of the fixed framing fields around parameters and payload: header, payload length,
-/// checksum (the padding before the payload, [`padding_len`], comes on top).
-#[doc(hidden)]
-pub const FRAMING_LEN: usize = HEADER_LEN + 8 + 8;
-
-/// Zero bytes between the payload length and the payload of a frame whose parameters take
-/// `params_len` bytes, so the payload starts at a multiple of [`PAYLOAD_ALIGN`].
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::format::{padding_len, payload_offset};
-///
-/// // Classic parameters (12 bytes): header 16 + 12 + length 8 = 36, padded to 64.
-/// assert_eq!((padding_len(12), payload_offset(12)), (28, 64));
-/// assert_eq!(payload_offset(40), 64);
-/// assert_eq!(payload_offset(41), 128);
-/// ```
-pub const fn padding_len(params_len: usize) -> usize {
-    let fixed = (HEADER_LEN + params_len + 8) % PAYLOAD_ALIGN;
-    (PAYLOAD_ALIGN - fixed) % PAYLOAD_ALIGN
-}
-
-/// Where the payload starts in a frame whose parameters take `params_len` bytes: a multiple
-/// of [`PAYLOAD_ALIGN`].
-pub const fn payload_offset(params_len: usize) -> usize {
-    HEADER_LEN + params_len + 8 + padding_len(params_len)
-}
-
-/// The bytes of framing a frame with `params_len` bytes of parameters has around its
-/// parameters and payload: [`FRAMING_LEN`] and the padding.
-#[doc(hidden)]
-pub const fn framing_len(params_len: usize) -> usize {
-    FRAMING_LEN + padding_len(params_len)
-}
-
-/// The zero bytes the padding is written from.
-const PADDING: [u8; PAYLOAD_ALIGN] = [0; PAYLOAD_ALIGN];
-
-/// Which filter the bytes hold. The tag values are part of the format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Variant {
-    /// `BloomFilter` and `AtomicBloomFilter` (the same bytes).
-    Classic = 1,
-    /// `CountingBloomFilter`.
-    Counting = 2,
-    /// `ScalableBloomFilter`.
-    Scalable = 3,
-    /// `BlockedBloomFilter` and `AtomicBlockedBloomFilter` (the same bytes).
-    Blocked = 4,
-    /// `SplitBlockBloomFilter` (Parquet's split-block filter).
-    SplitBlock = 5,
-    /// `AgingBloomFilter` (age-partitioned slices in a ring).
-    Aging = 6,
-}
-
-impl Variant {
-    /// Every variant, in tag order.
-    pub const ALL: [Variant; 6] = [
-        Variant::Classic,
-        Variant::Counting,
-        Variant::Scalable,
-        Variant::Blocked,
-        Variant::SplitBlock,
-        Variant::Aging,
-    ];
-
-    /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_core::format::Variant;
-    ///
-    /// assert_eq!(Variant::from_tag(2), Some(Variant::Counting));
-    /// assert_eq!(Variant::from_tag(0), None);
-    /// ```
-    pub fn from_tag(tag: u8) -> Option<Variant> {
-        Variant::ALL.into_iter().find(|v| *v as u8 == tag)
-    }
-
-    /// The types whose bytes carry this variant's tag, as error messages name them:
-    /// `"BloomFilter or AtomicBloomFilter"` for [`Variant::Classic`].
-    pub fn type_names(self) -> &'static str {
-        match self {
-            Variant::Classic => "BloomFilter or AtomicBloomFilter",
-            Variant::Counting => "CountingBloomFilter",
-            Variant::Scalable => "ScalableBloomFilter",
-            Variant::Blocked => "BlockedBloomFilter or AtomicBlockedBloomFilter",
-            Variant::SplitBlock => "SplitBlockBloomFilter",
-            Variant::Aging => "AgingBloomFilter",
-        }
-    }
-}
-
-/// How keys become positions. The tag values are part of the format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum HashScheme {
-    /// Seeded XXH3-128 over the bytes `Hash` writes (integers little-endian), positions by
-    /// the variant's derivation from the two halves (see [`crate::hash`]).
-    Xxh3_128 = 1,
-    /// Parquet's: XXH64 with seed 0 over the value's plain encoding.
-    ParquetXxh64 = 2,
-    /// SipHash-1-3 under a secret 128-bit key over the bytes `Hash` writes (integers as for
-    /// [`Xxh3_128`](HashScheme::Xxh3_128)), the second half a mix of the first (see
-    /// [`Hashing`](crate::hash::Hashing)); the header's seed field holds the key's
-    /// [fingerprint](crate::hash::SecretKey::fingerprint), never the key.
-    SipHash13Keyed = 3,
-}
-
-impl HashScheme {
-    /// Every scheme, in tag order.
-    pub const ALL: [HashScheme; 3] = [
-        HashScheme::Xxh3_128,
-        HashScheme::ParquetXxh64,
-        HashScheme::SipHash13Keyed,
-    ];
-
-    /// The scheme with this tag, if any.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_core::format::HashScheme;
-    ///
-    /// assert_eq!(HashScheme::from_tag(3), Some(HashScheme::SipHash13Keyed));
-    /// assert_eq!(HashScheme::from_tag(9), None);
-    /// ```
-    pub fn from_tag(tag: u8) -> Option<HashScheme> {
-        HashScheme::ALL.into_iter().find(|s| *s as u8 == tag)
-    }
-}
-
-/// A decoded frame: the header fields and borrowed parameter and payload bytes.
-#[derive(Debug, Clone, Copy)]
-pub struct Frame<'a> {
-    /// The hash scheme: the one asked for, or [`HashScheme::SipHash13Keyed`] where the
-    /// variant's scheme is [`HashScheme::Xxh3_128`] (every such variant can be keyed).
-    pub scheme: HashScheme,
-    /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
-    pub seed: u64,
-    /// The variant parameters, exactly as many bytes as the caller asked for.
-    pub params: &'a [u8],
-    /// The payload.
-    pub payload: &'a [u8],
-}
+use crate::format::fields::*;
+use crate::internal::stream::STREAM_CHUNK;
+#[cfg(feature = "std")]
+use crate::internal::stream::{read_some, skip};
 
 /// Serialises one filter: header, `params`, then a payload of exactly `payload_len` bytes
 /// put into the [`Sink`] by `write_payload`, then the checksum.
@@ -221,7 +40,6 @@ pub struct Frame<'a> {
 /// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[doc(hidden)]
 pub fn encode(
     variant: Variant,
     scheme: HashScheme,
@@ -246,7 +64,6 @@ pub fn encode(
 
 /// Where [`encode_to`] sends a frame: into a `Vec` it returns (`to_bytes`), or through a
 /// writer (`write_to`), 64 KiB at a time.
-#[doc(hidden)]
 pub enum Output<'w> {
     /// Build the whole frame in memory and return it.
     Bytes,
@@ -257,11 +74,6 @@ pub enum Output<'w> {
     #[cfg(not(feature = "std"))]
     Never(core::convert::Infallible, core::marker::PhantomData<&'w ()>),
 }
-
-/// Bytes the streaming writer and reader hold at a time: the payload passes through a
-/// buffer of this size.
-#[doc(hidden)]
-pub const STREAM_CHUNK: usize = 64 * 1024;
 
 /// [`encode`], to either [`Output`]: one framing for `to_bytes` and `write_to`. Streaming,
 /// the frame passes through a buffer of [`STREAM_CHUNK`] bytes (plus the largest single
@@ -275,7 +87,6 @@ pub const STREAM_CHUNK: usize = 64 * 1024;
 /// # Panics
 ///
 /// As [`encode`].
-#[doc(hidden)]
 pub fn encode_to(
     output: Output<'_>,
     variant: Variant,
@@ -341,7 +152,6 @@ pub fn encode_to(
 /// Where a filter puts its payload bytes: the `Vec` of `to_bytes`, or the bounded buffer
 /// of `write_to`, flushed to the writer (and into the checksum) whenever it fills. One
 /// payload writer per variant serves both.
-#[doc(hidden)]
 pub struct Sink<'w> {
     buf: Vec<u8>,
     /// Flush when `buf` reaches this length: `usize::MAX` in memory.
@@ -385,6 +195,14 @@ impl Stream<'_> {
 }
 
 impl Sink<'_> {
+    /// Puts 64-bit words, little-endian: a bit array's payload.
+    #[inline]
+    pub fn put_words(&mut self, words: impl IntoIterator<Item = u64>) {
+        for w in words {
+            self.put(&w.to_le_bytes());
+        }
+    }
+
     /// Appends `bytes`.
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) {
@@ -436,7 +254,6 @@ impl Sink<'_> {
 ///
 /// [`Error::Truncated`] when the stream ends inside the frame; the header errors of
 /// [`decode`]; [`Error::Io`] when the reader fails.
-#[doc(hidden)]
 #[cfg(feature = "std")]
 pub fn read_frame(
     reader: &mut dyn io::Read,
@@ -491,7 +308,6 @@ fn read_head(
 /// piece as it comes, and [`FrameReader::finish`] checks that the payload was read whole and
 /// the checksum, computed over every byte as it passed.
 #[cfg(feature = "std")]
-#[doc(hidden)]
 pub struct FrameReader<'r> {
     reader: &'r mut dyn io::Read,
     // Boxed: the hasher's state is large.
@@ -627,35 +443,6 @@ impl<'r> FrameReader<'r> {
     }
 }
 
-/// Reads and drops up to `len` bytes of `reader` through a small buffer: the bytes dropped,
-/// fewer than `len` when the stream ended first. For bytes that are read only to tell a
-/// truncated stream from a corrupt one.
-#[cfg(feature = "std")]
-pub(crate) fn skip(reader: &mut dyn io::Read, len: u64) -> io::Result<u64> {
-    let mut scratch = [0u8; 4096];
-    let mut got = 0u64;
-    while got < len {
-        let want = (len - got).min(scratch.len() as u64) as usize;
-        match read_some(reader, &mut scratch[..want])? {
-            0 => break,
-            n => got += n as u64,
-        }
-    }
-    Ok(got)
-}
-
-/// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
-/// the stream).
-#[cfg(feature = "std")]
-pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match reader.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
-        }
-    }
-}
-
 /// The padding before the payload must be zero: anything else is not a frame this build
 /// wrote ([`Error::Corrupt`]).
 fn check_padding(padding: &[u8]) -> Result<(), Error> {
@@ -702,11 +489,6 @@ fn read_field(reader: &mut dyn io::Read, bytes: &mut Vec<u8>, len: u64) -> Resul
     Ok(())
 }
 
-/// The format's checksum: XXH3-64 with seed 0.
-pub fn checksum(bytes: &[u8]) -> u64 {
-    xxh3_64(bytes)
-}
-
 /// Checks the framing of `bytes` and returns its parts.
 ///
 /// # Errors
@@ -728,7 +510,6 @@ pub fn decode<'a>(
 /// `from_bytes` does) or trusts it ([`Checksum::Skip`], what a zero-copy view does when it
 /// opens: O(1) in the payload's size; its `verify` checks the checksum later).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[doc(hidden)]
 pub enum Checksum {
     /// Check the checksum ([`verify_checksum`]) after the framing.
     Verify,
@@ -743,7 +524,6 @@ pub enum Checksum {
 /// # Errors
 ///
 /// Those of [`decode`] ([`Error::ChecksumMismatch`] only with [`Checksum::Verify`]).
-#[doc(hidden)]
 pub fn decode_frame<'a>(
     bytes: &'a [u8],
     variant: Variant,
@@ -791,7 +571,6 @@ pub fn decode_frame<'a>(
 /// # Errors
 ///
 /// [`Error::ChecksumMismatch`] when they differ; [`Error::Truncated`] for fewer than 8 bytes.
-#[doc(hidden)]
 pub fn verify_checksum(bytes: &[u8]) -> Result<(), Error> {
     let checked_len = bytes.len().checked_sub(8).ok_or(Error::Truncated {
         needed: 8,
@@ -856,7 +635,6 @@ fn check_header(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-#[doc(hidden)]
 pub struct ByteReader<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -956,12 +734,10 @@ impl<'a> ByteReader<'a> {
 
 /// Parameter bytes of the variants whose parameters are a size and a probe count (the
 /// classic, counting and blocked filters): the size as a `u64`, then `num_hashes` as a `u32`.
-#[doc(hidden)]
 pub const SIZE_AND_HASHES_LEN: usize = 12;
 
 /// A decoded frame of a variant whose parameters are a size and a probe count.
 #[derive(Debug, Clone, Copy)]
-#[doc(hidden)]
 pub struct SizeAndHashes<'a> {
     /// The size: bits or counters, as the variant counts them.
     pub size: u64,
@@ -979,7 +755,6 @@ pub struct SizeAndHashes<'a> {
 /// # Errors
 ///
 /// As [`encode_to`].
-#[doc(hidden)]
 pub fn encode_size_and_hashes(
     output: Output<'_>,
     variant: Variant,
@@ -1011,7 +786,6 @@ pub fn encode_size_and_hashes(
 ///
 /// Those of [`decode`] and of `Hashing::from_header`; the error of `check_size`;
 /// [`Error::Corrupt`] for a probe count out of range.
-#[doc(hidden)]
 pub fn decode_size_and_hashes<'a>(
     bytes: &'a [u8],
     variant: Variant,
@@ -1044,7 +818,6 @@ pub fn decode_size_and_hashes<'a>(
 /// # Errors
 ///
 /// Those of [`FrameReader`] and of [`decode_size_and_hashes`]'s checks.
-#[doc(hidden)]
 #[cfg(feature = "std")]
 pub fn read_size_and_hashes_words(
     reader: &mut dyn io::Read,
@@ -1071,7 +844,7 @@ fn size_and_hashes(
     let size = r.u64()?;
     let num_hashes = r.u32()?;
     check_size(size)?;
-    if crate::math::check_num_hashes(num_hashes).is_err() {
+    if crate::internal::checks::check_num_hashes(num_hashes).is_err() {
         return Err(Error::corrupt(format!(
             "num_hashes {num_hashes} out of range"
         )));

@@ -1,0 +1,321 @@
+//! The digests a key is hashed with, and the hasher that feeds them: [`BufferedHasher`]
+//! buffers the bytes a key's `Hash` writes (integers in one canonical width) and finishes
+//! with one call of a [`Digest`] ([`Xxh3_128`], the shared format's hash; [`Xxh64`],
+//! Parquet's; SipHash-1-3 in [`siphash`](super::siphash)). The bottom of the hashing layers:
+//! it imports nothing of this crate.
+
+use alloc::boxed::Box;
+use core::hash::Hasher;
+
+use xxhash_rust::xxh3::{Xxh3, xxh3_128_with_seed};
+
+/// Bytes a [`BufferedHasher`] keeps on the stack before it switches to streaming. Keys up to
+/// this size (as `Hash` writes them) cost one one-shot call of the hash function.
+const INLINE_CAPACITY: usize = 128;
+
+/// A hash function that [`BufferedHasher`] finishes with: a one-shot form for the buffered
+/// bytes and an incremental form for longer input, which give the same digest.
+pub trait Digest {
+    /// The digest.
+    type Output: Copy;
+    /// What the function is seeded or keyed with.
+    type Key: Copy;
+    /// The incremental state.
+    type Stream: Clone;
+    /// The digest of `bytes` in one call.
+    fn oneshot(bytes: &[u8], key: Self::Key) -> Self::Output;
+    /// A fresh incremental state.
+    fn stream(key: Self::Key) -> Self::Stream;
+    /// Feeds `bytes` to the state.
+    fn update(stream: &mut Self::Stream, bytes: &[u8]);
+    /// The digest of everything fed to the state.
+    fn digest(stream: &Self::Stream) -> Self::Output;
+    /// The 64 bits `Hasher::finish` returns.
+    fn low64(output: Self::Output) -> u64;
+    /// Whether [`BufferedHasher`] writes every integer that fits in 64 bits as one 64-bit
+    /// value (see [`KeyHasher`]), or each type at its own width (as Parquet's plain
+    /// encoding does).
+    const CANONICAL_INTEGERS: bool;
+}
+
+/// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Xxh3_128;
+
+impl Digest for Xxh3_128 {
+    type Output = u128;
+    type Key = u64;
+    type Stream = Xxh3;
+    const CANONICAL_INTEGERS: bool = true;
+
+    #[inline(always)]
+    fn oneshot(bytes: &[u8], seed: u64) -> u128 {
+        xxh3_128_with_seed(bytes, seed)
+    }
+
+    fn stream(seed: u64) -> Xxh3 {
+        Xxh3::with_seed(seed)
+    }
+
+    fn update(stream: &mut Xxh3, bytes: &[u8]) {
+        stream.update(bytes);
+    }
+
+    fn digest(stream: &Xxh3) -> u128 {
+        stream.digest128()
+    }
+
+    #[inline(always)]
+    fn low64(output: u128) -> u64 {
+        output as u64
+    }
+}
+
+/// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
+#[derive(Debug, Clone, Copy)]
+pub struct Xxh64;
+
+impl Digest for Xxh64 {
+    type Output = u64;
+    type Key = u64;
+    type Stream = xxhash_rust::xxh64::Xxh64;
+    /// Parquet's plain encoding writes an INT32 in 4 bytes and an INT64 in 8: the split-block
+    /// filter hashes each integer at its own width.
+    const CANONICAL_INTEGERS: bool = false;
+
+    #[inline(always)]
+    fn oneshot(bytes: &[u8], seed: u64) -> u64 {
+        xxhash_rust::xxh64::xxh64(bytes, seed)
+    }
+
+    fn stream(seed: u64) -> Self::Stream {
+        xxhash_rust::xxh64::Xxh64::new(seed)
+    }
+
+    fn update(stream: &mut Self::Stream, bytes: &[u8]) {
+        stream.update(bytes);
+    }
+
+    fn digest(stream: &Self::Stream) -> u64 {
+        stream.digest()
+    }
+
+    #[inline(always)]
+    fn low64(output: u64) -> u64 {
+        output
+    }
+}
+
+/// A [`Hasher`] that buffers the bytes a key writes and digests them with one call of the
+/// hash function `D`.
+///
+/// Keys longer than an internal buffer (128 bytes) are streamed through the function's
+/// incremental state instead; the digest is the same either way, because the streaming and
+/// one-shot forms agree. With [`Xxh3_128`], integers that fit in 64 bits are written in the
+/// canonical width (see the [module docs](self)); with [`Xxh64`], each at its own width,
+/// little-endian, `usize` and `isize` as 64 bits.
+pub struct BufferedHasher<D: Digest> {
+    key: D::Key,
+    len: usize,
+    buf: [u8; INLINE_CAPACITY],
+    stream: Option<Box<D::Stream>>,
+}
+
+impl<D: Digest> Clone for BufferedHasher<D> {
+    fn clone(&self) -> Self {
+        BufferedHasher {
+            key: self.key,
+            len: self.len,
+            buf: self.buf,
+            stream: self.stream.clone(),
+        }
+    }
+}
+
+impl<D: Digest> core::fmt::Debug for BufferedHasher<D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The key is left out: a keyed hasher's key is a secret.
+        f.debug_struct("BufferedHasher")
+            .field("buffered", &self.len)
+            .field("streaming", &self.stream.is_some())
+            .finish()
+    }
+}
+
+impl<D: Digest> BufferedHasher<D> {
+    /// Creates an empty hasher with the given seed or key.
+    #[inline]
+    pub fn new(key: D::Key) -> Self {
+        BufferedHasher {
+            key,
+            len: 0,
+            buf: [0; INLINE_CAPACITY],
+            stream: None,
+        }
+    }
+
+    /// The digest of everything written so far.
+    // Inlined into each key type's hashing so the length (known at compile time for
+    // integer keys) selects the hash function's short-input path statically.
+    #[inline(always)]
+    pub fn digest(&self) -> D::Output {
+        match &self.stream {
+            None => D::oneshot(&self.buf[..self.len], self.key),
+            Some(stream) => {
+                let mut stream = stream.clone();
+                D::update(&mut stream, &self.buf[..self.len]);
+                D::digest(&stream)
+            }
+        }
+    }
+
+    /// Every byte written since the last reset, when they all fit the inline buffer (none
+    /// went to the streaming state): what the SIMD lanes hash eight keys at a time from.
+    #[inline(always)]
+    pub(crate) fn inline_bytes(&self) -> Option<&[u8]> {
+        match self.stream {
+            None => Some(&self.buf[..self.len]),
+            Some(_) => None,
+        }
+    }
+
+    /// Empties the hasher for the next key, keeping its seed or key.
+    #[inline(always)]
+    pub(crate) fn reset(&mut self) {
+        self.len = 0;
+        self.stream = None;
+    }
+
+    #[cold]
+    fn spill(&mut self, bytes: &[u8]) {
+        let key = self.key;
+        let stream = self.stream.get_or_insert_with(|| Box::new(D::stream(key)));
+        D::update(stream, &self.buf[..self.len]);
+        self.len = 0;
+        if bytes.len() <= INLINE_CAPACITY {
+            self.buf[..bytes.len()].copy_from_slice(bytes);
+            self.len = bytes.len();
+        } else {
+            D::update(stream, bytes);
+        }
+    }
+}
+
+impl<D: Digest> BufferedHasher<D> {
+    /// Writes an integer narrower than 64 bits: in the canonical width (`value`, the integer
+    /// zero- or sign-extended to 64 bits, as 8 little-endian bytes) when the digest asks for
+    /// it, else its own little-endian bytes `native`.
+    #[inline(always)]
+    fn write_narrow(&mut self, value: u64, native: &[u8]) {
+        if D::CANONICAL_INTEGERS {
+            self.write(&value.to_le_bytes());
+        } else {
+            self.write(native);
+        }
+    }
+}
+
+impl<D: Digest> Hasher for BufferedHasher<D> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if end <= INLINE_CAPACITY {
+            self.buf[self.len..end].copy_from_slice(bytes);
+            self.len = end;
+        } else {
+            self.spill(bytes);
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_narrow(u64::from(i), &[i]);
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write_narrow(u64::from(i), &i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_narrow(u64::from(i), &i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        match u64::try_from(i) {
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_u64(small),
+            _ => self.write(&i.to_le_bytes()),
+        }
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write(&(i as u64).to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i8(&mut self, i: i8) {
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i16(&mut self, i: i16) {
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i32(&mut self, i: i32) {
+        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.write(&i.to_le_bytes());
+    }
+
+    #[inline]
+    fn write_i128(&mut self, i: i128) {
+        match i64::try_from(i) {
+            Ok(small) if D::CANONICAL_INTEGERS => self.write_i64(small),
+            _ => self.write(&i.to_le_bytes()),
+        }
+    }
+
+    #[inline]
+    fn write_isize(&mut self, i: isize) {
+        self.write(&(i as i64).to_le_bytes());
+    }
+
+    /// The low 64 bits of the digest.
+    #[inline]
+    fn finish(&self) -> u64 {
+        D::low64(self.digest())
+    }
+}
+
+/// The SplitMix64 output function: a bijection on `u64` (each step is invertible: a
+/// xor-shift, or a multiplication by an odd constant), whose output bits each depend on every
+/// input bit.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::keys::mix;
+///
+/// assert_eq!(mix(0), 0);
+/// assert_ne!(mix(1), mix(2));
+/// ```
+#[inline]
+pub const fn mix(x: u64) -> u64 {
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
