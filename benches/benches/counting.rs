@@ -298,11 +298,12 @@ fn per_key<S>(
     elapsed.as_nanos() as f64 / keys.len() as f64
 }
 
-/// The ratios measured interleaved: each round times every operation of every filter
-/// once (100,000 keys each, the filters' order alternating from round to round), so all see
-/// the same machine load, and the median over 15 rounds of each per-round ratio is printed.
-/// The criterion groups above time each function on its own, seconds apart; on a machine
-/// shared with other jobs that moves their ratios by tens of percent.
+/// The ratios of the groups above, measured interleaved: each round times every operation
+/// of every filter once (100,000 keys each, the filters' order alternating from round to
+/// round), so all see the same machine load, and the median over 15 rounds of each
+/// per-round ratio is printed. The criterion groups above time each function on its own,
+/// seconds apart; on a machine shared with other jobs that moves their ratios by tens of
+/// percent.
 ///
 /// Runs when criterion's filter (if any) is a substring of `counting/interleaved`.
 pub(crate) fn interleaved(_c: &mut Criterion) {

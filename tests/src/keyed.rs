@@ -1,5 +1,5 @@
 //! [`Keyed`]: any keyable filter of the workspace, built and loaded with the suite's secret
-//! key, so the whole shared suite runs on keyed filters too (issue 17).
+//! key, so the whole shared suite runs on keyed filters too.
 
 use std::fmt::Debug;
 use std::hash::Hash;

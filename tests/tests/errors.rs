@@ -93,7 +93,8 @@ fn constructors_name_their_own_parameters() {
     );
 }
 
-/// A classic filter of about 180 KB (payload 179,720 bytes), as in issue 14.
+/// A classic filter of about 180 KB (payload 179,720 bytes): cut by one byte, its error
+/// used to give the field's size as the bytes needed.
 fn classic_180k() -> BloomFilter {
     let mut f = BloomFilter::new(150_000, 0.01).unwrap();
     f.insert_all(0..150_000u64);
@@ -106,7 +107,7 @@ fn a_classic_filter_missing_its_last_byte_says_one_byte_is_missing() {
     // The payload and its checksum are the last field: everything after the length.
     let last_field =
         (bytes.len() - framing_len(SIZE_AND_HASHES_LEN) - SIZE_AND_HASHES_LEN + 8) as u64;
-    assert_eq!(last_field, 179_728, "the filter of the issue");
+    assert_eq!(last_field, 179_728, "the 180 KB filter");
     let err = BloomFilter::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
     assert_eq!(
         err,
@@ -224,7 +225,8 @@ fn bytes_of_another_variant_name_both_types() {
     check_wrong_variant::<BlockedBloomFilter>(blocked);
     check_wrong_variant::<AtomicBlockedBloomFilter>(blocked);
     check_wrong_variant::<SplitBlockBloomFilter>("a SplitBlockBloomFilter");
-    // The issue's case, word for word.
+    // Counting bytes read as a classic filter, which used to say only "expected tag 2,
+    // found tag 1": the message word for word.
     let counting = CountingBloomFilter::new(100, 0.01).unwrap().to_bytes();
     assert_eq!(
         BloomFilter::from_bytes(&counting).unwrap_err().to_string(),

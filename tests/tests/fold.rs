@@ -1,6 +1,6 @@
-//! Folding (issue 16, point 3): a blocked or split-block filter folded by a power of two is
-//! byte for byte the filter built at the smaller size from the same keys; unions across
-//! sizes; and Parquet's reader finds every value in a folded split-block filter.
+//! Folding: a blocked or split-block filter folded by a power of two is byte for byte the
+//! filter built at the smaller size from the same keys; unions across sizes; and Parquet's
+//! reader finds every value in a folded split-block filter.
 
 use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_core::Error;

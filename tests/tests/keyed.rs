@@ -1,5 +1,5 @@
-//! Keyed hashing (issue 17): the shared suite on keyed filters of every keyable variant, and
-//! what a keyed filter's bytes may and may not reveal.
+//! Keyed hashing: the shared suite on keyed filters of every keyable variant, and what a
+//! keyed filter's bytes may and may not reveal.
 
 use std::hash::Hasher;
 

@@ -1,6 +1,6 @@
-//! All cores (issue 16, point 4): `par_contains_batch` answers as `contains_batch` for every
-//! variant with a batch query, and `par_insert_iter` builds what `insert_all` builds, on a
-//! pool of four threads (so the parallel paths run whatever the machine's core count).
+//! All cores: `par_contains_batch` answers as `contains_batch` for every variant with a
+//! batch query, and `par_insert_iter` builds what `insert_all` builds, on a pool of four
+//! threads (so the parallel paths run whatever the machine's core count).
 
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};

@@ -1,7 +1,7 @@
-//! Past one machine (issue 16, point 6): partitions of the keys built in separate processes,
-//! shipped as bytes, and merged with `union`, give exactly the filter one process builds
-//! from all the keys, for the classic and the blocked filter (the `partitions` example of
-//! bloom-blocked runs the same at scale).
+//! Past one machine: partitions of the keys built in separate processes, shipped as bytes,
+//! and merged with `union`, give exactly the filter one process builds from all the keys,
+//! for the classic and the blocked filter (the `partitions` example of bloom-blocked runs
+//! the same at scale).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

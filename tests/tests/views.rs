@@ -1,7 +1,7 @@
-//! Zero-copy views (issue 16, point 2): `BloomFilterRef`, `BlockedBloomFilterRef` and
+//! Zero-copy views: `BloomFilterRef`, `BlockedBloomFilterRef` and
 //! `SplitBlockBloomFilterRef` answer exactly as the owning filters do, from the bytes of
-//! `to_bytes` at every alignment, open in O(1) without panicking on bad bytes, and leave the
-//! checksum to `verify`.
+//! `to_bytes` at every alignment, open in O(1) without panicking on bad bytes, and leave
+//! the checksum to `verify`.
 
 use std::fmt::Debug;
 

@@ -1,5 +1,5 @@
 //! Sliding windows over u64 keys: `AgingBloomFilter` against what users build today from
-//! this workspace's filters, in one run (issue 19's figures).
+//! this workspace's filters, in one run (the aging filter's figures).
 //!
 //! * **aging**: `AgingBloomFilter::new(window, p)`: the blocked layout, its query by the
 //!   AVX-512 kernel where the CPU has it. The same filter's portable query
@@ -13,7 +13,7 @@
 //! * **aging l = 20**: `AgingBloomFilter::builder(window, p).generations(20)`: fewer
 //!   slices to scan, more slack.
 //! * **one BloomFilter**, for inserts only: `BloomFilter::new(window, p)` cleared every
-//!   window, the reference "a `BloomFilter` insert" of the issue's target.
+//!   window, the reference "a `BloomFilter` insert" of the insert target.
 //! * **counting**: `CountingBloomFilter::new(window, p)` and a queue of the last `window`
 //!   keys: each insert past the window removes the key leaving it. The queue (8 bytes per
 //!   key) is part of its memory: the removal needs the key.

@@ -1,6 +1,6 @@
 //! `BloomFilter::contains` and `contains_batch` against `fastbloom` 0.17 (fed the same XXH3
-//! hash) on u64 keys at p = 1%: the figures of the foundation issue, measured so that they
-//! survive a noisy shared machine.
+//! hash) on u64 keys at p = 1%: the ratios the classic filter's targets are stated in,
+//! measured so that they survive a noisy shared machine.
 //!
 //! For each n, both filters are built from the same keys. The queries (present keys, then
 //! keys never inserted) are cut into chunks of 10,000 and timed by

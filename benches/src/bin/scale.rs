@@ -1,5 +1,5 @@
-//! The scale run (issue 16, point 5): a `BlockedBloomFilter` and a `BloomFilter` of `n` u64
-//! keys (default 10^9) at p = 1%, keys generated on the fly, on all of rayon's threads.
+//! The scale run: a `BlockedBloomFilter` and a `BloomFilter` of `n` u64 keys (default 10^9)
+//! at p = 1%, keys generated on the fly, on all of rayon's threads.
 //!
 //! For each filter, in one run:
 //!

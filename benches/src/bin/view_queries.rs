@@ -1,7 +1,8 @@
-//! What a zero-copy view costs: `contains` and `contains_batch` of a `BlockedBloomFilterRef`
-//! over the bytes of `to_bytes` against the owning `BlockedBloomFilter`, built from the same
-//! u64 keys at p = 1% and queried with the same keys in one run (issue 16, point 2: once
-//! resident, a view should query within 1.1x the owned filter's time).
+//! What a zero-copy view costs: `contains` and `contains_batch` of a
+//! `BlockedBloomFilterRef` over the bytes of `to_bytes` against the owning
+//! `BlockedBloomFilter`, built from the same u64 keys at p = 1% and queried with the same
+//! keys in one run (the target: once resident, a view should query within 1.1x the owned
+//! filter's time).
 //!
 //! The bytes are placed three ways: at the start of a 64-byte-aligned buffer, which puts the
 //! payload on a 64-byte boundary (format version 3 pads the header to 64 bytes, so this is

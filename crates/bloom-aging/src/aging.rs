@@ -571,10 +571,8 @@ impl AgingBloomFilter {
     /// Through the workspace's batch engine: in a filter larger than its direct loop's limit
     /// (a quarter of the last-level cache, at least 4 MiB), keys are hashed in bursts and
     /// every cache line of their rows prefetched before any is tested, so the reads of a
-    /// burst overlap; smaller filters are queried key by key. Bursts against `contains` in
-    /// a loop (AMD EPYC family 25 model 17, 32 MiB L3, 1% windows): 0.75 to 0.95 of the
-    /// loop's time at 10,000,000 keys (24 MB), but 1.01 to 1.15 at 3,000,000 (7.3 MB) and
-    /// 1.05 to 1.22 at 100,000, where the engine's limit keeps the loop.
+    /// burst overlap; smaller filters are queried key by key, where the bursts measured
+    /// slower than the loop (docs/aging.md, "The query kernel").
     ///
     /// # Examples
     ///

@@ -29,8 +29,8 @@ pub const MAX_GENERATIONS: u32 = MAX_SLICES - 1;
 
 /// The most slices a key sets (`k`): the exact rate of the blocked layout costs
 /// `(k + 1) 2^(k - 1)` states per slice, and sizing evaluates it four to eight times per k
-/// tried: `builder(1_000_000, 0.0001).slices(16, 64)` took 0.34 s to build (AMD EPYC family
-/// 25 model 17), `AgingBloomFilter::new` 1 to 45 ms at 1% to 0.01%.
+/// tried, so a build's time doubles with every k (docs/aging.md, "The false-positive rate,
+/// and sizing").
 pub const MAX_NUM_HASHES: u32 = 16;
 
 /// The generations [`AgingBloomFilter::new`](crate::AgingBloomFilter::new) uses. With

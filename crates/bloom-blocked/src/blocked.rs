@@ -16,17 +16,15 @@ use crate::storage::{Block, BlockRead, Blocks};
 
 /// Keys per group of `insert_all`, here and in the atomic twin: a group is hashed and its
 /// blocks prefetched before any of them is written. (The batch queries run through the
-/// workspace's batch engine.) 64 rather than 16: `bloom add` of 12.5 million URLs into a
-/// 15.7 MB filter took 0.46 to 0.59 s against 0.52 to 0.75 s in five alternating pairs
-/// (AMD EPYC family 26 model 2); 128 measured no better than 64.
+/// workspace's batch engine.) 64 rather than 16: `bloom add` ran faster with 64, and 128
+/// measured no better (docs/cli.md, "1 GB").
 pub(crate) const BATCH: usize = 64;
 
-/// How many keys ahead [`BlockedBloomFilter::insert_hashes`] prefetches. Groups of 64
-/// prefetched, then written, as `insert_all` does, cost 32 ns of CPU per key in `bloom
-/// add` (`perf record`: the first writes of a group wait for lines just asked for, the
-/// hashing that hides them in `insert_all` being elsewhere); a prefetch a fixed distance
-/// ahead does not wait. Distances of 16 to 128 measured alike (AMD EPYC family 25 model
-/// 17, 12.5 million URLs into a 15.7 MB filter, 0.40 to 0.58 s each).
+/// How many keys ahead [`BlockedBloomFilter::insert_hashes`] prefetches. Groups prefetched,
+/// then written, as `insert_all` does, are slow for hashes already computed: the first
+/// writes of a group wait for lines just asked for, a wait `insert_all` hides behind the
+/// group's hashing. A prefetch a fixed distance ahead does not wait, and distances of 16 to
+/// 128 measured alike (docs/cli.md, "1 GB on AMD EPYC family 25 model 17").
 const HASHES_AHEAD: usize = 32;
 
 impl batch::BurstInsert for &mut BlockedBloomFilter {

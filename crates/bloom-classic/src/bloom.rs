@@ -263,11 +263,10 @@ impl BloomFilter {
     /// key. In a filter larger than the L2 cache the keys are hashed in bursts of 16, the
     /// cache lines of each key's probes prefetched as it is hashed, and a burst is inserted
     /// once all its keys are hashed, so the misses of a burst overlap where key by key each
-    /// waits for its own lines. Measured with `par_build`'s sequential build (AMD EPYC family
-    /// 25 model 17): 22 to 35 ns per key at 10 million keys against 76 to 83 key by key in
-    /// the same sitting; in the L2 cache the bursts cost 15 to 25% more, so smaller filters
-    /// insert key by key. Prefetching each key's lines as it is hashed, rather than the whole
-    /// burst's once hashed, was the steadier of the two (23 to 27 ns against 23 to 56).
+    /// waits for its own lines. In the L2 cache the bursts cost more than key by key, so
+    /// smaller filters insert key by key. Each key's lines are prefetched as it is hashed,
+    /// rather than the whole burst's once hashed: the steadier of the two (docs/design.md,
+    /// "Parallel build").
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         if self.memory_usage() <= internal::caches::l2_cache_bytes() {
             for key in keys {

@@ -312,10 +312,8 @@ pub fn measure<C: Candidate, K: Key>(
 /// `std::hint::black_box`, it does not also tell the compiler that any memory may have
 /// changed: with that, every query reloaded its filter's fields and redid the work that
 /// depends only on them (the hash's seed, the kernel's choice), a cost no ordinary loop of
-/// queries pays and one that fell unevenly on the candidates. Measured with
-/// `blocked_vs_sbbf` on the AMD EPYC family 26 model 2 at 100,000 keys, with `black_box` on
-/// the key in both timed loops: `BlockedBloomFilter` / `sbbf-rs-safe` 1.40, against 1.09
-/// without it (docs/compare.md, "The key barrier").
+/// queries pays and one that fell unevenly on the candidates (docs/compare.md, "Inlining
+/// and the key barrier").
 #[inline(always)]
 fn opaque<T>(key: &T) -> &T {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]

@@ -1,4 +1,4 @@
-//! Pins bloom-core's documented surface (issue 13, point 6).
+//! Pins bloom-core's documented surface (docs/design.md, "bloom-core's public surface").
 //!
 //! Every public item in `src/` (top-level items, `pub` methods and constants of inherent
 //! impls, `#[macro_export]` macros) must either be listed in [`SURFACE`], the surface
