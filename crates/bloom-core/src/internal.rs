@@ -35,10 +35,11 @@ pub use stream::STREAM_CHUNK;
 pub use crate::bits::AtomicBitStore;
 pub use memory::{advise_huge_pages, out_of_memory, prefetch, test_bit, words_for};
 
-pub use crate::format::fields::{FRAMING_LEN, HEADER_LEN, framing_len};
+pub use crate::format::fields::{FRAMING_LEN, HEADER_LEN};
 pub use frame::{
     ByteReader, Checksum, Output, SIZE_AND_HASHES_LEN, Sink, SizeAndHashes, decode_frame,
-    decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, verify_checksum,
+    decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, framing_len,
+    verify_checksum,
 };
 #[cfg(feature = "std")]
 pub use frame::{FrameReader, read_frame, read_size_and_hashes_words};

@@ -72,6 +72,8 @@ const SURFACE: &[&str] = &[
     // format
     "format::MAGIC",
     "format::VERSION",
+    "format::HEADER_LEN",
+    "format::FRAMING_LEN",
     "format::PAYLOAD_ALIGN",
     "format::padding_len",
     "format::payload_offset",
@@ -191,10 +193,10 @@ fn the_scan_sees_every_kind_of_item() {
             .find(|item| item.path == path)
             .unwrap_or_else(|| panic!("the scan missed {path}"))
     };
-    assert!(find("hash::Probes").hidden);
-    assert!(find("hash::reduce").hidden);
+    assert!(find("internal::probe::Probes").hidden);
+    assert!(find("internal::probe::reduce").hidden);
     assert!(find("bits::BitStore::all_set").hidden);
-    assert!(find("bits::advise_huge_pages").hidden);
+    assert!(find("internal::memory::advise_huge_pages").hidden);
     assert!(find("filter_via_inherent!").hidden);
     assert!(find("serde_via_bytes!").hidden);
     assert!(!find("bits::BitStore::new").hidden);
@@ -202,7 +204,7 @@ fn the_scan_sees_every_kind_of_item() {
     assert!(!find("Error").hidden);
     // Methods of a hidden type are hidden with it; items of private inline modules, trait
     // impls and test modules are not public at all.
-    assert!(find("hash::Probes::new").hidden);
+    assert!(find("internal::probe::Probes::new").hidden);
     assert!(find("internal::batch::Probed::new").hidden);
     assert!(!items.iter().any(|item| item.path.ends_with("::fmt")));
     assert!(!items.iter().any(|item| item.path.contains("tests")));
@@ -221,13 +223,20 @@ fn public_items() -> Vec<Item> {
         .into_iter()
         .map(|path| {
             let relative = path.strip_prefix(&src).expect("under src");
-            let module = relative
+            let parts: Vec<String> = relative
                 .with_extension("")
                 .iter()
                 .map(|part| part.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("::");
-            let in_internal = module == "internal" || module.starts_with("internal::");
+                .filter(|part| part != "mod")
+                .collect();
+            let in_internal = parts[0] == "internal";
+            // A private file of a public module's folder (`format/fields.rs`) holds that
+            // module's items, which its `mod.rs` re-exports: they count as the module's.
+            let module = if in_internal {
+                parts.join("::")
+            } else {
+                parts[0].clone()
+            };
             // Items of the root and of private modules (re-exported at the root, as `Error`
             // and `Filter` are) are named from the root; the others from their module.
             let prefix = if module == "lib" || !(in_internal || public_modules.contains(&module)) {

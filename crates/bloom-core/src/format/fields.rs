@@ -48,12 +48,6 @@ pub const fn payload_offset(params_len: usize) -> usize {
     HEADER_LEN + params_len + 8 + padding_len(params_len)
 }
 
-/// The bytes of framing a frame with `params_len` bytes of parameters has around its
-/// parameters and payload: [`FRAMING_LEN`] and the padding.
-pub const fn framing_len(params_len: usize) -> usize {
-    FRAMING_LEN + padding_len(params_len)
-}
-
 /// The zero bytes the padding is written from.
 pub(crate) const PADDING: [u8; PAYLOAD_ALIGN] = [0; PAYLOAD_ALIGN];
 

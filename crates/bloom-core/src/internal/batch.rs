@@ -177,18 +177,13 @@ pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &
 /// * one line (the blocked filters): the L2 cache
 ///   ([`l2_cache_bytes`](super::caches::l2_cache_bytes)). Past it a key's one line comes
 ///   from the L3 at best, and its test is so short that nothing else hides the wait: bursts
-///   with prefetches measured faster from 1.2 MB on (blocked filter at 1 million keys 2.84
-///   to 2.94 ns per key against 3.08 to 3.15 key by key; split-block 4.82 to 4.95 against
-///   6.04 to 6.17);
+///   with prefetches measured faster from about 1.2 MB on;
 /// * several lines (the classic, counting and scalable filters): a quarter of the
 ///   last-level cache, and at least [`CACHED_MAX_BYTES`]. Their hashing and k probes give
 ///   the out-of-order core enough independent work to overlap misses to the L3, and bursts
-///   cost more than they hide there (classic filter at 1 and 3 million keys: 12.4 to 12.6 ns
-///   per present key in bursts against 9.8 to 11.9 key by key; at 4 million keys, 4.8 MB,
-///   11.2 against 12.3); past it they win (counting filter at 2 million keys, 9.6 MB).
+///   cost more than they hide there; past it they win.
 ///
-/// Measured with `variant_queries` on the AMD EPYC family 26 model 2 (Zen 5: 1 MiB L2, 32
-/// MiB L3); docs/design.md ("Batch queries") has the tables.
+/// docs/design.md ("Batch queries") has the measurements and the CPU they were taken on.
 pub fn direct_max_bytes(one_line: bool) -> usize {
     if one_line {
         super::caches::l2_cache_bytes()

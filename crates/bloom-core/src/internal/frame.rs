@@ -19,6 +19,12 @@ use crate::internal::stream::STREAM_CHUNK;
 #[cfg(feature = "std")]
 use crate::internal::stream::{read_some, skip};
 
+/// The bytes of framing a frame with `params_len` bytes of parameters has around its
+/// parameters and payload: [`FRAMING_LEN`] and the padding.
+pub const fn framing_len(params_len: usize) -> usize {
+    FRAMING_LEN + padding_len(params_len)
+}
+
 /// Serialises one filter: header, `params`, then a payload of exactly `payload_len` bytes
 /// put into the [`Sink`] by `write_payload`, then the checksum.
 ///

@@ -101,9 +101,8 @@ pub fn build_plan(bytes: usize, keys: usize) -> Plan {
 
 /// The fewest keys each copy of [`Plan::Copies`] must build: below it the fork-join (20 to
 /// 100 µs on a VM whose workers sleep), the copy's page faults (which contend with each
-/// other's when two threads fault at once) and the merge are not repaid. On the Zen 5
-/// machine, 2 threads, copies of 50,000 keys measured 0.55 to 1.76 times the sequential
-/// build across runs, copies of 500,000 keys 1.08 to 1.53 in the median (docs/design.md).
+/// other's when two threads fault at once) and the merge are not repaid (docs/design.md,
+/// "Parallel build", has the measurements).
 const MIN_KEYS_PER_COPY: usize = 1 << 18;
 
 /// Runs `f` with [`build_plan`] answering `plan` on this thread: the tests' way to run every
