@@ -78,7 +78,7 @@ pub(crate) fn mask_portable(row: &[u64], key: &Key) -> u128 {
 pub(crate) enum Kernel {
     /// [`mask_portable`].
     Portable,
-    /// The AVX-512 F kernel; holding the token proves the CPU has it.
+    /// The AVX-512 kernel; holding the token proves the CPU has AVX-512 F (and BW and VL).
     #[cfg(target_arch = "x86_64")]
     Avx512(avx512::Avx512),
 }
@@ -149,18 +149,7 @@ pub(crate) mod avx512 {
 
     use super::BLOCK_WORDS;
 
-    /// Proof that the CPU has AVX-512 F; made only by [`Avx512::detect`].
-    #[derive(Debug, Clone, Copy)]
-    pub(crate) struct Avx512 {
-        _detected: (),
-    }
-
-    impl Avx512 {
-        /// The token, when the CPU has AVX-512 F.
-        pub(crate) fn detect() -> Option<Avx512> {
-            bloom_core::internal::cpu::has_avx512f().then_some(Avx512 { _detected: () })
-        }
-    }
+    pub(crate) use bloom_core::internal::simd::Avx512;
 
     /// The mask of a row of at most 128 blocks of two words.
     #[inline(always)]

@@ -535,9 +535,8 @@ pub(crate) fn split_insert_portable(block: &mut SplitBlock, x: u32) -> bool {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
     //! The vector kernels. Every function takes a token, [`Avx2`] or [`Avx512`], the proof
-    //! that the CPU has the feature, which only detection makes (`bloom_core::internal::cpu`:
-    //! at run time with `std`, from the build's target features without): so they are safe
-    //! to call.
+    //! that the CPU has the feature, which only detection makes (`bloom_core::internal::simd`,
+    //! the workspace's one home of CPU tokens): so they are safe to call.
     //!
     //! The query kernels are inline assembly rather than `#[target_feature]` functions: code
     //! built for the baseline x86-64 target (what `cargo build` produces) cannot inline a
@@ -578,41 +577,7 @@ pub(crate) mod avx2 {
         };
     }
 
-    /// Proof that the running CPU has AVX2. The only way to get one is [`Avx2::detect`], so
-    /// the functions that take one may execute AVX2 instructions, and no safe code can reach
-    /// them on a CPU without it.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub(crate) struct Avx2 {
-        _detected: (),
-    }
-
-    impl Avx2 {
-        /// A token when the CPU has AVX2 (`bloom_core::internal::cpu`: run-time detection
-        /// with `std`, the build's target features without).
-        #[inline]
-        pub(crate) fn detect() -> Option<Avx2> {
-            bloom_core::internal::cpu::has_avx2().then_some(Avx2 { _detected: () })
-        }
-    }
-
-    /// Proof that the running CPU has AVX-512 F and VL and AVX2 (every CPU with AVX-512 has
-    /// AVX2, and every one since the first Xeon with it, Skylake-SP, has VL; the kernels use
-    /// all three). Made only by [`Avx512::detect`].
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub(crate) struct Avx512 {
-        _detected: (),
-    }
-
-    impl Avx512 {
-        /// A token when the CPU has AVX-512 F and VL and AVX2.
-        #[inline]
-        pub(crate) fn detect() -> Option<Avx512> {
-            (bloom_core::internal::cpu::has_avx512f()
-                && bloom_core::internal::cpu::has_avx512vl()
-                && bloom_core::internal::cpu::has_avx2())
-            .then_some(Avx512 { _detected: () })
-        }
-    }
+    pub(crate) use bloom_core::internal::simd::{Avx2, Avx512};
 
     /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
     /// filter, or a view's block at any address as the format's little-endian bytes, which on
@@ -683,8 +648,8 @@ pub(crate) mod avx2 {
     };
 
     /// Byte offsets of the fields of [`Consts`], for the asm.
-    const ONES: usize = 64;
-    const THIRTY_ONE: usize = 96;
+    const ONES: usize = core::mem::offset_of!(Consts, ones);
+    const THIRTY_ONE: usize = core::mem::offset_of!(Consts, thirty_one);
 
     /// The row of [`Consts::unused`] for `num_hashes` probes (at most 16).
     #[inline(always)]
@@ -1063,10 +1028,8 @@ mod tests {
     fn kernels_come_only_from_detection() {
         #[cfg(target_arch = "x86_64")]
         let (has_avx2, has_avx512) = (
-            bloom_core::internal::cpu::has_avx2(),
-            bloom_core::internal::cpu::has_avx512f()
-                && bloom_core::internal::cpu::has_avx512vl()
-                && bloom_core::internal::cpu::has_avx2(),
+            avx2::Avx2::detect().is_some(),
+            avx2::Avx512::detect().is_some(),
         );
         #[cfg(not(target_arch = "x86_64"))]
         let (has_avx2, has_avx512) = (false, false);

@@ -450,6 +450,7 @@ impl Hashing {
             Hashing::Keyed(secret) => secret,
         };
         use crate::internal::siphash::{LANES, Sip13, sip13_lanes, sip13_lanes_word};
+        let level = crate::internal::simd::Level::detect();
         let mut hashers: [BufferedHasher<Sip13>; LANES] =
             core::array::from_fn(|_| BufferedHasher::new(secret.0));
         let mut groups = keys.chunks_exact(LANES);
@@ -469,10 +470,10 @@ impl Hashing {
                 let words: [u64; LANES] = core::array::from_fn(|l| {
                     u64::from_le_bytes(bytes(l).try_into().expect("8 bytes"))
                 });
-                out.extend(sip13_lanes_word(words, secret.0));
+                out.extend(sip13_lanes_word(level, words, secret.0));
             } else if let Some(len) = uniform {
                 let messages: [&[u8]; LANES] = core::array::from_fn(bytes);
-                out.extend(sip13_lanes(&messages, len, secret.0));
+                out.extend(sip13_lanes(level, &messages, len, secret.0));
             } else {
                 out.extend(hashers.iter().map(BufferedHasher::digest));
             }

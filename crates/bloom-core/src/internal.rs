@@ -14,7 +14,6 @@
 pub mod batch;
 pub mod caches;
 pub mod checks;
-pub mod cpu;
 pub mod digest;
 pub mod float;
 pub mod frame;
@@ -24,6 +23,7 @@ pub mod par;
 pub mod probe;
 #[cfg(feature = "serde")]
 pub mod serde_bytes;
+pub mod simd;
 pub mod siphash;
 pub mod stream;
 

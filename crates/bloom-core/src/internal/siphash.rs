@@ -8,6 +8,7 @@
 //! library's SipHash-2-4.
 
 use crate::internal::digest::Digest;
+use crate::internal::simd::Level;
 
 /// The initial-state constants: "somepseudorandomlygeneratedbytes" read as four
 /// little-endian words.
@@ -228,39 +229,38 @@ fn sip13_lanes_generic(
 }
 
 /// SipHash-1-3 of eight messages of `len` bytes each (`messages[l][..len]`), under `key`: the
-/// digests [`sip`] gives them one by one. Runs the AVX-512 or AVX2 build of the lanes where
-/// the CPU has it, a plain build elsewhere.
-pub(crate) fn sip13_lanes(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64; LANES] {
+/// digests [`sip`] gives them one by one. Runs the build of the lanes for `level` (AVX-512,
+/// AVX2 or plain), which the caller detects once for all its groups of eight.
+pub(crate) fn sip13_lanes(
+    level: Level,
+    messages: &[&[u8]; LANES],
+    len: usize,
+    key: [u64; 2],
+) -> [u64; LANES] {
     debug_assert!(messages.iter().all(|m| m.len() >= len));
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::internal::cpu::has_avx512f() {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { sip13_lanes_avx512(messages, len, key) };
-        }
-        if crate::internal::cpu::has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { sip13_lanes_avx2(messages, len, key) };
-        }
+    match level {
+        // SAFETY: the token proves the CPU has AVX-512 F.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512(_) => unsafe { sip13_lanes_avx512(messages, len, key) },
+        // SAFETY: the token proves the CPU has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2(_) => unsafe { sip13_lanes_avx2(messages, len, key) },
+        _ => sip13_lanes_portable(messages, len, key),
     }
-    sip13_lanes_portable(messages, len, key)
 }
 
 /// SipHash-1-3 of eight 8-byte messages (each given as its little-endian word), under one
 /// key: the common case of integer keys, with no loop over the length and no bounds check.
-pub(crate) fn sip13_lanes_word(words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::internal::cpu::has_avx512f() {
-            // SAFETY: the CPU has AVX-512F, checked just above.
-            return unsafe { sip13_lanes_word_avx512(words, key) };
-        }
-        if crate::internal::cpu::has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { sip13_lanes_word_avx2(words, key) };
-        }
+pub(crate) fn sip13_lanes_word(level: Level, words: [u64; LANES], key: [u64; 2]) -> [u64; LANES] {
+    match level {
+        // SAFETY: the token proves the CPU has AVX-512 F.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512(_) => unsafe { sip13_lanes_word_avx512(words, key) },
+        // SAFETY: the token proves the CPU has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2(_) => unsafe { sip13_lanes_word_avx2(words, key) },
+        _ => sip13_lanes_word_portable(words, key),
     }
-    sip13_lanes_word_portable(words, key)
 }
 
 /// [`sip13_lanes_word`] without target features.
@@ -415,19 +415,14 @@ mod tests {
                 .collect();
             let refs: [&[u8]; LANES] = core::array::from_fn(|l| &messages[l][..]);
             let expected: [u64; LANES] = core::array::from_fn(|l| sip::<1, 3>(refs[l], key));
-            assert_eq!(sip13_lanes(&refs, len, key), expected, "len {len}");
-            assert_eq!(sip13_lanes_portable(&refs, len, key), expected, "len {len}");
-            #[cfg(target_arch = "x86_64")]
-            {
-                if crate::internal::cpu::has_avx2() {
-                    // SAFETY: AVX2 was detected.
-                    assert_eq!(unsafe { sip13_lanes_avx2(&refs, len, key) }, expected);
-                }
-                if crate::internal::cpu::has_avx512f() {
-                    // SAFETY: AVX-512F was detected.
-                    assert_eq!(unsafe { sip13_lanes_avx512(&refs, len, key) }, expected);
-                }
+            for level in Level::available() {
+                assert_eq!(
+                    sip13_lanes(level, &refs, len, key),
+                    expected,
+                    "{level:?} len {len}"
+                );
             }
+            assert_eq!(sip13_lanes_portable(&refs, len, key), expected, "len {len}");
         }
     }
 
@@ -439,19 +434,10 @@ mod tests {
                 core::array::from_fn(|l| crate::internal::digest::mix(seed * 8 + l as u64));
             let expected: [u64; LANES] =
                 core::array::from_fn(|l| sip::<1, 3>(&words[l].to_le_bytes(), key));
-            assert_eq!(sip13_lanes_word(words, key), expected);
-            assert_eq!(sip13_lanes_word_portable(words, key), expected);
-            #[cfg(target_arch = "x86_64")]
-            {
-                if crate::internal::cpu::has_avx2() {
-                    // SAFETY: AVX2 was detected.
-                    assert_eq!(unsafe { sip13_lanes_word_avx2(words, key) }, expected);
-                }
-                if crate::internal::cpu::has_avx512f() {
-                    // SAFETY: AVX-512F was detected.
-                    assert_eq!(unsafe { sip13_lanes_word_avx512(words, key) }, expected);
-                }
+            for level in Level::available() {
+                assert_eq!(sip13_lanes_word(level, words, key), expected, "{level:?}");
             }
+            assert_eq!(sip13_lanes_word_portable(words, key), expected);
         }
     }
 

@@ -1,0 +1,189 @@
+//! The one home of the CPU tokens every vector kernel of the workspace takes (the blocked
+//! and split-block queries, the aging filter's mask, the keyed hash's SipHash lanes).
+//!
+//! A token is the proof that the running CPU has a feature: [`Avx2`] and [`Avx512`] (F, BW
+//! and VL, with AVX2) are zero-sized and made only by their `detect`, so a safe function that
+//! takes one may execute the feature's instructions, and no safe code reaches it on a CPU
+//! without them. [`Level`] is the best of them, detected once and kept by whoever chooses a
+//! kernel (a filter when it is built, a batch of keyed hashes when it starts).
+//!
+//! With `std`, the running CPU is asked (`is_x86_feature_detected!`, cached by the standard
+//! library after the first call). Without it there is no portable way to ask, so the answer
+//! is what the build was compiled for (`cfg!(target_feature = ..)`): a `no_std` build with
+//! `-C target-cpu=native` or `-C target-feature=+avx2` gets the vector kernels, and one
+//! without gets the portable ones. Either way a token is a guarantee the kernels may rely
+//! on: code compiled for a feature runs only on CPUs that have it. On other architectures
+//! no token is ever made.
+
+/// Whether the CPU has `$feature` (a string literal), as the module docs say.
+#[cfg(target_arch = "x86_64")]
+macro_rules! has {
+    ($feature:tt) => {{
+        #[cfg(feature = "std")]
+        let found = std::arch::is_x86_feature_detected!($feature);
+        #[cfg(not(feature = "std"))]
+        let found = cfg!(target_feature = $feature);
+        found
+    }};
+}
+
+/// AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx2() -> bool {
+    has!("avx2")
+}
+
+/// AVX-512 Foundation.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512f() -> bool {
+    has!("avx512f")
+}
+
+/// AVX-512 Vector Length extensions (the 128- and 256-bit forms of AVX-512 instructions).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512vl() -> bool {
+    has!("avx512vl")
+}
+
+/// AVX-512 Byte and Word instructions.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn has_avx512bw() -> bool {
+    has!("avx512bw")
+}
+
+/// Proof that the running CPU has AVX2; made only by [`Avx2::detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Avx2 {
+    _detected: (),
+}
+
+impl Avx2 {
+    /// A token when the CPU has AVX2 (as the module docs say); `None` elsewhere.
+    #[inline]
+    pub fn detect() -> Option<Avx2> {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            return Some(Avx2 { _detected: () });
+        }
+        None
+    }
+}
+
+/// Proof that the running CPU has AVX-512 F, BW and VL, and AVX2 (every CPU with AVX-512
+/// since the first Xeon with it, Skylake-SP, has all four; the kernels use them together).
+/// Made only by [`Avx512::detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Avx512 {
+    _detected: (),
+}
+
+impl Avx512 {
+    /// A token when the CPU has AVX-512 F, BW and VL, and AVX2; `None` elsewhere.
+    #[inline]
+    pub fn detect() -> Option<Avx512> {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx512f() && has_avx512bw() && has_avx512vl() && has_avx2() {
+            return Some(Avx512 { _detected: () });
+        }
+        None
+    }
+
+    /// The AVX2 token this one implies.
+    #[inline]
+    pub fn avx2(self) -> Avx2 {
+        Avx2 { _detected: () }
+    }
+}
+
+/// The widest vector instructions the CPU has, as a token: what a kernel is chosen by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// No vector instructions the kernels use: the portable code.
+    Portable,
+    /// AVX2.
+    Avx2(Avx2),
+    /// AVX-512 F, BW and VL, and AVX2.
+    Avx512(Avx512),
+}
+
+impl Level {
+    /// The widest level the CPU has.
+    #[inline]
+    pub fn detect() -> Level {
+        if let Some(token) = Avx512::detect() {
+            Level::Avx512(token)
+        } else if let Some(token) = Avx2::detect() {
+            Level::Avx2(token)
+        } else {
+            Level::Portable
+        }
+    }
+
+    /// Every level this CPU can run, widest first, down to [`Level::Portable`]: what the tests
+    /// check each kernel against the portable one with.
+    pub fn available() -> impl Iterator<Item = Level> {
+        let avx512 = Avx512::detect().map(Level::Avx512);
+        let avx2 = Avx2::detect().map(Level::Avx2);
+        avx512.into_iter().chain(avx2).chain([Level::Portable])
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Every `true` holds on the running CPU (what the kernels rely on), in either build: with
+    /// `std` the answers are the run-time detection itself; without it they are the build's
+    /// target features, which the CPU running this test must then have.
+    #[test]
+    fn answers_hold_on_this_cpu() {
+        let found = [has_avx2(), has_avx512f(), has_avx512vl(), has_avx512bw()];
+        let running = [
+            std::arch::is_x86_feature_detected!("avx2"),
+            std::arch::is_x86_feature_detected!("avx512f"),
+            std::arch::is_x86_feature_detected!("avx512vl"),
+            std::arch::is_x86_feature_detected!("avx512bw"),
+        ];
+        for (found, running) in found.into_iter().zip(running) {
+            assert!(!found || running);
+            #[cfg(feature = "std")]
+            assert_eq!(found, running);
+        }
+        #[cfg(not(feature = "std"))]
+        assert_eq!(
+            found,
+            [
+                cfg!(target_feature = "avx2"),
+                cfg!(target_feature = "avx512f"),
+                cfg!(target_feature = "avx512vl"),
+                cfg!(target_feature = "avx512bw")
+            ]
+        );
+    }
+
+    #[test]
+    fn tokens_follow_the_features() {
+        assert_eq!(Avx2::detect().is_some(), has_avx2());
+        let avx512 = has_avx512f() && has_avx512bw() && has_avx512vl() && has_avx2();
+        assert_eq!(Avx512::detect().is_some(), avx512);
+        let expected = if avx512 {
+            Level::Avx512(Avx512::detect().unwrap())
+        } else if has_avx2() {
+            Level::Avx2(Avx2::detect().unwrap())
+        } else {
+            Level::Portable
+        };
+        assert_eq!(Level::detect(), expected);
+        let levels: Vec<Level> = Level::available().collect();
+        assert_eq!(levels.first(), Some(&expected));
+        assert_eq!(levels.last(), Some(&Level::Portable));
+        assert_eq!(
+            levels.len(),
+            1 + usize::from(avx512) + usize::from(has_avx2())
+        );
+    }
+}
