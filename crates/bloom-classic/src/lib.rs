@@ -85,12 +85,123 @@
 
 extern crate alloc;
 
-mod atomic;
-mod bloom;
-mod params;
-mod view;
+mod layout;
+#[cfg(test)]
+mod tests;
 
-pub use atomic::AtomicBloomFilter;
-pub use bloom::{BloomFilter, DEFAULT_FPR};
+use bloom_core::engine::{AtomicBitStore, BitStore, Engine, LeBits};
+
+pub use bloom_core::engine::DEFAULT_FPR;
 pub use bloom_core::{Error, Filter};
-pub use view::BloomFilterRef;
+pub use layout::Classic;
+
+/// A classic Bloom filter: `num_bits` bits, each key setting `num_hashes` of them anywhere in
+/// the array.
+///
+/// It answers "definitely not present" or "possibly present", never forgets a key, and is
+/// as accurate per bit as a Bloom filter can be (every probe may land anywhere, unlike a
+/// blocked filter). The cost is up to k cache misses per query on large filters; the batch
+/// query [`contains_batch`](BloomFilter::contains_batch) overlaps them.
+///
+/// For a filter shared between threads, see [`AtomicBloomFilter`]; the two convert into
+/// each other.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_classic::BloomFilter;
+///
+/// let mut filter = BloomFilter::new(10_000, 0.01)?;
+/// for i in 0..10_000u64 {
+///     filter.insert(&i);
+/// }
+/// // No false negatives...
+/// assert!((0..10_000u64).all(|i| filter.contains(&i)));
+/// // ...and about 1% false positives.
+/// let fp = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Classic`] layout over owned words: its methods are the engine's
+/// ([`Engine`]), shared with every fixed-size filter.
+pub type BloomFilter = Engine<Classic, BitStore>;
+
+/// A classic Bloom filter whose every method takes `&self`: it can be shared between threads
+/// (it is `Send + Sync`) and inserted into concurrently without a lock.
+///
+/// Each probe is one `AtomicU64::fetch_or` (insert) or `load` (query), all with `Relaxed`
+/// ordering. That is enough for a Bloom filter: bits only go from 0 to 1 and nothing else is
+/// published through them, so a key is found by every query that starts after its insert
+/// returned (and the threads synchronised, by a join, a channel, or a lock), and a concurrent
+/// query may see some of its bits or all of them. It answers exactly like a [`BloomFilter`]
+/// holding the same keys, has the same binary format, and converts to and from one.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_classic::AtomicBloomFilter;
+///
+/// let filter = AtomicBloomFilter::new(40_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for t in 0..4u64 {
+///         let filter = &filter;
+///         s.spawn(move || {
+///             for i in (t * 10_000)..((t + 1) * 10_000) {
+///                 filter.insert(&i);
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..40_000u64).all(|i| filter.contains(&i)));
+/// let fp = (40_000..140_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Classic`] layout over atomic words.
+pub type AtomicBloomFilter = Engine<Classic, AtomicBitStore>;
+
+/// A read-only [`BloomFilter`] over the bytes of its [`to_bytes`](BloomFilter::to_bytes) (a
+/// memory-mapped file, a page of a block cache), queried where they lie: opening reads the
+/// header and nothing of the bit array, so it costs the same for a kilobyte and a gigabyte.
+///
+/// It answers [`contains`](BloomFilterRef::contains), [`contains_hash`](BloomFilterRef::contains_hash)
+/// and [`contains_batch`](BloomFilterRef::contains_batch) exactly as the owning filter would.
+/// The bytes may start at any address: bit `p` is read as bit `p % 64` of the little-endian word
+/// `p / 64` of the payload, so no alignment and no byte order is assumed.
+///
+/// Opening does not read the checksum (it would read every byte):
+/// [`verify`](BloomFilterRef::verify) does, when the caller wants it;
+/// [`to_owned`](BloomFilterRef::to_owned) copies into a [`BloomFilter`], checksum included.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_classic::{BloomFilter, BloomFilterRef};
+///
+/// let mut filter = BloomFilter::new(10_000, 0.01)?;
+/// filter.insert_all(0..10_000u64);
+/// let bytes = filter.to_bytes();
+/// let view = BloomFilterRef::from_bytes(&bytes)?;
+/// view.verify()?;
+/// // No false negatives...
+/// assert!((0..10_000u64).all(|i| view.contains(&i)));
+/// // ...about 1% false positives, the owning filter's answers exactly.
+/// let fp = (10_000..110_000u64).filter(|i| view.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// assert!((10_000..20_000u64).all(|i| view.contains(&i) == filter.contains(&i)));
+/// assert_eq!(view.to_owned()?, filter);
+///
+/// // A keyed filter's bytes open with its key only.
+/// let key = *b"0123456789abcdef";
+/// let mut keyed = BloomFilter::new(1000, 0.01)?.with_key(key);
+/// keyed.insert("secret");
+/// let bytes = keyed.to_bytes();
+/// assert!(BloomFilterRef::from_bytes(&bytes).is_err());
+/// assert!(BloomFilterRef::from_bytes_with_key(&bytes, &key)?.contains("secret"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Classic`] layout over the borrowed bytes.
+pub type BloomFilterRef<'a> = Engine<Classic, LeBits<'a>>;

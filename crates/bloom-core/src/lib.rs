@@ -121,6 +121,7 @@
 extern crate alloc;
 
 pub mod bits;
+pub mod engine;
 mod error;
 mod filter;
 pub mod format;

@@ -118,7 +118,7 @@ pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
     }
 }
 
-/// A count estimated as a real number (a cardinality from [`estimate_cardinality`]) as the
+/// A count estimated as a real number (a cardinality from [`estimate_cardinality`](crate::math::estimate_cardinality)) as the
 /// `u64` every filter's `estimated_len` returns: rounded to the nearest integer; `u64::MAX`
 /// for an infinite estimate (a saturated filter) or one beyond `u64`; 0 for NaN.
 ///

@@ -33,12 +33,12 @@ pub trait Digest {
     /// The 64 bits `Hasher::finish` returns.
     fn low64(output: Self::Output) -> u64;
     /// Whether [`BufferedHasher`] writes every integer that fits in 64 bits as one 64-bit
-    /// value (see [`KeyHasher`]), or each type at its own width (as Parquet's plain
+    /// value (see [`KeyHasher`](crate::hash::KeyHasher)), or each type at its own width (as Parquet's plain
     /// encoding does).
     const CANONICAL_INTEGERS: bool;
 }
 
-/// Seeded XXH3-128, the project's key hash ([`KeyHasher`]).
+/// Seeded XXH3-128, the project's key hash ([`KeyHasher`](crate::hash::KeyHasher)).
 #[derive(Debug, Clone, Copy)]
 pub struct Xxh3_128;
 

@@ -15,9 +15,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
 use crate::format::fields::*;
-use crate::internal::stream::STREAM_CHUNK;
 #[cfg(feature = "std")]
-use crate::internal::stream::{read_some, skip};
+use crate::internal::stream::{STREAM_CHUNK, read_some, skip};
 
 /// The bytes of framing a frame with `params_len` bytes of parameters has around its
 /// parameters and payload: [`FRAMING_LEN`] and the padding.
@@ -747,7 +746,7 @@ pub const SIZE_AND_HASHES_LEN: usize = 12;
 pub struct SizeAndHashes<'a> {
     /// The size: bits or counters, as the variant counts them.
     pub size: u64,
-    /// The number of probes, checked by [`check_num_hashes`](crate::math::check_num_hashes).
+    /// The number of probes, checked by [`check_num_hashes`](crate::internal::checks::check_num_hashes).
     pub num_hashes: u32,
     /// The hashing the header gives, checked against the key the caller gave.
     pub hashing: crate::hash::Hashing,

@@ -83,7 +83,7 @@ pub fn out_of_memory(bytes: usize) -> ! {
 /// Allocations from this size on are worth huge pages: below it the whole store fits in the
 /// reach of the TLB anyway.
 #[cfg(any(test, all(feature = "std", target_os = "linux")))]
-pub(crate) const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
+pub const HUGE_PAGE_THRESHOLD: usize = 4 << 20;
 
 /// Asks Linux to back the 2 MiB-aligned interior of `memory` with transparent huge pages,
 /// when it spans at least [`HUGE_PAGE_THRESHOLD`] bytes. Advisory only: the kernel may

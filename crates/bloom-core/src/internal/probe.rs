@@ -40,7 +40,7 @@ const PROBE_SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Positions per group that the two probes of a pair share: 512 bits, one 64-byte cache line
 /// of a classic filter's bit array.
-pub(crate) const PAIR_GROUP: u64 = 512;
+pub const PAIR_GROUP: u64 = 512;
 
 /// The k probe positions of one key in `[0, m)`: pairs of probes that share a 512-position
 /// group, the pairs spread by enhanced double hashing in the 64-bit domain.
@@ -260,7 +260,7 @@ impl Iterator for Steps {
 /// on this to test a pair without bounds checks (`BitStore::pair_set`); a property test
 /// checks it over the whole range of `x` and `m`.
 #[inline(always)]
-pub(crate) const fn pair_at(x: u64, m: u64) -> (u64, u64) {
+pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
     let p = reduce(x, m);
     let group = p - p % PAIR_GROUP;
     let span = if m - group < PAIR_GROUP {

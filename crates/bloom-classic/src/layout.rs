@@ -1,0 +1,239 @@
+//! The classic layout: `num_bits` bits, each key setting `num_hashes` of them anywhere in the
+//! array, in pairs that share a 512-bit group (`bloom_core::internal::Probes`; the sequence
+//! is part of the binary format, `docs/design.md` describes it).
+
+use alloc::{format, vec::Vec};
+use core::hash::Hash;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use bloom_core::engine::{Layout, Storage};
+use bloom_core::format::Variant;
+use bloom_core::hash::Hashing;
+use bloom_core::internal::batch::{self, ProbeSet, Probed};
+use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::{ByteReader, Probes};
+use bloom_core::{Error, internal, math};
+
+/// Where a key's bits go in a [`BloomFilter`](crate::BloomFilter): `num_bits` bits, each key
+/// setting `num_hashes` of them anywhere in the array (in pairs that share a cache line's
+/// 512-bit group), the positions derived from the two halves of its 128-bit hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Classic {
+    num_bits: u64,
+    num_hashes: u32,
+}
+
+impl Classic {
+    #[inline(always)]
+    fn probes(&self, hash: u128) -> Probes {
+        Probes::new(hash, self.num_hashes, self.num_bits)
+    }
+
+    /// The store's word count for these bits: every position's word must exist.
+    #[inline(always)]
+    fn check_words(&self, len: usize) {
+        assert!(
+            len as u64 >= self.num_bits.div_ceil(64),
+            "{len} words for {} bits",
+            self.num_bits
+        );
+    }
+}
+
+impl Layout for Classic {
+    type Hash = u128;
+    const NAME: &'static str = "BloomFilter";
+    const ATOMIC_NAME: &'static str = "AtomicBloomFilter";
+    const VARIANT: Variant = Variant::Classic;
+    const PARAMS_LEN: usize = internal::SIZE_AND_HASHES_LEN;
+    /// About 64 lines at k = 7: enough misses in flight to keep the memory busy (chosen with
+    /// `bloom add`, docs/cli.md).
+    const INSERT_BURST: usize = 16;
+
+    /// `m = -n ln p / (ln 2)^2`, `k = (m/n) ln 2`.
+    fn for_items(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        let num_bits = math::optimal_num_bits(expected_items, fpr)?;
+        let num_hashes = math::optimal_num_hashes(num_bits, expected_items)?;
+        Self::with_params(num_bits, num_hashes)
+    }
+
+    fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+        internal::check_num_bits(num_bits)?;
+        internal::check_num_hashes(num_hashes)?;
+        Ok(Classic {
+            num_bits,
+            num_hashes,
+        })
+    }
+
+    #[inline(always)]
+    fn num_bits(&self) -> u64 {
+        self.num_bits
+    }
+
+    #[inline(always)]
+    fn num_hashes(&self) -> u32 {
+        self.num_hashes
+    }
+
+    #[inline(always)]
+    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u128 {
+        hashing.hash(key)
+    }
+
+    #[inline(always)]
+    fn contains<S: Storage>(&self, store: &S, hash: u128) -> bool {
+        debug_assert_eq!(store.num_bits(), self.num_bits);
+        let shifted = |pos: u64| store.word((pos >> 6) as usize) >> (pos & 63);
+        self.probes(hash)
+            .all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
+    }
+
+    #[inline(always)]
+    fn prefetch<S: Storage>(&self, store: &S, hash: u128) {
+        // The partner lies in the same 64-byte group, which the first line may not cover
+        // entirely when the array is not 64-byte aligned: prefetch both.
+        self.probes(hash).all_pairs(|p, q| {
+            store.prefetch_word((p >> 6) as usize);
+            store.prefetch_word((q >> 6) as usize);
+            true
+        });
+    }
+
+    #[inline]
+    fn insert(&self, words: &mut [u64], hash: u128) -> bool {
+        self.check_words(words.len());
+        let mut all = true;
+        self.probes(hash).all_pairs(|p, q| {
+            let (wp, wq) = ((p >> 6) as usize, (q >> 6) as usize);
+            let (mp, mq) = (1u64 << (p & 63), 1u64 << (q & 63));
+            // SAFETY: positions are below `num_bits` (multiply-shift maps into
+            // `[0, num_bits)`), and `check_words` asserted that `words` has a word for each.
+            // Both bits are read before either is set, so a pair that repeats a position
+            // (the odd tail) or shares a word reports correctly.
+            unsafe {
+                all &= (*words.get_unchecked(wp) & mp != 0) & (*words.get_unchecked(wq) & mq != 0);
+                *words.get_unchecked_mut(wp) |= mp;
+                *words.get_unchecked_mut(wq) |= mq;
+            }
+            true
+        });
+        all
+    }
+
+    #[inline]
+    fn insert_shared(&self, words: &[AtomicU64], hash: u128) -> bool {
+        let mut was_present = true;
+        for pos in self.probes(hash) {
+            let mask = 1u64 << (pos & 63);
+            let word = &words[(pos >> 6) as usize];
+            // Skipping the locked write when the bit is already set keeps the cache line
+            // shared between cores instead of bouncing it on every insert of a known key.
+            if word.load(Ordering::Relaxed) & mask == 0 {
+                was_present &= word.fetch_or(mask, Ordering::Relaxed) & mask != 0;
+            }
+        }
+        was_present
+    }
+
+    fn contains_batch_into<S: Storage, T: Hash>(
+        &self,
+        hashing: &Hashing,
+        store: &S,
+        keys: &[T],
+        out: &mut Vec<bool>,
+    ) {
+        let words = Words(store);
+        let query = Probed::new(&words, *hashing, self.num_hashes, self.num_bits);
+        batch::contains_batch_into(&query, keys, out);
+    }
+
+    fn expected_fpr(&self, num_items: u64) -> f64 {
+        math::paired_fpr(self.num_bits, self.num_hashes, num_items)
+    }
+
+    fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
+        math::estimate_cardinality(self.num_bits, self.num_hashes, store.count_ones())
+    }
+
+    /// The expected rate ([`paired_fpr`](bloom_core::math::paired_fpr)) for the number of
+    /// keys the fill suggests; 1 when every bit is set.
+    fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
+        let n = self.estimated_len(store);
+        if n.is_finite() {
+            self.expected_fpr(Native::round(n) as u64)
+        } else {
+            1.0
+        }
+    }
+
+    fn check_same(&self, other: &Self) -> Result<(), Error> {
+        Error::check_same("num_bits", self.num_bits, other.num_bits)?;
+        Error::check_same(
+            "num_hashes",
+            u64::from(self.num_hashes),
+            u64::from(other.num_hashes),
+        )
+    }
+
+    fn write_params(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.num_bits.to_le_bytes());
+        out[8..12].copy_from_slice(&self.num_hashes.to_le_bytes());
+    }
+
+    fn read_params(params: &[u8]) -> Result<Self, Error> {
+        let mut r = ByteReader::new(params);
+        let (num_bits, num_hashes) = (r.u64()?, r.u32()?);
+        if !(1..=math::MAX_NUM_BITS).contains(&num_bits) {
+            return Err(Error::corrupt(format!("num_bits {num_bits} out of range")));
+        }
+        if internal::check_num_hashes(num_hashes).is_err() {
+            return Err(Error::corrupt(format!(
+                "num_hashes {num_hashes} out of range"
+            )));
+        }
+        Ok(Classic {
+            num_bits,
+            num_hashes,
+        })
+    }
+
+    #[cfg(feature = "rayon")]
+    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+        self.check_words(words.len());
+        let layout = *self;
+        bloom_core::internal::par::par_scatter(
+            words,
+            6,
+            keys,
+            |key| layout.probes(hashing.hash(key)),
+            |word, pos| *word |= 1 << (pos & 63),
+        );
+    }
+}
+
+/// The batch engine's view of any storage: the layout's own tests, one probe sequence at a
+/// time.
+struct Words<'a, S>(&'a S);
+
+impl<S: Storage> ProbeSet for Words<'_, S> {
+    #[inline(always)]
+    fn all_set(&self, probes: Probes) -> bool {
+        let shifted = |pos: u64| self.0.word((pos >> 6) as usize) >> (pos & 63);
+        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, probes: Probes) {
+        probes.all_pairs(|p, q| {
+            self.0.prefetch_word((p >> 6) as usize);
+            self.0.prefetch_word((q >> 6) as usize);
+            true
+        });
+    }
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.0.footprint()
+    }
+}
