@@ -351,7 +351,7 @@ pub fn check_spark_bytes(data: &[u8]) {
     };
     assert_eq!(filter.to_bytes(), data, "accepted bytes are not canonical");
     assert_eq!(streamed.as_ref(), Ok(&filter), "read_from disagrees");
-    let _ = (filter.expected_fpp(), filter.cardinality());
+    let _ = (filter.estimated_fpr(), filter.cardinality());
     // A huge k makes a query slow (as in Spark): only query filters with a sane one.
     if filter.num_hashes() <= 64 {
         let copy = filter.clone();
@@ -378,7 +378,7 @@ pub fn check_guava_bytes(data: &[u8]) {
     };
     assert_eq!(filter.to_bytes(), data, "accepted bytes are not canonical");
     assert_eq!(streamed.as_ref(), Ok(&filter), "read_from disagrees");
-    let _ = (filter.expected_fpp(), filter.approximate_element_count());
+    let _ = (filter.estimated_fpr(), filter.approximate_element_count());
     let copy = filter.clone();
     filter.put_all(&copy).expect("put_all with itself");
     filter.put_bytes(data);

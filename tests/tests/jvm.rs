@@ -112,8 +112,9 @@ proptest! {
 }
 
 /// Measured false-positive rate of `might_contain` over `negatives` keys never inserted,
-/// against `expected`, the JVM's own `expectedFpp` (fill ratio to the power k), within four
-/// standard deviations of a binomial and 5% of slack for the formula's approximation.
+/// against `expected`, the filter's `estimated_fpr` (the JVM's `expectedFpp`: the fill ratio
+/// to the power k), within four standard deviations of a binomial and 5% of slack for the
+/// formula's approximation.
 fn assert_fpr(name: &str, expected: f64, negatives: u64, mut contains: impl FnMut(i64) -> bool) {
     let mut rng = SplitMix64(0x5eed);
     let fp = (0..negatives)
@@ -139,13 +140,13 @@ fn fpr_matches_the_jvm_formula() {
                 f.put_long(k);
             });
             assert!(
-                f.expected_fpp() < p * 1.2,
+                f.estimated_fpr() < p * 1.2,
                 "{v:?} {n} {p}: {}",
-                f.expected_fpp()
+                f.estimated_fpr()
             );
             assert_fpr(
                 &format!("spark {v:?} n={n} p={p}"),
-                f.expected_fpp(),
+                f.estimated_fpr(),
                 400_000,
                 |k| f.might_contain_long(k),
             );
@@ -155,9 +156,9 @@ fn fpr_matches_the_jvm_formula() {
             g.put_long(k);
         });
         assert!(
-            g.expected_fpp() < p * 1.2,
+            g.estimated_fpr() < p * 1.2,
             "guava {n} {p}: {}",
-            g.expected_fpp()
+            g.estimated_fpr()
         );
         let count = g.approximate_element_count() as f64;
         assert!(
@@ -166,7 +167,7 @@ fn fpr_matches_the_jvm_formula() {
         );
         assert_fpr(
             &format!("guava n={n} p={p}"),
-            g.expected_fpp(),
+            g.estimated_fpr(),
             400_000,
             |k| g.might_contain_long(k),
         );

@@ -267,9 +267,32 @@ impl GuavaBloomFilter {
         }
     }
 
-    /// Guava's `expectedFpp`: the fraction of bits set to the power k.
-    pub fn expected_fpp(&self) -> f64 {
+    /// The false-positive rate estimated from the current fill: the fraction of bits set to
+    /// the power k (what Guava's `expectedFpp` computes;
+    /// [`expected_fpp`](Self::expected_fpp) is that name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::GuavaBloomFilter;
+    ///
+    /// let mut filter = GuavaBloomFilter::new(10_000, 0.01)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for i in 0..10_000i64 {
+    ///     filter.put_long(i);
+    /// }
+    /// assert!(filter.estimated_fpr() < 0.012);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
         (self.bits.count_ones() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
+    }
+
+    /// Guava's name (`expectedFpp`) for [`estimated_fpr`](Self::estimated_fpr), which it
+    /// returns: a rate from the current fill, not the one the filter was sized for.
+    #[inline]
+    pub fn expected_fpp(&self) -> f64 {
+        self.estimated_fpr()
     }
 
     /// Bits in the filter: a multiple of 64.

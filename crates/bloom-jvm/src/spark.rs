@@ -429,10 +429,32 @@ impl SparkBloomFilter {
         self.version
     }
 
-    /// Spark's `expectedFpp`: the fraction of bits set to the power k, the probability that
-    /// an absent key finds all its bits set.
-    pub fn expected_fpp(&self) -> f64 {
+    /// The false-positive rate estimated from the current fill: the fraction of bits set to
+    /// the power k, the probability that an absent key finds all its bits set (what Spark's
+    /// `expectedFpp` computes; [`expected_fpp`](Self::expected_fpp) is that name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::SparkBloomFilter;
+    ///
+    /// let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for i in 0..10_000i64 {
+    ///     filter.put_long(i);
+    /// }
+    /// assert!(filter.estimated_fpr() < 0.012);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
         (self.cardinality() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
+    }
+
+    /// Spark's name (`expectedFpp`) for [`estimated_fpr`](Self::estimated_fpr), which it
+    /// returns: a rate from the current fill, not the one the filter was sized for.
+    #[inline]
+    pub fn expected_fpp(&self) -> f64 {
+        self.estimated_fpr()
     }
 
     /// Bytes held by the bit array.
