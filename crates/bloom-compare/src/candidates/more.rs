@@ -8,7 +8,7 @@ use std::hash::Hasher;
 use bloom_aging::AgingBloomFilter;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin};
+use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, our_hasher};
 use crate::keys::Key;
 
 /// [`AgingBloomFilter`] with a window of the setting's capacity and its default slices: the
@@ -56,6 +56,10 @@ impl Candidate for Aging {
 
     fn kernel<K: Key>(filter: &AgingBloomFilter) -> Option<&'static str> {
         Some(aging_kernel(filter))
+    }
+
+    fn hasher<K: Key>(filter: &AgingBloomFilter) -> &'static str {
+        our_hasher(filter.hashing())
     }
 
     fn contains_batch<K: Key>(filter: &AgingBloomFilter, keys: &[K], out: &mut Vec<bool>) {
