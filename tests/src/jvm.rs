@@ -248,6 +248,12 @@ impl Vector {
 /// A JVM filter of either library, to run one set of checks over both: the methods of the
 /// same names.
 pub trait JvmFilter {
+    /// `insert_i64`.
+    fn insert_i64(&mut self, key: i64) -> bool;
+    /// `insert_str`.
+    fn insert_str(&mut self, key: &str) -> bool;
+    /// `insert_bytes`.
+    fn insert_bytes(&mut self, key: &[u8]) -> bool;
     /// `put_long`.
     fn put_long(&mut self, key: i64) -> bool;
     /// `put_str`.
@@ -271,6 +277,15 @@ pub trait JvmFilter {
 macro_rules! jvm_filter {
     ($($ty:ty),*) => {$(
         impl JvmFilter for $ty {
+            fn insert_i64(&mut self, key: i64) -> bool {
+                <$ty>::insert_i64(self, key)
+            }
+            fn insert_str(&mut self, key: &str) -> bool {
+                <$ty>::insert_str(self, key)
+            }
+            fn insert_bytes(&mut self, key: &[u8]) -> bool {
+                <$ty>::insert_bytes(self, key)
+            }
             fn put_long(&mut self, key: i64) -> bool {
                 <$ty>::put_long(self, key)
             }
@@ -351,14 +366,14 @@ pub fn check_spark_bytes(data: &[u8]) {
     };
     assert_eq!(filter.to_bytes(), data, "accepted bytes are not canonical");
     assert_eq!(streamed.as_ref(), Ok(&filter), "read_from disagrees");
-    let _ = (filter.expected_fpp(), filter.cardinality());
+    let _ = (filter.estimated_fpr(), filter.cardinality());
     // A huge k makes a query slow (as in Spark): only query filters with a sane one.
     if filter.num_hashes() <= 64 {
         let copy = filter.clone();
         filter.merge(&copy).expect("merge with itself");
-        filter.put_bytes(data);
+        filter.insert_bytes(data);
         assert!(filter.might_contain_bytes(data), "false negative");
-        filter.put_long(data.len() as i64);
+        filter.insert_i64(data.len() as i64);
         assert!(
             filter.might_contain_long(data.len() as i64),
             "false negative"
@@ -378,10 +393,10 @@ pub fn check_guava_bytes(data: &[u8]) {
     };
     assert_eq!(filter.to_bytes(), data, "accepted bytes are not canonical");
     assert_eq!(streamed.as_ref(), Ok(&filter), "read_from disagrees");
-    let _ = (filter.expected_fpp(), filter.approximate_element_count());
+    let _ = (filter.estimated_fpr(), filter.approximate_element_count());
     let copy = filter.clone();
     filter.put_all(&copy).expect("put_all with itself");
-    filter.put_bytes(data);
+    filter.insert_bytes(data);
     assert!(filter.might_contain_bytes(data), "false negative");
 }
 

@@ -200,13 +200,13 @@ fn expired_keys_answer_like_new_ones() {
 
 /// The false-positive rate for keys never inserted stays at or below p at every point of a
 /// long stream (checked at many points, the worst ones just before a shift included), and
-/// the theory of the sizing (`fpr_bound`) holds it there.
+/// the theory of the sizing (`target_fpr`) holds it there.
 #[test]
 fn fpr_stays_below_target_along_the_stream() {
     for (p, seed) in [(0.01, 3u64), (0.001, 4)] {
         let window = 30_000;
         let mut f = AgingBloomFilter::new(window, p).unwrap();
-        assert!(f.fpr_bound() <= p);
+        assert!(f.target_fpr() <= p);
         let g = f.generation_len();
         let negatives: Vec<u64> = distinct_keys((seed << 40) + (1 << 39), 200_000).collect();
         let mut rng = SplitMix64(seed);

@@ -259,11 +259,11 @@ fn jvm_readers_are_bounded_by_their_input() {
 
     let mut spark = SparkBloomFilter::with_version(SparkVersion::V1, 10_000, 200_000, 0).unwrap();
     (0..10_000).for_each(|i| {
-        spark.put_long(i);
+        spark.insert_i64(i);
     });
     let mut guava = GuavaBloomFilter::new(10_000, 0.001).unwrap();
     (0..10_000).for_each(|i| {
-        guava.put_long(i);
+        guava.insert_i64(i);
     });
     // (bytes, offset of the word count)
     let cases = [

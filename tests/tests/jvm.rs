@@ -1,7 +1,7 @@
 //! The JVM-compatible filters (`bloom-jvm`) beyond the golden vectors: no false negatives
-//! against a `HashSet` model (proptest, also after a round trip and a merge), `put`'s answer,
-//! the false-positive rate against the JVM's own formula, bad parameters, and corrupt,
-//! truncated and streamed bytes. They cannot join the shared `Subject` suite: that suite
+//! against a `HashSet` model (proptest, also after a round trip and a merge), `insert`'s
+//! answer and `put`'s (its opposite), the false-positive rate against the JVM's own formula,
+//! bad parameters, and corrupt, truncated and streamed bytes. They cannot join the shared `Subject` suite: that suite
 //! drives filters through the workspace's `Filter` trait over `T: Hash` keys, which these
 //! filters do not implement (the JVM hashes its own funnels' bytes, not Rust's `Hash`).
 
@@ -10,7 +10,9 @@ use std::io::{self, Read, Write};
 use bloom_core::Error;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 use bloom_tests::SplitMix64;
-use bloom_tests::jvm::{check_guava_bytes, check_spark_bytes, key_bytes, key_str, replay_fuzz_dir};
+use bloom_tests::jvm::{
+    JvmFilter, check_guava_bytes, check_spark_bytes, key_bytes, key_long, key_str, replay_fuzz_dir,
+};
 use proptest::prelude::*;
 
 fn spark(version: SparkVersion, n: u64, seed: i32) -> SparkBloomFilter {
@@ -26,8 +28,45 @@ fn version(v2: bool) -> SparkVersion {
     }
 }
 
+/// Offers the same keys (kind 0 a long, 1 a string, 2 a byte array; the index picks the key)
+/// to two copies of `fresh`, one through `put_*` and one through `insert_*`: every put answers
+/// the opposite of the insert of the same key at the same point (Guava's and Spark's "bits
+/// changed" against the workspace's "possibly present before"), and both end with the same
+/// bits.
+fn check_put_is_not_insert<F>(fresh: &F, keys: &[(u8, u64)]) -> Result<(), TestCaseError>
+where
+    F: JvmFilter + Clone + PartialEq + std::fmt::Debug,
+{
+    let (mut put, mut insert) = (fresh.clone(), fresh.clone());
+    for (at, &(kind, i)) in keys.iter().enumerate() {
+        let (put_answer, insert_answer) = match kind {
+            0 => (put.put_long(key_long(i)), insert.insert_i64(key_long(i))),
+            1 => (put.put_str(&key_str(i)), insert.insert_str(&key_str(i))),
+            _ => (
+                put.put_bytes(&key_bytes(i)),
+                insert.insert_bytes(&key_bytes(i)),
+            ),
+        };
+        prop_assert_eq!(put_answer, !insert_answer, "key {} ({:?})", at, (kind, i));
+    }
+    prop_assert_eq!(&put, &insert);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Small filters (many false "possibly present" answers) and keys from a small pool
+    /// (many repeats), so both answers are exercised.
+    #[test]
+    fn put_answers_the_opposite_of_insert(
+        seed: i32,
+        keys in prop::collection::vec((0u8..3, 0u64..40), 0..300),
+    ) {
+        check_put_is_not_insert(&spark(SparkVersion::V1, 30, 0), &keys)?;
+        check_put_is_not_insert(&spark(SparkVersion::V2, 30, seed), &keys)?;
+        check_put_is_not_insert(&GuavaBloomFilter::new(30, 0.01).unwrap(), &keys)?;
+    }
 
     #[test]
     fn spark_has_no_false_negatives(
@@ -42,17 +81,17 @@ proptest! {
         let mut half = f.clone();
         for (i, &k) in longs.iter().enumerate() {
             let before = f.might_contain_long(k);
-            // Spark: put returns the opposite of what mightContain said just before.
-            prop_assert_eq!(f.put_long(k), !before);
+            // Insert returns what the query said just before.
+            prop_assert_eq!(f.insert_i64(k), before);
             if i % 2 == 0 {
-                half.put_long(k);
+                half.insert_i64(k);
             }
         }
         strs.iter().for_each(|s| {
- f.put_str(s);
+ f.insert_str(s);
  });
         bytes.iter().for_each(|b| {
- f.put_bytes(b);
+ f.insert_bytes(b);
  });
         let check = |f: &SparkBloomFilter| {
             longs.iter().all(|&k| f.might_contain_long(k))
@@ -81,13 +120,13 @@ proptest! {
         let mut other = f.clone();
         for &k in &longs {
             let before = f.might_contain_long(k);
-            prop_assert_eq!(f.put_long(k), !before);
+            prop_assert_eq!(f.insert_i64(k), before);
         }
         strs.iter().for_each(|s| {
- other.put_str(s);
+ other.insert_str(s);
  });
         bytes.iter().for_each(|b| {
- other.put_bytes(b);
+ other.insert_bytes(b);
  });
         f.put_all(&other).unwrap();
         let check = |f: &GuavaBloomFilter| {
@@ -106,14 +145,15 @@ proptest! {
     #[test]
     fn guava_longs_are_their_eight_le_bytes(k: i64) {
         let mut a = GuavaBloomFilter::new(100, 0.01).unwrap();
-        a.put_long(k);
+        a.insert_i64(k);
         prop_assert!(a.might_contain_bytes(&k.to_le_bytes()));
     }
 }
 
 /// Measured false-positive rate of `might_contain` over `negatives` keys never inserted,
-/// against `expected`, the JVM's own `expectedFpp` (fill ratio to the power k), within four
-/// standard deviations of a binomial and 5% of slack for the formula's approximation.
+/// against `expected`, the filter's `estimated_fpr` (the JVM's `expectedFpp`: the fill ratio
+/// to the power k), within four standard deviations of a binomial and 5% of slack for the
+/// formula's approximation.
 fn assert_fpr(name: &str, expected: f64, negatives: u64, mut contains: impl FnMut(i64) -> bool) {
     let mut rng = SplitMix64(0x5eed);
     let fp = (0..negatives)
@@ -136,28 +176,28 @@ fn fpr_matches_the_jvm_formula() {
             let bits = SparkBloomFilter::optimal_num_bits(n, p).unwrap();
             let mut f = SparkBloomFilter::with_version(v, n, bits, 0).unwrap();
             keys.iter().for_each(|&k| {
-                f.put_long(k);
+                f.insert_i64(k);
             });
             assert!(
-                f.expected_fpp() < p * 1.2,
+                f.estimated_fpr() < p * 1.2,
                 "{v:?} {n} {p}: {}",
-                f.expected_fpp()
+                f.estimated_fpr()
             );
             assert_fpr(
                 &format!("spark {v:?} n={n} p={p}"),
-                f.expected_fpp(),
+                f.estimated_fpr(),
                 400_000,
                 |k| f.might_contain_long(k),
             );
         }
         let mut g = GuavaBloomFilter::new(n, p).unwrap();
         keys.iter().for_each(|&k| {
-            g.put_long(k);
+            g.insert_i64(k);
         });
         assert!(
-            g.expected_fpp() < p * 1.2,
+            g.estimated_fpr() < p * 1.2,
             "guava {n} {p}: {}",
-            g.expected_fpp()
+            g.estimated_fpr()
         );
         let count = g.approximate_element_count() as f64;
         assert!(
@@ -166,7 +206,7 @@ fn fpr_matches_the_jvm_formula() {
         );
         assert_fpr(
             &format!("guava n={n} p={p}"),
-            g.expected_fpp(),
+            g.estimated_fpr(),
             400_000,
             |k| g.might_contain_long(k),
         );
@@ -272,9 +312,9 @@ fn samples() -> Vec<(bool, Vec<u8>)> {
     let mut v2 = spark(SparkVersion::V2, 300, -9);
     let mut g = GuavaBloomFilter::new(300, 0.01).unwrap();
     for i in 0..300 {
-        v1.put_long(i);
-        v2.put_str(&i.to_string());
-        g.put_long(i);
+        v1.insert_i64(i);
+        v2.insert_str(&i.to_string());
+        g.insert_i64(i);
     }
     vec![
         (true, v1.to_bytes()),
@@ -449,7 +489,7 @@ impl Read for Failing {
 fn streaming() {
     let mut big = SparkBloomFilter::new(200_000, 0.01).unwrap();
     (0..200_000).for_each(|i| {
-        big.put_long(i);
+        big.insert_i64(i);
     });
     let mut out = Vec::new();
     big.write_to(&mut out).unwrap();
@@ -514,9 +554,9 @@ fn batch_equals_single_past_the_cache() {
     assert_eq!(guava.num_hashes(), 7);
     for &k in keys.iter().step_by(3) {
         spark.iter_mut().for_each(|f| {
-            f.put_long(k);
+            f.insert_i64(k);
         });
-        guava.put_long(k);
+        guava.insert_i64(k);
     }
     for f in &spark {
         let single: Vec<bool> = keys.iter().map(|&k| f.might_contain_long(k)).collect();
@@ -541,11 +581,11 @@ fn batch_equals_single_past_the_cache() {
     let bytes: Vec<Vec<u8>> = (0..20_000).map(key_bytes).collect();
     for (s, b) in strs.iter().zip(&bytes).step_by(3) {
         spark.iter_mut().for_each(|f| {
-            f.put_str(s);
-            f.put_bytes(b);
+            f.insert_str(s);
+            f.insert_bytes(b);
         });
-        guava.put_str(s);
-        guava.put_bytes(b);
+        guava.insert_str(s);
+        guava.insert_bytes(b);
     }
     for f in &spark {
         let single: Vec<bool> = strs.iter().map(|s| f.might_contain_str(s)).collect();

@@ -35,6 +35,7 @@ trait Golden: JvmFilter + PartialEq + std::fmt::Debug + Sized {
     fn write_to(&self, out: &mut Vec<u8>);
     fn from_bytes(bytes: &[u8]) -> Self;
     fn read_from(bytes: &[u8]) -> Self;
+    fn estimated_fpr(&self) -> f64;
     fn expected_fpp(&self) -> f64;
     /// Checks of the type's own (Spark's version and seed, Guava's element count).
     fn check_more(&self, v: &Vector);
@@ -55,6 +56,9 @@ impl Golden for SparkBloomFilter {
     }
     fn read_from(bytes: &[u8]) -> Self {
         SparkBloomFilter::read_from(bytes).expect("the JVM's bytes, streamed")
+    }
+    fn estimated_fpr(&self) -> f64 {
+        SparkBloomFilter::estimated_fpr(self)
     }
     fn expected_fpp(&self) -> f64 {
         SparkBloomFilter::expected_fpp(self)
@@ -80,6 +84,9 @@ impl Golden for GuavaBloomFilter {
     }
     fn read_from(bytes: &[u8]) -> Self {
         GuavaBloomFilter::read_from(bytes).expect("the JVM's bytes, streamed")
+    }
+    fn estimated_fpr(&self) -> f64 {
+        GuavaBloomFilter::estimated_fpr(self)
     }
     fn expected_fpp(&self) -> f64 {
         GuavaBloomFilter::expected_fpp(self)
@@ -111,12 +118,15 @@ fn check_vectors<F: Golden>(manifest: &str, count: usize) {
         built.write_to(&mut streamed);
         assert_eq!(streamed, jvm_bytes, "{}: write_to differs", v.name);
         assert_eq!(changed, v.changed, "{}: puts that changed bits", v.name);
+        // The JVM's `expectedFpp` is the rate from the fill: `estimated_fpr` here, and
+        // `expected_fpp` under the JVM's name.
         assert_close(
             &v.name,
-            "expected fpp",
-            built.expected_fpp(),
+            "expectedFpp",
+            built.estimated_fpr(),
             v.expected_fpp,
         );
+        assert_eq!(built.expected_fpp(), built.estimated_fpr(), "{}", v.name);
         built.check_more(v);
 
         let read = F::from_bytes(&jvm_bytes);

@@ -97,6 +97,7 @@ fn scalable_filter() {
     let _: fn(Builder, usize) -> Builder = Builder::max_layers;
     let _: fn(&F) -> usize = F::max_layers;
     let _: fn(&F) -> usize = F::num_layers;
+    let _: fn(&F) -> f64 = F::target_fpr;
     let _: usize = MAX_LAYERS;
     let _: fn(&F) -> u64 = F::capacity;
     let _: fn(&F) -> u64 = F::initial_capacity;
@@ -119,11 +120,15 @@ fn jvm_filters() {
     let _: fn(&S) -> u64 = S::cardinality;
     let _: fn(&S) -> u32 = S::num_hashes;
     let _: fn(&S) -> usize = S::memory_usage;
+    let _: fn(&S) -> f64 = S::estimated_fpr;
+    let _: fn(&S) -> f64 = S::expected_fpp;
     let _: fn(u64, f64) -> Result<G, Error> = G::new;
     let _: fn(&G) -> u64 = G::bit_size;
     let _: fn(&G) -> u64 = G::approximate_element_count;
     let _: fn(&G) -> u32 = G::num_hashes;
     let _: fn(&G) -> usize = G::memory_usage;
+    let _: fn(&G) -> f64 = G::estimated_fpr;
+    let _: fn(&G) -> f64 = G::expected_fpp;
 }
 
 #[test]
@@ -147,6 +152,7 @@ fn aging_filter() {
     let _: fn(&F) -> u64 = F::window;
     let _: fn(&F) -> u64 = F::generation_len;
     let _: fn(&F) -> u64 = F::len;
+    let _: fn(&F) -> f64 = F::target_fpr;
     let _: fn(&F, u64) -> f64 = F::expected_fpr;
     let _: fn(&F, u32) -> f64 = F::expired_fpr;
     let _: fn(&mut F, u64) -> Result<(), Error> = F::advance_to;

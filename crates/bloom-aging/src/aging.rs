@@ -746,9 +746,9 @@ impl AgingBloomFilter {
     /// The false-positive rate theory predicts for `inserts` distinct keys inserted into an
     /// empty filter without a time window (generations of `generation_len` inserts): the
     /// blocked layout's exact rate ([`blocked_run_probability`](crate::blocked_run_probability))
-    /// with each generation's keys spread over the rows; from `window + generation_len`
-    /// inserts on it stays at [`fpr_bound`](AgingBloomFilter::fpr_bound) just before each
-    /// shift.
+    /// with each generation's keys spread over the rows. Once every slice has held its k
+    /// generations (from `window + k * generation_len` inserts on) it peaks just before each
+    /// shift, one key short of [`target_fpr`](AgingBloomFilter::target_fpr).
     pub fn expected_fpr(&self, inserts: u64) -> f64 {
         sizing::rate_after(
             self.shape.k,
@@ -759,10 +759,28 @@ impl AgingBloomFilter {
         )
     }
 
-    /// The highest false-positive rate of a steady stream: every generation holding
-    /// `generation_len` keys, by the blocked layout's exact rate.
-    /// [`new(window, p)`](AgingBloomFilter::new) sizes the rows so that this is at most p.
-    pub fn fpr_bound(&self) -> f64 {
+    /// The target false-positive rate the filter's shape holds: the highest rate of a
+    /// steady stream (every generation holding `generation_len` keys), by the blocked
+    /// layout's exact rate. [`new(window, p)`](AgingBloomFilter::new) sizes the rows so that
+    /// this is at most p; p itself is not stored (the bytes hold the shape), so this is the
+    /// rate the filter was built to, derived from its shape.
+    /// [`expected_fpr`](Self::expected_fpr) is the rate after a given number of inserts,
+    /// [`estimated_fpr`](Self::estimated_fpr) the rate at the current fill.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let filter = AgingBloomFilter::new(100_000, 0.01)?;
+    /// assert!(filter.target_fpr() <= 0.01);
+    /// // A steady stream comes closest just before a shift, one key short of a generation.
+    /// let k = u64::from(filter.num_hashes());
+    /// let peak = filter.expected_fpr(filter.window() + k * filter.generation_len() - 1);
+    /// assert!(peak <= filter.target_fpr() && peak > 0.999 * filter.target_fpr());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn target_fpr(&self) -> f64 {
         self.steady_rates(None).0
     }
 
@@ -779,7 +797,7 @@ impl AgingBloomFilter {
 
     /// The probability that a key `past` generations past its window (inserted `l + past`
     /// generations ago) answers present, in a steady stream at the fill
-    /// [`fpr_bound`](AgingBloomFilter::fpr_bound) assumes: its bits leave the ring one slice
+    /// [`target_fpr`](AgingBloomFilter::target_fpr) assumes: its bits leave the ring one slice
     /// per generation, and the `k - past` left make a run likelier than for a key never
     /// inserted. 1 for `past = 0` (the key is still in its window); from `past = k` on, the
     /// steady rate.

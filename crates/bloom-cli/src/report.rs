@@ -51,7 +51,7 @@ pub(crate) fn info(filter: &AnyFilter, hash: HashInfo) -> Fields {
             let layers = f.layers();
             let bits: u64 = layers.iter().map(|l| l.filter().num_bits()).sum();
             fields.extend([
-                ("target_fpr", json!(f.fpr())),
+                ("target_fpr", json!(f.target_fpr())),
                 ("initial_capacity", json!(f.initial_capacity())),
                 ("growth_factor", json!(f.growth_factor())),
                 ("tightening_ratio", json!(f.tightening_ratio())),

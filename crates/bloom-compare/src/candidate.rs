@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use bloom_core::hash::Hashing;
 use rayon::ThreadPool;
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +47,10 @@ pub struct Info {
     pub crate_name: &'static str,
     /// Ours or a peer.
     pub origin: Origin,
-    /// The hash function the candidate used in the sweep, and how it got it.
+    /// The hash function the candidate used in the sweep, and how it got it. For ours, a
+    /// registered [`Entry`](crate::measure::Entry) holds what the candidate's own filter
+    /// reports ([`Candidate::hasher`]), so a keyed adapter says SipHash-1-3 whatever its
+    /// `INFO` says.
     pub hasher: &'static str,
     /// Its structure in a few words.
     pub structure: &'static str,
@@ -69,8 +73,21 @@ pub struct Info {
 /// The kernel name of code that is the same on every CPU (no run-time choice).
 pub const PORTABLE: &str = "portable";
 
-/// The hasher description of this workspace's filters.
+/// The hasher description of this workspace's filters, seeded (the default).
 pub const OUR_HASHER: &str = "XXH3-128 (bloom-core, seeded, one call per key)";
+
+/// The hasher description of this workspace's filters keyed with a secret key (`with_key`).
+pub const OUR_KEYED_HASHER: &str = "SipHash-1-3 (bloom-core, under a secret key, one call per key)";
+
+/// The hasher description of one of this workspace's filters hashing with `hashing`:
+/// [`OUR_KEYED_HASHER`] under a secret key, else [`OUR_HASHER`].
+pub fn our_hasher(hashing: Hashing) -> &'static str {
+    if hashing.is_keyed() {
+        OUR_KEYED_HASHER
+    } else {
+        OUR_HASHER
+    }
+}
 
 /// A candidate could not be built for a setting (a peer refused the parameters, ran out of
 /// construction attempts, ...). The sweep reports it and carries on.
@@ -190,6 +207,14 @@ pub trait Candidate: 'static {
     fn kernel<K: Key>(filter: &Self::Filter<K>) -> Option<&'static str> {
         let _ = filter;
         (Self::INFO.origin == Origin::Ours).then_some(PORTABLE)
+    }
+
+    /// The hash function `filter` runs, as reports show it. By default the `INFO`'s; ours
+    /// override it with what the filter says ([`our_hasher`] of its `hashing()`), so that an
+    /// adapter that keys its filter cannot report the seeded hasher.
+    fn hasher<K: Key>(filter: &Self::Filter<K>) -> &'static str {
+        let _ = filter;
+        Self::INFO.hasher
     }
 
     /// Answers [`contains`](Candidate::contains) for every key into `out` (cleared first).

@@ -9,7 +9,7 @@ use rayon::ThreadPool;
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::{self, Footprint};
-use crate::candidate::{BuildError, Candidate, Info};
+use crate::candidate::{BuildError, Candidate, Info, Origin};
 use crate::keys::{Key, KeyKind, KeySet};
 use crate::probe::{self, ProbeResult};
 
@@ -139,10 +139,13 @@ impl std::fmt::Debug for Entry {
 }
 
 impl Entry {
-    /// The entry of candidate `C`.
+    /// The entry of candidate `C`, with the hasher its filter reports.
     pub fn of<C: Candidate>() -> Entry {
         Entry {
-            info: C::INFO,
+            info: Info {
+                hasher: hasher_of::<C>(),
+                ..C::INFO
+            },
             batch: C::BATCH,
             parallel: C::PARALLEL,
             run: run::<C>,
@@ -172,6 +175,17 @@ impl Entry {
             setting.keys_offered()
         }
     }
+}
+
+/// The hasher candidate `C` runs, as its own filter says ([`Candidate::hasher`]): one of ours
+/// is built empty and asked (a keyed adapter's filter answers SipHash-1-3), so the reports
+/// cannot state a hasher the filter does not run; a peer, whose hasher its adapter fixes, is
+/// not built. The `INFO`'s where the build fails.
+fn hasher_of<C: Candidate>() -> &'static str {
+    if C::INFO.origin == Origin::Peer {
+        return C::INFO.hasher;
+    }
+    C::build::<u64>(1_000, 0.01, &[]).map_or(C::INFO.hasher, |built| C::hasher(&built.filter))
 }
 
 fn run<C: Candidate>(

@@ -241,6 +241,106 @@ fn every_variant_of_the_workspace_has_an_adapter() {
     );
 }
 
+/// The hasher cell of every row of the rendered candidates table, by candidate name.
+fn hasher_cells(table: &str) -> Vec<(String, String)> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let mut lines = table.lines();
+    let header = cells(lines.next().unwrap());
+    let at = header.iter().position(|h| h == "hasher used here").unwrap();
+    lines
+        .skip(1)
+        .map(|line| {
+            let row = cells(line);
+            (row[0].trim_matches('`').to_string(), row[at].clone())
+        })
+        .collect()
+}
+
+/// The keyed candidates run SipHash-1-3 under their secret key, and every report says so:
+/// the entry, each row and the candidates table's "hasher used here" take the hasher from
+/// the filter the adapter builds (`hashing()`), never from a string beside it.
+#[test]
+fn keyed_candidates_report_siphash() {
+    use bloom_compare::candidates::{
+        Classic, Guava, KeyedBlocked, KeyedClassic, Spark, SplitBlock,
+    };
+    use bloom_compare::report::markdown::candidates_table;
+
+    let keyed = |id: &str| id.ends_with("-keyed");
+    let entries = candidate::ours();
+    assert_eq!(entries.iter().filter(|e| keyed(e.info.id)).count(), 2);
+    for e in &entries {
+        let expected = match e.info.id {
+            id if keyed(id) => candidate::OUR_KEYED_HASHER,
+            // Not bloom-core's hashing: their adapters' own descriptions.
+            "split-block" => SplitBlock::INFO.hasher,
+            "spark" => Spark::INFO.hasher,
+            "guava" => Guava::INFO.hasher,
+            _ => candidate::OUR_HASHER,
+        };
+        assert_eq!(e.info.hasher, expected, "{}", e.info.id);
+    }
+    // What each adapter's built filter reports.
+    let keys: Vec<u64> = (0..100).collect();
+    let classic = Classic::build(100, 0.01, &keys).unwrap();
+    assert_eq!(
+        Classic::hasher::<u64>(&classic.filter),
+        candidate::OUR_HASHER
+    );
+    let keyed_classic = KeyedClassic::build(100, 0.01, &keys).unwrap();
+    assert!(keyed_classic.filter.hashing().is_keyed());
+    assert_eq!(
+        KeyedClassic::hasher::<u64>(&keyed_classic.filter),
+        candidate::OUR_KEYED_HASHER
+    );
+    let keyed_blocked = KeyedBlocked::build(100, 0.01, &keys).unwrap();
+    assert!(keyed_blocked.filter.hashing().is_keyed());
+    assert_eq!(
+        KeyedBlocked::hasher::<u64>(&keyed_blocked.filter),
+        candidate::OUR_KEYED_HASHER
+    );
+
+    // The rows of a run and the table of its report.
+    let mut sweep = small_sweep(
+        entries
+            .into_iter()
+            .filter(|e| matches!(e.info.id, "classic" | "classic-keyed" | "blocked-keyed"))
+            .collect(),
+        vec![100],
+    );
+    sweep.kinds = vec![KeyKind::U64];
+    let report = report(&sweep);
+    assert_eq!(report.rows.len(), 3);
+    for row in &report.rows {
+        assert_eq!(
+            row.hasher.starts_with("SipHash-1-3"),
+            keyed(&row.candidate),
+            "{row:?}"
+        );
+    }
+    let cells = hasher_cells(&candidates_table(&report).render());
+    assert_eq!(
+        cells,
+        [
+            ("BloomFilter".to_string(), candidate::OUR_HASHER.to_string()),
+            (
+                "BloomFilter (keyed)".into(),
+                candidate::OUR_KEYED_HASHER.into()
+            ),
+            (
+                "BlockedBloomFilter (keyed)".into(),
+                candidate::OUR_KEYED_HASHER.into()
+            ),
+        ]
+    );
+}
+
 #[test]
 fn the_split_block_adapter_hashes_u64_keys_as_parquet_int64() {
     use bloom_compare::candidates::SplitBlock;

@@ -242,7 +242,7 @@
 //! let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
 //! assert_eq!(filter.version(), SparkVersion::V2);
 //! (0..10_000i64).for_each(|key| {
-//!     filter.put_long(key);
+//!     filter.insert_i64(key);
 //! });
 //! assert!((0..10_000i64).all(|key| filter.might_contain_long(key)));
 //! let false_positives = (10_000..110_000i64).filter(|&key| filter.might_contain_long(key)).count();
@@ -251,7 +251,7 @@
 //! assert_eq!(SparkBloomFilter::from_bytes(&filter.to_bytes())?, filter);
 //!
 //! let mut guava = GuavaBloomFilter::new(10_000, 0.01)?;
-//! guava.put_str("alice");
+//! assert!(!guava.insert_str("alice")); // certainly new
 //! assert!(guava.might_contain_str("alice"));
 //! # }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

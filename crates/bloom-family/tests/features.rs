@@ -144,14 +144,14 @@ mod parallel_build {
 fn jvm_types() {
     let mut spark: bloom_jvm::SparkBloomFilter =
         bloom_family::SparkBloomFilter::new(1_000, 0.01).unwrap();
-    assert!(spark.put_long(1));
+    assert!(!spark.insert_i64(1));
     let back: bloom_family::jvm::SparkBloomFilter =
         bloom_family::SparkBloomFilter::from_bytes(&spark.to_bytes()).unwrap();
     assert_eq!(back, spark);
     assert_eq!(back.version(), bloom_family::SparkVersion::V2);
     let mut guava: bloom_jvm::GuavaBloomFilter =
         bloom_family::GuavaBloomFilter::new(1_000, 0.01).unwrap();
-    assert!(guava.put_long(1));
+    assert!(!guava.insert_i64(1));
     assert!(
         bloom_family::jvm::GuavaBloomFilter::from_bytes(&guava.to_bytes())
             .unwrap()

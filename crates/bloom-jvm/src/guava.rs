@@ -21,9 +21,11 @@ const MURMUR128_MITZ_64: u8 = 1;
 /// default strategy, `MURMUR128_MITZ_64`.
 ///
 /// A key is hashed with MurmurHash3 x64_128 (seed 0) over the bytes its funnel writes:
-/// [`put_long`](Self::put_long) is `Funnels.longFunnel()` (eight little-endian bytes),
-/// [`put_str`](Self::put_str) is `Funnels.stringFunnel(UTF_8)` (the UTF-8 bytes) and
-/// [`put_bytes`](Self::put_bytes) is `Funnels.byteArrayFunnel()`. The hash's two 64-bit
+/// [`insert_i64`](Self::insert_i64) is `Funnels.longFunnel()` (eight little-endian bytes),
+/// [`insert_str`](Self::insert_str) is `Funnels.stringFunnel(UTF_8)` (the UTF-8 bytes) and
+/// [`insert_bytes`](Self::insert_bytes) is `Funnels.byteArrayFunnel()`, and the `put_*`
+/// beside them are the same inserts with Guava's answer to `put` (whether a bit changed, the
+/// opposite of `insert_*`'s "possibly present before"). The hash's two 64-bit
 /// halves h1 and h2 give the k indices `(h1 + i * h2) & (2^63 - 1)` modulo the bit size, for i
 /// from 0 to k - 1. A Guava filter over a funnel of another type hashes other bytes: read its
 /// bytes here, but query it with the bytes that funnel writes.
@@ -39,7 +41,7 @@ const MURMUR128_MITZ_64: u8 = 1;
 ///
 /// let mut filter = GuavaBloomFilter::new(10_000, 0.01)?;
 /// for i in 0..10_000i64 {
-///     filter.put_long(i);
+///     filter.insert_i64(i);
 /// }
 /// // No false negatives...
 /// assert!((0..10_000i64).all(|i| filter.might_contain_long(i)));
@@ -138,24 +140,70 @@ impl GuavaBloomFilter {
         })
     }
 
-    /// Inserts a long (Guava's `put` through `Funnels.longFunnel()`). Returns whether a bit
-    /// changed: `false` means the key may have been there.
+    /// Inserts a long (as Guava's `put` through `Funnels.longFunnel()`). Returns whether the
+    /// key was possibly present before (all its bits were set), as every `insert` of the
+    /// workspace does: `false` means it certainly was not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::GuavaBloomFilter;
+    ///
+    /// let mut filter = GuavaBloomFilter::new(1_000, 0.01)?;
+    /// assert!(!filter.insert_i64(42)); // certainly new
+    /// assert!(filter.insert_i64(42)); // possibly seen before
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
-    pub fn put_long(&mut self, key: i64) -> bool {
-        self.put_hash(murmur3_x64_128_long(key))
+    pub fn insert_i64(&mut self, key: i64) -> bool {
+        !self.set_hash(murmur3_x64_128_long(key))
     }
 
     /// Inserts a string as its UTF-8 bytes (`Funnels.stringFunnel(UTF_8)`). Returns whether
-    /// a bit changed.
+    /// the key was possibly present before.
     #[inline]
-    pub fn put_str(&mut self, key: &str) -> bool {
-        self.put_bytes(key.as_bytes())
+    pub fn insert_str(&mut self, key: &str) -> bool {
+        self.insert_bytes(key.as_bytes())
     }
 
-    /// Inserts a byte array (`Funnels.byteArrayFunnel()`). Returns whether a bit changed.
+    /// Inserts a byte array (`Funnels.byteArrayFunnel()`). Returns whether the key was
+    /// possibly present before.
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        !self.set_hash(murmur3_x64_128(key))
+    }
+
+    /// Guava's `put` of a long (`Funnels.longFunnel()`), with Guava's answer: whether a bit
+    /// changed, so `true` means the key is certainly new. The opposite of
+    /// [`insert_i64`](Self::insert_i64): `put_long(k) == !insert_i64(k)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::GuavaBloomFilter;
+    ///
+    /// let mut filter = GuavaBloomFilter::new(1_000, 0.01)?;
+    /// assert!(filter.put_long(42)); // bits changed: certainly new
+    /// assert!(!filter.put_long(42)); // nothing changed: possibly seen before
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn put_long(&mut self, key: i64) -> bool {
+        !self.insert_i64(key)
+    }
+
+    /// Guava's `put` of a string (`Funnels.stringFunnel(UTF_8)`): whether a bit changed,
+    /// `put_str(k) == !insert_str(k)` ([`insert_str`](Self::insert_str)).
+    #[inline]
+    pub fn put_str(&mut self, key: &str) -> bool {
+        !self.insert_str(key)
+    }
+
+    /// Guava's `put` of a byte array (`Funnels.byteArrayFunnel()`): whether a bit changed,
+    /// `put_bytes(k) == !insert_bytes(k)` ([`insert_bytes`](Self::insert_bytes)).
     #[inline]
     pub fn put_bytes(&mut self, key: &[u8]) -> bool {
-        self.put_hash(murmur3_x64_128(key))
+        !self.insert_bytes(key)
     }
 
     /// Whether a long may have been inserted (Guava's `mightContain`): `false` means
@@ -186,7 +234,7 @@ impl GuavaBloomFilter {
     /// use bloom_jvm::GuavaBloomFilter;
     ///
     /// let mut filter = GuavaBloomFilter::new(1_000, 0.01)?;
-    /// filter.put_long(3);
+    /// filter.insert_i64(3);
     /// assert_eq!(filter.might_contain_long_batch(&[3, 4]), [true, filter.might_contain_long(4)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -213,7 +261,7 @@ impl GuavaBloomFilter {
     /// use bloom_jvm::GuavaBloomFilter;
     ///
     /// let mut filter = GuavaBloomFilter::new(1_000, 0.01)?;
-    /// filter.put_bytes(b"\x00\x01");
+    /// filter.insert_bytes(b"\x00\x01");
     /// let answers = filter.might_contain_bytes_batch(&[&b"\x00\x01"[..], b"\x02"]);
     /// assert_eq!(answers, [true, filter.might_contain_bytes(b"\x02")]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -267,9 +315,32 @@ impl GuavaBloomFilter {
         }
     }
 
-    /// Guava's `expectedFpp`: the fraction of bits set to the power k.
-    pub fn expected_fpp(&self) -> f64 {
+    /// The false-positive rate estimated from the current fill: the fraction of bits set to
+    /// the power k (what Guava's `expectedFpp` computes;
+    /// [`expected_fpp`](Self::expected_fpp) is that name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::GuavaBloomFilter;
+    ///
+    /// let mut filter = GuavaBloomFilter::new(10_000, 0.01)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for i in 0..10_000i64 {
+    ///     filter.insert_i64(i);
+    /// }
+    /// assert!(filter.estimated_fpr() < 0.012);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
         (self.bits.count_ones() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
+    }
+
+    /// Guava's name (`expectedFpp`) for [`estimated_fpr`](Self::estimated_fpr), which it
+    /// returns: a rate from the current fill, not the one the filter was sized for.
+    #[inline]
+    pub fn expected_fpp(&self) -> f64 {
+        self.estimated_fpr()
     }
 
     /// Bits in the filter: a multiple of 64.
@@ -363,8 +434,9 @@ impl GuavaBloomFilter {
         [MURMUR128_MITZ_64, self.num_hashes]
     }
 
+    /// Sets a key's bits; whether any was clear (Guava's `put` answer).
     #[inline(always)]
-    fn put_hash(&mut self, hash: (u64, u64)) -> bool {
+    fn set_hash(&mut self, hash: (u64, u64)) -> bool {
         let k = self.num_hashes();
         batch::insert::<Mitz64>(&mut self.bits, k, probes(hash))
     }

@@ -16,10 +16,14 @@
 //! workspace's own filters do it (Murmur3 instead of XXH3, Java's `%` instead of a
 //! multiply-shift, big-endian words, no checksum): they exist for compatibility, so they do
 //! not implement the workspace's `Filter` trait over `T: Hash` keys, whose bytes the JVM
-//! would never produce. Their readers are stricter than the JVM's: truncated input, unknown
-//! versions, impossible lengths and trailing bytes are a [`bloom_core::Error`], and no
-//! reader allocates more than its input holds. `docs/distributed.md` in the repository shows
-//! a filter built by Spark over a large table and served from Rust, and the other way round.
+//! would never produce. Their inserts answer as every `insert` of the workspace does
+//! (`insert_i64`, `insert_str`, `insert_bytes`: whether the key was possibly present before);
+//! the JVM's `put*` answer the opposite (whether a bit changed), and `put_long`, `put_str` and
+//! `put_bytes` keep that answer under the JVM's names. Their readers are stricter than the
+//! JVM's: truncated input, unknown versions, impossible lengths and trailing bytes are a
+//! [`bloom_core::Error`], and no reader allocates more than its input holds.
+//! `docs/distributed.md` in the repository shows a filter built by Spark over a large table
+//! and served from Rust, and the other way round.
 //!
 //! # Example
 //!
@@ -28,7 +32,7 @@
 //!
 //! // A filter as Spark would build it, shipped as bytes...
 //! let mut spark = SparkBloomFilter::new(1_000, 0.01)?;
-//! spark.put_str("alice");
+//! spark.insert_str("alice");
 //! let bytes = spark.to_bytes();
 //! // ...read back as Spark's `BloomFilter.readFrom` would.
 //! let served = SparkBloomFilter::from_bytes(&bytes)?;
@@ -36,8 +40,10 @@
 //! assert_eq!(served.version(), SparkVersion::V2);
 //!
 //! let mut guava = GuavaBloomFilter::new(1_000, 0.01)?;
-//! assert!(guava.put_long(42)); // bits changed: certainly new
-//! assert!(!guava.put_long(42)); // nothing changed: maybe seen before
+//! assert!(!guava.insert_i64(42)); // certainly new
+//! assert!(guava.insert_i64(42)); // possibly seen before
+//! // Guava's own `put` answers the opposite: whether a bit changed.
+//! assert!(!guava.put_long(42));
 //! let copy = GuavaBloomFilter::from_bytes(&guava.to_bytes())?;
 //! assert!(copy.might_contain_long(42));
 //! # Ok::<(), Box<dyn std::error::Error>>(())

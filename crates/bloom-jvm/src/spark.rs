@@ -58,11 +58,13 @@ impl SparkVersion {
 ///
 /// For the same parameters and the same keys it holds the same bits as Spark's filter, answers
 /// every `put*` and `mightContain*` as Spark does, and [`to_bytes`](Self::to_bytes) gives the
-/// bytes of Spark's `writeTo`. Spark's `readFrom` reads what this writes, and
+/// bytes of Spark's `writeTo`. Its inserts come twice: `insert_*` answer as every `insert` of
+/// the workspace (whether the key was possibly present before), `put_*` as Spark's `put*`
+/// (whether a bit changed), the opposite answer. Spark's `readFrom` reads what this writes, and
 /// [`from_bytes`](Self::from_bytes) reads what Spark writes. Keys are longs (Spark's `Byte`,
 /// `Short`, `Integer` and `Long` are all hashed as a `long`: pass them as `i64`), UTF-8 strings
-/// and byte arrays (`String` is hashed as its UTF-8 bytes, so `put_str("a")` and
-/// `put_bytes(b"a")` insert the same key).
+/// and byte arrays (`String` is hashed as its UTF-8 bytes, so `insert_str("a")` and
+/// `insert_bytes(b"a")` insert the same key).
 ///
 /// The bytes (all integers big-endian, as Java's `DataOutputStream` writes them):
 ///
@@ -81,9 +83,9 @@ impl SparkVersion {
 /// let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
 /// assert_eq!(filter.version(), SparkVersion::V2);
 /// for i in 0..10_000i64 {
-///     filter.put_long(i);
+///     filter.insert_i64(i);
 /// }
-/// filter.put_str("spark");
+/// filter.insert_str("spark");
 /// // No false negatives...
 /// assert!((0..10_000i64).all(|i| filter.might_contain_long(i)));
 /// assert!(filter.might_contain_str("spark") && filter.might_contain_bytes(b"spark"));
@@ -211,7 +213,7 @@ impl SparkBloomFilter {
     ///
     /// let mut v1 = SparkBloomFilter::with_version(SparkVersion::V1, 1_000, 10_000, 0)?;
     /// assert_eq!((v1.bit_size(), v1.num_hashes()), (10_048, 7));
-    /// assert!(v1.put_long(7) && !v1.put_long(7));
+    /// assert!(!v1.insert_i64(7) && v1.insert_i64(7));
     /// assert!(SparkBloomFilter::with_version(SparkVersion::V1, 1_000, 10_000, 5).is_err());
     /// let v2 = SparkBloomFilter::with_version(SparkVersion::V2, 1_000, 10_000, 5)?;
     /// assert_eq!(v2.seed(), 5);
@@ -268,25 +270,71 @@ impl SparkBloomFilter {
     }
 
     /// Inserts a long (Spark's `putLong`; also its `put` of a `Byte`, `Short` or `Integer`,
-    /// widened). Returns whether a bit changed: `false` means the key may have been there.
+    /// widened). Returns whether the key was possibly present before (all its bits were
+    /// set), as every `insert` of the workspace does: `false` means it certainly was not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::SparkBloomFilter;
+    ///
+    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
+    /// assert!(!filter.insert_i64(7)); // certainly new
+    /// assert!(filter.insert_i64(7)); // possibly seen before
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn insert_i64(&mut self, key: i64) -> bool {
+        let (h1, h2) = self.hash_long(key);
+        !self.set_hashes(h1, h2)
+    }
+
+    /// Inserts a string as its UTF-8 bytes (Spark's `putString`). Returns whether the key was
+    /// possibly present before.
+    #[inline]
+    pub fn insert_str(&mut self, key: &str) -> bool {
+        self.insert_bytes(key.as_bytes())
+    }
+
+    /// Inserts a byte array (Spark's `putBinary`). Returns whether the key was possibly
+    /// present before.
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        let (h1, h2) = self.hash_bytes(key);
+        !self.set_hashes(h1, h2)
+    }
+
+    /// Spark's `putLong`, with Spark's answer: whether a bit changed, so `true` means the
+    /// key is certainly new. The opposite of [`insert_i64`](Self::insert_i64):
+    /// `put_long(k) == !insert_i64(k)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::SparkBloomFilter;
+    ///
+    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
+    /// assert!(filter.put_long(7)); // bits changed: certainly new
+    /// assert!(!filter.put_long(7)); // nothing changed: possibly seen before
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn put_long(&mut self, key: i64) -> bool {
-        let (h1, h2) = self.hash_long(key);
-        self.put_hashes(h1, h2)
+        !self.insert_i64(key)
     }
 
-    /// Inserts a string as its UTF-8 bytes (Spark's `putString`). Returns whether a bit
-    /// changed.
+    /// Spark's `putString`: whether a bit changed, `put_str(k) == !insert_str(k)`
+    /// ([`insert_str`](Self::insert_str)).
     #[inline]
     pub fn put_str(&mut self, key: &str) -> bool {
-        self.put_bytes(key.as_bytes())
+        !self.insert_str(key)
     }
 
-    /// Inserts a byte array (Spark's `putBinary`). Returns whether a bit changed.
+    /// Spark's `putBinary`: whether a bit changed, `put_bytes(k) == !insert_bytes(k)`
+    /// ([`insert_bytes`](Self::insert_bytes)).
     #[inline]
     pub fn put_bytes(&mut self, key: &[u8]) -> bool {
-        let (h1, h2) = self.hash_bytes(key);
-        self.put_hashes(h1, h2)
+        !self.insert_bytes(key)
     }
 
     /// Whether a long may have been inserted (Spark's `mightContainLong`): `false` means
@@ -322,7 +370,7 @@ impl SparkBloomFilter {
     /// use bloom_jvm::SparkBloomFilter;
     ///
     /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// filter.put_long(3);
+    /// filter.insert_i64(3);
     /// let answers = filter.might_contain_long_batch(&[3, 4, 3]);
     /// assert_eq!(answers, [true, filter.might_contain_long(4), true]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -351,7 +399,7 @@ impl SparkBloomFilter {
     /// use bloom_jvm::SparkBloomFilter;
     ///
     /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// filter.put_str("alice");
+    /// filter.insert_str("alice");
     /// let answers = filter.might_contain_bytes_batch(&["alice", "bob"]);
     /// assert_eq!(answers, [true, filter.might_contain_str("bob")]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -429,10 +477,32 @@ impl SparkBloomFilter {
         self.version
     }
 
-    /// Spark's `expectedFpp`: the fraction of bits set to the power k, the probability that
-    /// an absent key finds all its bits set.
-    pub fn expected_fpp(&self) -> f64 {
+    /// The false-positive rate estimated from the current fill: the fraction of bits set to
+    /// the power k, the probability that an absent key finds all its bits set (what Spark's
+    /// `expectedFpp` computes; [`expected_fpp`](Self::expected_fpp) is that name).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_jvm::SparkBloomFilter;
+    ///
+    /// let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for i in 0..10_000i64 {
+    ///     filter.insert_i64(i);
+    /// }
+    /// assert!(filter.estimated_fpr() < 0.012);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
         (self.cardinality() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
+    }
+
+    /// Spark's name (`expectedFpp`) for [`estimated_fpr`](Self::estimated_fpr), which it
+    /// returns: a rate from the current fill, not the one the filter was sized for.
+    #[inline]
+    pub fn expected_fpp(&self) -> f64 {
+        self.estimated_fpr()
     }
 
     /// Bytes held by the bit array.
@@ -531,8 +601,9 @@ impl SparkBloomFilter {
         (h1, spark_hash_bytes(key, h1))
     }
 
+    /// Sets a key's bits; whether any was clear (Spark's `put` answer).
     #[inline(always)]
-    fn put_hashes(&mut self, h1: i32, h2: i32) -> bool {
+    fn set_hashes(&mut self, h1: i32, h2: i32) -> bool {
         let p = probes(self.version, h1, h2);
         match self.version {
             SparkVersion::V1 => batch::insert::<V1>(&mut self.bits, self.num_hashes, p),

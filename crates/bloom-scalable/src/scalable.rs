@@ -368,8 +368,22 @@ impl ScalableBloomFilter {
         std::mem::size_of::<Self>() + self.layers.iter().map(Layer::memory_usage).sum::<usize>()
     }
 
-    /// The compound false-positive rate the filter keeps below.
-    pub fn fpr(&self) -> f64 {
+    /// The target false-positive rate: the compound rate the filter keeps below at every
+    /// size, as given to [`new`](Self::new) or [`builder`](Self::builder) (and stored in its
+    /// bytes). [`estimated_fpr`](Self::estimated_fpr) is the rate at the current fill.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(1_000, 0.01)?;
+    /// filter.insert_all(0..10_000u32)?;
+    /// assert_eq!(filter.target_fpr(), 0.01);
+    /// assert!(filter.estimated_fpr() <= filter.target_fpr());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn target_fpr(&self) -> f64 {
         self.config.fpr
     }
 

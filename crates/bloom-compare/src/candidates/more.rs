@@ -8,7 +8,7 @@ use std::hash::Hasher;
 use bloom_aging::AgingBloomFilter;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin};
+use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, our_hasher};
 use crate::keys::Key;
 
 /// [`AgingBloomFilter`] with a window of the setting's capacity and its default slices: the
@@ -56,6 +56,10 @@ impl Candidate for Aging {
 
     fn kernel<K: Key>(filter: &AgingBloomFilter) -> Option<&'static str> {
         Some(aging_kernel(filter))
+    }
+
+    fn hasher<K: Key>(filter: &AgingBloomFilter) -> &'static str {
+        our_hasher(filter.hashing())
     }
 
     fn contains_batch<K: Key>(filter: &AgingBloomFilter, keys: &[K], out: &mut Vec<bool>) {
@@ -125,7 +129,7 @@ fn as_longs<K: Key>(keys: &[K]) -> Option<&[i64]> {
     Some(unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<i64>(), keys.len()) })
 }
 
-/// An adapter for a JVM-compatible filter: its constructor, `put_*`, `might_contain_*` and
+/// An adapter for a JVM-compatible filter: its constructor, `insert_*`, `might_contain_*` and
 /// batch query of longs.
 macro_rules! jvm_adapter {
     ($(#[$doc:meta])* $adapter:ident, $filter:ident, $id:literal, $hasher:literal, $structure:literal) => {
@@ -159,10 +163,10 @@ macro_rules! jvm_adapter {
                 let mut filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
                 for key in keys {
                     match jvm_key(key) {
-                        JvmKey::Long(long) => filter.put_long(long),
-                        JvmKey::Str(s) => filter.put_str(s),
-                        JvmKey::Bytes(b) => filter.put_bytes(b),
-                        JvmKey::Hashed(b) => filter.put_bytes(&b),
+                        JvmKey::Long(long) => filter.insert_i64(long),
+                        JvmKey::Str(s) => filter.insert_str(s),
+                        JvmKey::Bytes(b) => filter.insert_bytes(b),
+                        JvmKey::Hashed(b) => filter.insert_bytes(&b),
                     };
                 }
                 Ok(Built::all(filter, keys.len()))

@@ -7,7 +7,7 @@ use bloom_scalable::ScalableBloomFilter;
 use rayon::ThreadPool;
 
 use crate::candidate::{
-    BuildError, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE, insert_until_full,
+    BuildError, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE, insert_until_full, our_hasher,
 };
 use crate::keys::Key;
 
@@ -89,6 +89,10 @@ macro_rules! bulk_adapter {
 
             fn contains_batch<K: Key>(filter: &$filter, keys: &[K], out: &mut Vec<bool>) {
                 filter.contains_batch_into(keys, out);
+            }
+
+            fn hasher<K: Key>(filter: &$filter) -> &'static str {
+                our_hasher(filter.hashing())
             }
 
             $(
@@ -255,6 +259,10 @@ impl Candidate for Scalable {
 
     fn contains_batch<K: Key>(filter: &ScalableBloomFilter, keys: &[K], out: &mut Vec<bool>) {
         filter.contains_batch_into(keys, out);
+    }
+
+    fn hasher<K: Key>(filter: &ScalableBloomFilter) -> &'static str {
+        our_hasher(filter.hashing())
     }
 }
 
