@@ -68,19 +68,146 @@
 
 extern crate alloc;
 
-mod atomic;
-mod blocked;
+mod layout;
 mod params;
 mod probe;
 mod sbbf;
 mod storage;
+#[cfg(test)]
+mod tests;
 mod thrift;
 mod view;
 
-pub use atomic::AtomicBlockedBloomFilter;
-pub use blocked::{BlockedBloomFilter, DEFAULT_FPR};
+use bloom_core::engine::{AtomicBitStore, BitStore, Engine, LeBits};
+
+pub use bloom_core::engine::DEFAULT_FPR;
 pub use bloom_core::{Error, Filter};
+pub use layout::Blocked;
 pub use probe::{BLOCK_BITS, Probe};
 pub use sbbf::SplitBlockBloomFilter;
 pub use thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
-pub use view::{BlockedBloomFilterRef, SplitBlockBloomFilterRef};
+pub use view::SplitBlockBloomFilterRef;
+
+/// A Bloom filter whose keys each touch one 512-bit block: one cache line per query, where
+/// a classic filter pays up to k cache misses.
+///
+/// Each key's 64-bit hash picks a block (any number of blocks, by multiply-shift) and sets
+/// `num_hashes` bits in it, at positions drawn independently (they may repeat).
+/// `num_hashes` is chosen for the bits per key as a blocked filter needs, from
+/// [`blocked_fpr_replacement`](bloom_core::math::blocked_fpr_replacement), and
+/// [`new`](BlockedBloomFilter::new) sizes the filter with the same formula, so the rate
+/// reached is the one asked for. A blocked filter needs a little more memory than a classic
+/// one for the same rate (about 4% at 1%), and is several times faster on filters that do not
+/// fit in cache. Queries use AVX2 or AVX-512 when the CPU has them ([`Probe`]).
+///
+/// For a filter shared between threads, see [`AtomicBlockedBloomFilter`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::BlockedBloomFilter;
+///
+/// let mut filter = BlockedBloomFilter::new(10_000, 0.01)?;
+/// for i in 0..10_000u64 {
+///     filter.insert(&i);
+/// }
+/// // No false negatives...
+/// assert!((0..10_000u64).all(|i| filter.contains(&i)));
+/// // ...and about 1% false positives.
+/// let fp = (10_000..110_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Blocked`] layout over owned words: its methods are the engine's ([`Engine`]),
+/// shared with every fixed-size filter.
+pub type BlockedBloomFilter = Engine<Blocked, BitStore>;
+
+/// A 512-bit blocked Bloom filter whose every method takes `&self`: it can be shared between
+/// threads (it is `Send + Sync`) and inserted into concurrently without a lock.
+///
+/// An insert ORs the key's bits into the (at most eight) words of its block that need them,
+/// each with one `Relaxed` `fetch_or`, skipped when a `Relaxed` load shows the bits set
+/// already; a query is one `Relaxed` load per probe (at most 16). Relaxed is enough: bits only go from 0
+/// to 1 and nothing else is published through them, so a key is found by every query that
+/// starts after its insert returned (and the threads synchronised by any means). It answers
+/// exactly like a [`BlockedBloomFilter`] holding the same keys, has the same binary format,
+/// and converts to and from one without copying. Queries use the portable probe: the AVX2
+/// one reads a block with plain vector loads, which concurrent atomic writes forbid.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::AtomicBlockedBloomFilter;
+///
+/// let filter = AtomicBlockedBloomFilter::new(40_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for t in 0..4u64 {
+///         let filter = &filter;
+///         s.spawn(move || {
+///             for i in (t * 10_000)..((t + 1) * 10_000) {
+///                 filter.insert(&i);
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..40_000u64).all(|i| filter.contains(&i)));
+/// let fp = (40_000..140_000u64).filter(|i| filter.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Blocked`] layout over atomic words.
+pub type AtomicBlockedBloomFilter = Engine<Blocked, AtomicBitStore>;
+
+/// A read-only [`BlockedBloomFilter`] over the bytes of its
+/// [`to_bytes`](BlockedBloomFilter::to_bytes) (a memory-mapped file, a page of a block
+/// cache), queried where they lie: opening reads the header and nothing of the blocks, so it
+/// costs the same for a kilobyte and a gigabyte.
+///
+/// It answers [`contains`](BlockedBloomFilterRef::contains),
+/// [`contains_hash`](BlockedBloomFilterRef::contains_hash) and
+/// [`contains_batch`](BlockedBloomFilterRef::contains_batch) exactly as the owning filter
+/// would, with the same kernels ([`Probe`]) and the same batch engine. The bytes may start at
+/// any address: the kernels read each block's 64 bytes where they lie (none of their loads
+/// needs alignment), one cache line where the payload lies on a 64-byte boundary and two
+/// where it does not ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says which). The format puts the payload 36 bytes into the frame, so a frame at the start
+/// of a page-aligned mapping takes the unaligned path, where a block spans two cache lines;
+/// docs/format.md ("Views") has its cost.
+///
+/// Opening does not read the checksum (it would read every byte):
+/// [`verify`](BlockedBloomFilterRef::verify) does, when the caller wants it;
+/// [`to_owned`](BlockedBloomFilterRef::to_owned) copies into a [`BlockedBloomFilter`],
+/// checksum included.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
+///
+/// let mut filter = BlockedBloomFilter::new(10_000, 0.01)?;
+/// filter.insert_all(0..10_000u64);
+/// let bytes = filter.to_bytes();
+/// let view = BlockedBloomFilterRef::from_bytes(&bytes)?;
+/// view.verify()?;
+/// // No false negatives...
+/// assert!((0..10_000u64).all(|i| view.contains(&i)));
+/// // ...about 1% false positives, the owning filter's answers exactly.
+/// let fp = (10_000..110_000u64).filter(|i| view.contains(i)).count();
+/// assert!(fp < 1_150, "{fp} false positives in 100,000");
+/// let keys: Vec<u64> = (10_000..20_000).collect();
+/// assert_eq!(view.contains_batch(&keys), filter.contains_batch(&keys));
+/// assert_eq!(view.to_owned()?, filter);
+///
+/// // A keyed filter's bytes open with its key only.
+/// let key = *b"0123456789abcdef";
+/// let mut keyed = BlockedBloomFilter::new(1000, 0.01)?.with_key(key);
+/// keyed.insert("secret");
+/// let bytes = keyed.to_bytes();
+/// assert!(BlockedBloomFilterRef::from_bytes(&bytes).is_err());
+/// assert!(BlockedBloomFilterRef::from_bytes_with_key(&bytes, &key)?.contains("secret"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// It is the [`Blocked`] layout over the borrowed bytes.
+pub type BlockedBloomFilterRef<'a> = Engine<Blocked, LeBits<'a>>;

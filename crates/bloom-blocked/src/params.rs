@@ -1,9 +1,7 @@
 //! Size, probe count and seed of a 512-bit blocked filter: sizing, the k table, and the
 //! parameters' bytes.
 
-use alloc::{format, vec::Vec};
-use bloom_core::format::Variant;
-use bloom_core::hash::{Hashing, SecretKey};
+use alloc::format;
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::{Error, internal, math};
 
@@ -23,7 +21,6 @@ pub(crate) const SIZING_HEADROOM: f64 = 0.95;
 pub(crate) struct Params {
     pub(crate) num_blocks: u64,
     pub(crate) num_hashes: u32,
-    pub(crate) hashing: Hashing,
 }
 
 /// The false-positive rate of `num_blocks` blocks, `num_hashes` positions per key (drawn
@@ -148,105 +145,7 @@ impl Params {
         Ok(Params {
             num_blocks,
             num_hashes,
-            hashing: Hashing::default(),
         })
-    }
-
-    pub(crate) fn num_bits(&self) -> u64 {
-        self.num_blocks * BLOCK_BITS
-    }
-
-    pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {
-        Error::check_same("num_bits", self.num_bits(), other.num_bits())?;
-        self.check_foldable(other)
-    }
-
-    /// Whether a filter of `other`'s parameters can be folded onto one of these or the other
-    /// way round (see [`fold_factor`]): same probe count and hashing.
-    pub(crate) fn check_foldable(&self, other: &Params) -> Result<(), Error> {
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )?;
-        self.hashing.check_same(&other.hashing)
-    }
-
-    /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
-    pub(crate) fn encode(
-        &self,
-        output: internal::Output<'_>,
-        payload_len: u64,
-        write: impl FnOnce(&mut internal::Sink<'_>),
-    ) -> Result<Vec<u8>, Error> {
-        internal::encode_size_and_hashes(
-            output,
-            Variant::Blocked,
-            &self.hashing,
-            self.num_bits(),
-            self.num_hashes,
-            payload_len,
-            write,
-        )
-    }
-
-    /// Decodes and validates the frame (its checksum as `checksum` says: `from_bytes`
-    /// verifies it, a view's `from_bytes` skips it); returns the parameters and the payload (the blocks'
-    /// words, little-endian), whose length is checked against the parameters. The hashing is
-    /// checked against `key`.
-    pub(crate) fn decode<'a>(
-        bytes: &'a [u8],
-        key: Option<&SecretKey>,
-        checksum: internal::Checksum,
-    ) -> Result<(Params, &'a [u8]), Error> {
-        let frame =
-            internal::decode_size_and_hashes(bytes, Variant::Blocked, key, checksum, check_size)?;
-        let params = Params::checked(frame.size, frame.num_hashes, frame.hashing)?;
-        params.check_payload(frame.payload.len() as u64)?;
-        Ok((params, frame.payload))
-    }
-
-    bloom_core::internal::if_std! {
-        /// Reads one frame from a stream, its payload straight into the word store the filter
-        /// keeps (`internal::read_frame_words`); returns the parameters, checked against `key`
-        /// and the payload, and the words.
-        pub(crate) fn read_streamed(
-            reader: &mut dyn bloom_core::internal::io::Read,
-            key: Option<&SecretKey>,
-        ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
-            let (num_bits, num_hashes, hashing, words) =
-                internal::read_size_and_hashes_words(reader, Variant::Blocked, key, check_size)?;
-            let params = Params::checked(num_bits, num_hashes, hashing)?;
-            params.check_payload(words.len() as u64 * 8)?;
-            Ok((params, words))
-        }
-    }
-
-    /// The parameters of a stored filter: `num_bits` checked by [`check_size`], the probe
-    /// count against the kernels' range.
-    fn checked(num_bits: u64, num_hashes: u32, hashing: Hashing) -> Result<Params, Error> {
-        check_probes(num_hashes).map_err(|_| {
-            Error::corrupt(format!(
-                "num_hashes {num_hashes} is not in 1..={MAX_PROBES}"
-            ))
-        })?;
-        Ok(Params {
-            num_blocks: num_bits / BLOCK_BITS,
-            num_hashes,
-            hashing,
-        })
-    }
-
-    /// Checks a stored payload's length against the blocks.
-    fn check_payload(&self, payload_bytes: u64) -> Result<(), Error> {
-        if payload_bytes == self.num_bits() / 8 {
-            Ok(())
-        } else {
-            Err(Error::corrupt(format!(
-                "{payload_bytes} payload bytes for {} bits",
-                self.num_bits()
-            )))
-        }
     }
 }
 
@@ -278,17 +177,6 @@ fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64
     hi
 }
 
-/// Checks a stored bit count: a whole number of 512-bit blocks, 1 to `MAX_NUM_BITS` bits.
-fn check_size(num_bits: u64) -> Result<(), Error> {
-    if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-        Err(Error::corrupt(format!(
-            "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-        )))
-    } else {
-        Ok(())
-    }
-}
-
 /// The factor that folds `large` blocks onto `small`: `large / small` when that is a power of
 /// two (up to 2^31), the one shape of sizes two filters can be combined across.
 ///
@@ -308,19 +196,6 @@ pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result
         Ok(factor) if factor.is_power_of_two() => Ok(factor),
         _ => Err(incompatible()),
     }
-}
-
-/// The largest power-of-two factor that divides `blocks` and leaves at least `needed` blocks
-/// (1 when none does).
-pub(crate) fn largest_fold(blocks: u64, needed: u64) -> u32 {
-    let mut factor = 1u32;
-    while factor < 1 << 31
-        && blocks % (2 * u64::from(factor)) == 0
-        && blocks / (2 * u64::from(factor)) >= needed.max(1)
-    {
-        factor *= 2;
-    }
-    factor
 }
 
 #[cfg(test)]
@@ -433,7 +308,7 @@ mod tests {
         let fpr = theory_fpr(p.num_blocks, p.num_hashes, 1_000_000);
         assert!(fpr <= 0.01 * SIZING_HEADROOM);
         assert!(theory_fpr(p.num_blocks - 1, p.num_hashes, 1_000_000) > 0.01 * SIZING_HEADROOM);
-        let bits_per_key = p.num_bits() as f64 / 1e6;
+        let bits_per_key = (p.num_blocks * BLOCK_BITS) as f64 / 1e6;
         assert!(bits_per_key < 10.5, "{bits_per_key}");
         assert!(Params::for_items(1 << 40, 1e-30).is_err());
         assert!(Params::for_items(10, 1e-30).is_ok());

@@ -29,7 +29,6 @@
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
 use crate::storage::{Block, SplitBlock};
-use alloc::format;
 
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
 pub const BLOCK_BITS: u64 = 512;
@@ -63,80 +62,7 @@ pub(crate) const PROBE_SALT: [u32; 16] = [
     0x9e37_79b1,
 ];
 
-/// How a filter tests and sets the bits of a block.
-///
-/// Filters pick [`Probe::best`] when built; [`with_probe`](crate::BlockedBloomFilter::with_probe)
-/// forces one (to compare them, or to rule out a SIMD path). Every implementation gives the
-/// same answers for the same filter.
-///
-/// # Examples
-///
-/// ```
-/// use bloom_blocked::{BlockedBloomFilter, Probe};
-///
-/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
-/// filter.insert("key");
-/// let portable = filter.clone().with_probe(Probe::Portable)?;
-/// assert_eq!(portable.contains("key"), filter.contains("key"));
-/// assert!(Probe::Portable.is_available());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Probe {
-    /// Plain Rust, on every target.
-    Portable,
-    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
-    /// run time; without `std`, builds whose target features include AVX2).
-    Avx2,
-    /// AVX-512 (F and VL) vector instructions: a 512-bit block is one register (x86_64 CPUs
-    /// that have AVX-512 F, AVX-512 VL and AVX2, detected at run time; without `std`, builds
-    /// whose target features include them). The split-block
-    /// filter, whose blocks are 256 bits, runs its AVX2 test under this probe.
-    Avx512,
-}
-
-impl Probe {
-    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
-    /// without it, whether the build targets the implementation's CPU features.
-    pub fn is_available(self) -> bool {
-        match self {
-            Probe::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => avx2::Avx2::detect().is_some(),
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx512 => avx2::Avx512::detect().is_some(),
-            #[cfg(not(target_arch = "x86_64"))]
-            Probe::Avx2 | Probe::Avx512 => false,
-        }
-    }
-
-    /// The best implementation the current CPU has: AVX-512 (F and VL), else AVX2, else
-    /// portable. A blocked filter under [`Probe::Avx512`] tests up to 8 bits per key in one
-    /// 256-bit two-table permute and more in one 512-bit register (docs/blocked.md gives the
-    /// measurements); [`BlockedBloomFilter::probe`](crate::BlockedBloomFilter::probe) says
-    /// which implementation a filter runs.
-    pub fn best() -> Probe {
-        if Probe::Avx512.is_available() {
-            Probe::Avx512
-        } else if Probe::Avx2.is_available() {
-            Probe::Avx2
-        } else {
-            Probe::Portable
-        }
-    }
-
-    /// `Ok(self)` when available.
-    pub(crate) fn check(self) -> Result<Probe, bloom_core::Error> {
-        if self.is_available() {
-            Ok(self)
-        } else {
-            Err(bloom_core::Error::invalid(
-                "probe",
-                format!("{self:?} is not available on this CPU"),
-            ))
-        }
-    }
-}
+pub use bloom_core::engine::Probe;
 
 /// The word a key's positions come from (see the module docs): the hash times the 64-bit
 /// golden ratio, so that its high half, which a large filter's block choice depends on, is
@@ -166,6 +92,7 @@ pub(crate) fn mask(g: u64, num_hashes: u32) -> [u64; 8] {
 
 /// Whether every bit of the key of `g` is set in `block` (portable, branch-free: for an
 /// absent key an early exit would be a coin flip per probe).
+#[cfg(test)]
 #[inline(always)]
 pub(crate) fn contains_portable(block: &Block, g: u64, num_hashes: u32) -> bool {
     contains_words(|w| block.0[w], g, num_hashes)
@@ -212,6 +139,7 @@ fn le_word(block: &[u8], w: usize) -> u64 {
 }
 
 /// Sets the key's bits in `block`; returns whether all were set before.
+#[cfg(test)]
 #[inline]
 pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> bool {
     let mut was = true;
@@ -227,8 +155,8 @@ pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> boo
 /// Code that runs with a kernel's test ([`Kernel::with_test`]): generic over the test so each
 /// implementation gets its own copy.
 pub(crate) trait TestUser<R> {
-    /// Runs with `test`, the kernel's block test.
-    fn run(self, test: impl Fn(&Block, u64) -> bool + Copy) -> R;
+    /// Runs with `test`, the kernel's test of a block's 64 bytes (little-endian words).
+    fn run(self, test: impl Fn(&[u8; 64], u64) -> bool + Copy) -> R;
 }
 
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
@@ -342,20 +270,23 @@ impl Kernel {
         let k = self.num_hashes;
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(t) => run.run(move |b: &Block, g| avx2::contains8(t, b.into(), g, k)),
+            Kind::Avx2(t) => run.run(move |b: &[u8; 64], g| avx2::contains8(t, b.into(), g, k)),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(t) => run.run(move |b: &Block, g| avx2::contains16(t, b.into(), g, k)),
+            Kind::Avx2Wide(t) => {
+                run.run(move |b: &[u8; 64], g| avx2::contains16(t, b.into(), g, k))
+            }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(t) => run.run(move |b: &Block, g| avx2::contains512(t, b.into(), g, k)),
+            Kind::Avx512(t) => run.run(move |b: &[u8; 64], g| avx2::contains512(t, b.into(), g, k)),
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512Narrow(t) => {
-                run.run(move |b: &Block, g| avx2::contains8_512(t, b.into(), g, k))
+                run.run(move |b: &[u8; 64], g| avx2::contains8_512(t, b.into(), g, k))
             }
-            Kind::Portable => run.run(move |b: &Block, g| contains_portable(b, g, k)),
+            Kind::Portable => run.run(move |b: &[u8; 64], g| contains_le_bytes(b, g, k)),
         }
     }
 
     /// Whether the key whose [`spread`] word is `g` is in `block`.
+    #[cfg(test)]
     #[inline(always)]
     pub(crate) fn contains(&self, block: &Block, g: u64) -> bool {
         self.contains_in(block, g, contains_portable)

@@ -7,6 +7,7 @@
 
 use alloc::format;
 use core::marker::PhantomData;
+#[cfg(test)]
 use core::sync::atomic::AtomicU64;
 
 use bloom_core::Error;
@@ -29,6 +30,7 @@ pub(crate) unsafe trait BlockType: Sized {}
 #[repr(C, align(64))]
 pub(crate) struct Block(pub(crate) [u64; 8]);
 
+#[cfg(test)]
 /// The atomic twin of [`Block`].
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
@@ -42,6 +44,7 @@ pub(crate) struct SplitBlock(pub(crate) [u32; 8]);
 // SAFETY: eight u64 words, size 64, align 64, no padding; zero is a valid value.
 unsafe impl BlockType for Block {}
 // SAFETY: eight AtomicU64 (same layout as u64), size 64, align 64, no padding; zero is valid.
+#[cfg(test)]
 unsafe impl BlockType for AtomicBlock {}
 // SAFETY: eight u32 words, size 32, align 32, no padding; zero is valid.
 unsafe impl BlockType for SplitBlock {}
@@ -296,14 +299,6 @@ impl<B: BlockType> Blocks<B> {
         BlockSlice(self.as_slice())
     }
 
-    /// The blocks, for writers that share them (atomic blocks): marks the memory written, so
-    /// that clearing a filter nobody wrote costs nothing.
-    #[inline(always)]
-    pub(crate) fn writable(&self) -> &[B] {
-        self.words.mark_written();
-        self.as_slice()
-    }
-
     /// Zeroes every block; memory never written is left untouched.
     pub(crate) fn clear(&mut self) {
         self.words.clear();
@@ -312,14 +307,6 @@ impl<B: BlockType> Blocks<B> {
     /// Whether any block may be non-zero.
     pub(crate) fn is_written(&self) -> bool {
         self.words.is_written()
-    }
-
-    /// [`at`](Blocks::at) for a writer that shares the blocks (atomic blocks): marks the
-    /// memory written first.
-    #[inline(always)]
-    pub(crate) fn at_for_write(&self, x: u64) -> &B {
-        self.words.mark_written();
-        self.at(x)
     }
 
     /// The block a uniformly distributed 64-bit value selects: number
@@ -355,16 +342,6 @@ impl<B: BlockType> Blocks<B> {
     /// Bytes of heap held.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.words.heap_bytes()
-    }
-
-    /// Moves the memory into an array of another block type of the same size.
-    pub(crate) fn cast<C: BlockType>(self) -> Blocks<C> {
-        assert_eq!(size_of::<B>(), size_of::<C>(), "block types of one size");
-        Blocks {
-            words: self.words,
-            len: self.len,
-            _marker: PhantomData,
-        }
     }
 }
 

@@ -1,17 +1,15 @@
-//! Zero-copy views of the blocked filters' bytes: queries read the blocks where they lie.
+//! The zero-copy view of the split-block filter's bytes: queries read the blocks where they
+//! lie. (The blocked filter's view is the engine's, over `LeBits`.)
 
 use alloc::{format, vec::Vec};
 use core::hash::Hash;
 
 use bloom_core::Error;
-use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::Checksum;
 
-use crate::blocked::{BlockedBloomFilter, batch_into};
-use crate::params::Params;
-use crate::probe::{self, Kernel, Probe, SplitKernel};
+use crate::probe::{self, Probe, SplitKernel};
 use crate::sbbf::{self, SplitBatch, SplitBlockBloomFilter};
-use crate::storage::{Block, BlockRead, BlockSlice, BlockType, LeBlocks, SplitBlock};
+use crate::storage::{BlockRead, BlockSlice, BlockType, LeBlocks, SplitBlock};
 
 /// A view's blocks: as `&[B]` where the payload lies on the block's alignment on a
 /// little-endian machine (exactly the owning filter's path), otherwise as bytes, each block
@@ -54,192 +52,6 @@ impl<'a, B: BlockType + Copy> ViewBlocks<'a, B> {
     /// Whether the kernels read the bytes in place.
     fn is_aligned(&self) -> bool {
         matches!(self, ViewBlocks::Aligned(_))
-    }
-}
-
-/// A read-only [`BlockedBloomFilter`] over the bytes of its
-/// [`to_bytes`](BlockedBloomFilter::to_bytes) (a memory-mapped file, a page of a block
-/// cache), queried where they lie: opening reads the header and nothing of the blocks, so it
-/// costs the same for a kilobyte and a gigabyte.
-///
-/// It answers [`contains`](BlockedBloomFilterRef::contains),
-/// [`contains_hash`](BlockedBloomFilterRef::contains_hash) and
-/// [`contains_batch`](BlockedBloomFilterRef::contains_batch) exactly as the owning filter
-/// would, with the same kernels ([`Probe`]) and the same batch engine. The bytes may start at
-/// any address: where the payload lies on a 64-byte boundary (on a little-endian machine)
-/// the kernels read the blocks as aligned blocks, exactly as the owning filter does;
-/// elsewhere they read each block's 64 bytes where they lie, with unaligned loads
-/// ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says which). The format puts the payload 36 bytes into the frame, so a frame at the start
-/// of a page-aligned mapping takes the unaligned path, where a block spans two cache lines;
-/// docs/format.md ("Views") has its cost.
-///
-/// Opening does not read the checksum (it would read every byte):
-/// [`verify`](BlockedBloomFilterRef::verify) does, when the caller wants it;
-/// [`to_owned`](BlockedBloomFilterRef::to_owned) copies into a [`BlockedBloomFilter`],
-/// checksum included.
-///
-/// # Examples
-///
-/// ```
-/// use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
-///
-/// let mut filter = BlockedBloomFilter::new(10_000, 0.01)?;
-/// filter.insert_all(0..10_000u64);
-/// let bytes = filter.to_bytes();
-/// let view = BlockedBloomFilterRef::from_bytes(&bytes)?;
-/// view.verify()?;
-/// // No false negatives...
-/// assert!((0..10_000u64).all(|i| view.contains(&i)));
-/// // ...about 1% false positives, the owning filter's answers exactly.
-/// let fp = (10_000..110_000u64).filter(|i| view.contains(i)).count();
-/// assert!(fp < 1_150, "{fp} false positives in 100,000");
-/// let keys: Vec<u64> = (10_000..20_000).collect();
-/// assert_eq!(view.contains_batch(&keys), filter.contains_batch(&keys));
-/// assert_eq!(view.to_owned()?, filter);
-///
-/// // A keyed filter's bytes open with its key only.
-/// let key = *b"0123456789abcdef";
-/// let mut keyed = BlockedBloomFilter::new(1000, 0.01)?.with_key(key);
-/// keyed.insert("secret");
-/// let bytes = keyed.to_bytes();
-/// assert!(BlockedBloomFilterRef::from_bytes(&bytes).is_err());
-/// assert!(BlockedBloomFilterRef::from_bytes_with_key(&bytes, &key)?.contains("secret"));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct BlockedBloomFilterRef<'a> {
-    /// The whole frame, for `verify` and `to_owned`.
-    bytes: &'a [u8],
-    blocks: ViewBlocks<'a, Block>,
-    params: Params,
-    kernel: Kernel,
-}
-
-impl<'a> BlockedBloomFilterRef<'a> {
-    /// The owning filter's decoder, the checksum skipped.
-    fn open(bytes: &'a [u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes, key, Checksum::Skip)?;
-        Ok(BlockedBloomFilterRef {
-            bytes,
-            blocks: ViewBlocks::new(payload)?,
-            params,
-            kernel: Kernel::new(Probe::best(), params.num_hashes),
-        })
-    }
-
-    /// Returns this view using the given query implementation (same answers).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidParameter`] when `probe` is not available on this CPU.
-    pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.kernel = Kernel::new(probe.check()?, self.params.num_hashes);
-        Ok(self)
-    }
-
-    /// The query implementation this view runs.
-    pub fn probe(&self) -> Probe {
-        self.kernel.probe()
-    }
-
-    /// Whether the payload lies on a 64-byte boundary (on a little-endian machine), so the
-    /// kernels read aligned blocks; `false` when they read each block's bytes where they lie
-    /// (two cache lines each).
-    pub fn is_aligned(&self) -> bool {
-        self.blocks.is_aligned()
-    }
-
-    /// The owning filter of these bytes, read by [`BlockedBloomFilter::from_bytes`] (or
-    /// [`from_bytes_with_key`](BlockedBloomFilter::from_bytes_with_key) for a keyed view), so
-    /// the checksum is checked.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ChecksumMismatch`] when the bytes were altered; [`Error::OutOfMemory`] when
-    /// the allocator refuses the copy.
-    pub fn to_owned(&self) -> Result<BlockedBloomFilter, Error> {
-        BlockedBloomFilter::decode_with(self.bytes, self.params.hashing.secret_key())
-    }
-
-    /// The number of bits (a multiple of 512).
-    #[inline]
-    pub fn num_bits(&self) -> u64 {
-        self.params.num_bits()
-    }
-
-    /// The number of 512-bit blocks.
-    #[inline]
-    pub fn num_blocks(&self) -> usize {
-        // The payload of `num_blocks` blocks is in memory, so the count fits a `usize`.
-        self.params.num_blocks as usize
-    }
-
-    /// The number of bits each key sets in its block.
-    #[inline]
-    pub fn num_hashes(&self) -> u32 {
-        self.params.num_hashes
-    }
-
-    /// The hash seed; `None` for a keyed filter.
-    #[inline]
-    pub fn seed(&self) -> Option<u64> {
-        self.params.hashing.seed()
-    }
-
-    /// How the filter hashes its keys: its seed, or the key the view was opened with.
-    pub fn hashing(&self) -> Hashing {
-        self.params.hashing
-    }
-
-    /// The 64-bit hash of `key`, as [`BlockedBloomFilter::hash`] computes it.
-    #[inline(always)]
-    pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
-        self.params.hashing.hash64(key)
-    }
-
-    /// Whether `key` may be present: `false` means it was certainly never inserted.
-    #[inline(always)]
-    pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
-        self.contains_hash(self.hash(key))
-    }
-
-    /// Whether a pre-computed hash ([`hash`](BlockedBloomFilterRef::hash)) may be present.
-    #[inline(always)]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        let g = probe::spread(hash);
-        self.blocks.test(
-            hash,
-            |block| self.kernel.contains(block, g),
-            |bytes| {
-                bytes
-                    .try_into()
-                    .is_ok_and(|b| self.kernel.contains_le(b, g))
-            },
-        )
-    }
-
-    /// Answers [`contains`](BlockedBloomFilterRef::contains) for every key, in order,
-    /// through the batch engine the owning filter's
-    /// [`contains_batch`](BlockedBloomFilter::contains_batch) runs (a burst of keys hashed
-    /// and their blocks prefetched before any is tested).
-    pub fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(keys.len());
-        self.contains_batch_into(keys, &mut out);
-        out
-    }
-
-    /// [`contains_batch`](BlockedBloomFilterRef::contains_batch) writing into a caller's
-    /// buffer: `out` is cleared and receives one answer per key.
-    pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let hashing = self.params.hashing;
-        match self.blocks {
-            ViewBlocks::Aligned(blocks) => {
-                batch_into::<_, _, false>(self.kernel, blocks, hashing, keys, out)
-            }
-            ViewBlocks::Bytes(blocks) => {
-                batch_into::<_, _, false>(self.kernel, blocks, hashing, keys, out)
-            }
-        }
     }
 }
 
@@ -386,13 +198,12 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
     }
 }
 
-bloom_core::internal::view_via_open!(keyed BlockedBloomFilterRef, BlockedBloomFilter);
-
 bloom_core::internal::view_via_open!(SplitBlockBloomFilterRef, SplitBlockBloomFilter);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{BlockedBloomFilter, BlockedBloomFilterRef};
 
     /// `bytes` copied to a buffer whose address is `offset` past a 64-byte boundary.
     fn at_offset(bytes: &[u8], offset: usize) -> (Vec<u8>, usize) {

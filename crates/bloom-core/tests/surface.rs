@@ -179,6 +179,18 @@ const SURFACE: &[&str] = &[
     "engine::Layout",
     "engine::LeBits",
     "engine::Storage",
+    "engine::Probe",
+    "engine::BlockLayout",
+    "engine::Probe::is_available",
+    "engine::Probe::best",
+    "engine::Probe::check",
+    "engine::Engine::probe",
+    "engine::Engine::with_probe",
+    "engine::Engine::is_aligned",
+    "engine::Engine::num_blocks",
+    "engine::Engine::optimal_num_hashes",
+    "engine::Engine::fold",
+    "engine::Engine::fold_to_fit",
 ];
 
 /// A public item found in the source.

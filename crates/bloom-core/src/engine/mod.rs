@@ -153,6 +153,53 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// [`Error::Corrupt`] for parameters out of range.
     fn read_params(params: &[u8]) -> Result<Self, Error>;
 
+    /// The implementation of the test this layout runs: [`Probe::Portable`] unless the layout
+    /// has vector kernels.
+    fn probe(&self) -> Probe {
+        Probe::Portable
+    }
+
+    /// The layout running `probe`'s implementation of its test.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when the CPU or the layout lacks it.
+    fn with_probe(self, probe: Probe) -> Result<Self, Error> {
+        match probe {
+            Probe::Portable => Ok(self),
+            other => Err(Error::invalid(
+                "probe",
+                alloc::format!("this layout has no {other:?} kernel"),
+            )),
+        }
+    }
+
+    /// The factors by which `self` and `other` must be folded for their bits to combine
+    /// (`(1, 1)` for the same layout): a layout that folds combines filters whose sizes
+    /// differ by a power of two.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when they cannot combine; by default, when they differ at
+    /// all ([`check_same`](Layout::check_same)).
+    fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
+        self.check_same(other).map(|()| (1, 1))
+    }
+
+    /// Words per block, the unit a fold merges (0 for a layout that does not fold).
+    const BLOCK_WORDS: usize = 0;
+
+    /// This layout with `factor` times fewer blocks.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `factor` is not a power of two dividing the blocks,
+    /// or the layout does not fold.
+    fn folded(&self, factor: u32) -> Result<Self, Error> {
+        let _ = factor;
+        Err(Error::invalid("factor", "this layout does not fold"))
+    }
+
     /// Sets the bits of every key of `keys` in `words` using all of rayon's threads, with
     /// the same result as inserting them one by one. By default, one by one on this thread.
     #[cfg(feature = "rayon")]
@@ -160,6 +207,104 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
         for key in keys {
             self.insert(words, Self::hash(hashing, key));
         }
+    }
+}
+
+/// Which implementation of its test a filter runs: every one gives the same answers.
+///
+/// Filters pick [`Probe::best`] when built; `with_probe` forces one (to compare them, or to
+/// rule out a SIMD path), and `probe` says which runs. A layout without vector kernels (the
+/// classic one), and any filter over atomic words, runs [`Probe::Portable`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{BlockedBloomFilter, Probe};
+///
+/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+/// filter.insert("key");
+/// let portable = filter.clone().with_probe(Probe::Portable)?;
+/// assert_eq!(portable.contains("key"), filter.contains("key"));
+/// assert!(Probe::Portable.is_available());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Probe {
+    /// Plain Rust, on every target.
+    Portable,
+    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
+    /// run time; without `std`, builds whose target features include AVX2).
+    Avx2,
+    /// AVX-512 (F, BW and VL) vector instructions: a 512-bit block is one register (x86_64
+    /// CPUs that have them and AVX2, detected at run time; without `std`, builds whose target
+    /// features include them). The split-block filter, whose blocks are 256 bits, runs its
+    /// AVX2 test under this probe.
+    Avx512,
+}
+
+impl Probe {
+    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
+    /// without it, whether the build targets the implementation's CPU features.
+    pub fn is_available(self) -> bool {
+        use crate::internal::simd::{Avx2, Avx512};
+        match self {
+            Probe::Portable => true,
+            Probe::Avx2 => Avx2::detect().is_some(),
+            Probe::Avx512 => Avx512::detect().is_some(),
+        }
+    }
+
+    /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
+    pub fn best() -> Probe {
+        if Probe::Avx512.is_available() {
+            Probe::Avx512
+        } else if Probe::Avx2.is_available() {
+            Probe::Avx2
+        } else {
+            Probe::Portable
+        }
+    }
+
+    /// `Ok(self)` when available.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `probe` when the CPU lacks it.
+    pub fn check(self) -> Result<Probe, Error> {
+        if self.is_available() {
+            Ok(self)
+        } else {
+            Err(Error::invalid(
+                "probe",
+                alloc::format!("{self:?} is not available on this CPU"),
+            ))
+        }
+    }
+}
+
+/// A layout of fixed-size blocks, each key's bits in one block (the blocked filters): its
+/// filters have a block count, fold to a smaller size by OR-ing groups of blocks, and choose
+/// the number of bits per key by a block's own formula.
+pub trait BlockLayout: Layout {
+    /// The number of blocks.
+    fn num_blocks(&self) -> u64;
+
+    /// The number of bits per key that gives the lowest rate at `bits_per_key` bits of
+    /// memory per key (1 for a value that is not a positive number).
+    fn optimal_num_hashes(bits_per_key: f64) -> u32;
+
+    /// The largest power-of-two factor this layout folds by and still has at least
+    /// `needed_blocks` blocks (1 when it cannot fold at all).
+    fn largest_fold(&self, needed_blocks: u64) -> u32 {
+        let blocks = self.num_blocks();
+        let mut factor = 1u32;
+        while factor < 1 << 31
+            && blocks % (2 * u64::from(factor)) == 0
+            && blocks / (2 * u64::from(factor)) >= needed_blocks.max(1)
+        {
+            factor *= 2;
+        }
+        factor
     }
 }
 
@@ -204,6 +349,26 @@ impl<L: Layout, S: Storage> Engine<L, S> {
     #[inline]
     pub fn layout(&self) -> &L {
         &self.layout
+    }
+
+    /// The implementation of the test this filter runs ([`Probe`]); over atomic words,
+    /// always the portable one.
+    pub fn probe(&self) -> Probe {
+        if S::LINES {
+            self.layout.probe()
+        } else {
+            Probe::Portable
+        }
+    }
+
+    /// Runs `probe`'s implementation of the test from now on; the answers do not change.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when the CPU or the layout lacks it.
+    pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
+        self.layout = self.layout.with_probe(probe.check()?)?;
+        Ok(self)
     }
 
     /// The hash this filter computes for `key` (under its seed, or its key: see
@@ -590,21 +755,7 @@ impl<L: Layout> Engine<L, BitStore> {
             }
             return;
         }
-        let mut burst: Vec<L::Hash> = Vec::with_capacity(L::INSERT_BURST);
-        for key in keys {
-            let hash = self.hash(&key);
-            self.layout.prefetch(&self.store, hash);
-            burst.push(hash);
-            if burst.len() == L::INSERT_BURST {
-                for &hash in &burst {
-                    self.insert_hash(hash);
-                }
-                burst.clear();
-            }
-        }
-        for &hash in &burst {
-            self.insert_hash(hash);
-        }
+        in_bursts(self, keys);
     }
 
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
@@ -648,8 +799,7 @@ impl<L: Layout> Engine<L, BitStore> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_same(other)?;
-        self.store.union_with(&other.store)
+        self.combine(other, |a, b| *a |= b)
     }
 
     /// Keeps only bits set in both filters: afterwards `self` answers "possibly present" for
@@ -660,13 +810,54 @@ impl<L: Layout> Engine<L, BitStore> {
     ///
     /// [`Error::Incompatible`] when the layouts or the hashing differ; `self` is unchanged.
     pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.check_same(other)?;
-        self.store.intersect_with(&other.store)
+        self.combine(other, |a, b| *a &= b)
     }
 
-    fn check_same<R>(&self, other: &Engine<L, R>) -> Result<(), Error> {
-        self.layout.check_same(&other.layout)?;
-        self.hashing.check_same(&other.hashing)
+    /// Combines the words of `other` into `self` with `op`, folding the larger of the two
+    /// first where the layout folds and their sizes differ.
+    fn combine(&mut self, other: &Self, op: impl Fn(&mut u64, u64)) -> Result<(), Error> {
+        let (mine, theirs) = self.layout.fold_factors(&other.layout)?;
+        self.hashing.check_same(&other.hashing)?;
+        let folded;
+        let theirs = if theirs > 1 {
+            folded = other.folded(theirs)?;
+            &folded.store
+        } else {
+            &other.store
+        };
+        if mine > 1 {
+            *self = self.folded(mine)?;
+        }
+        for (a, &b) in self.store.as_words_mut().iter_mut().zip(theirs.as_words()) {
+            op(a, b);
+        }
+        Ok(())
+    }
+
+    /// The filter folded by `factor`: block `i` of the result is the OR of blocks
+    /// `i * factor .. (i + 1) * factor`, which is where each of their keys' bits land in a
+    /// filter with `factor` times fewer blocks.
+    fn folded(&self, factor: u32) -> Result<Self, Error> {
+        let layout = self.layout.folded(factor)?;
+        let mut store = BitStore::new(layout.num_bits())?;
+        let block = L::BLOCK_WORDS;
+        let group = block * factor as usize;
+        for (out, group) in store
+            .as_words_mut()
+            .chunks_exact_mut(block)
+            .zip(self.store.as_words().chunks_exact(group))
+        {
+            for one in group.chunks_exact(block) {
+                for (o, w) in out.iter_mut().zip(one) {
+                    *o |= *w;
+                }
+            }
+        }
+        Ok(Engine {
+            layout,
+            hashing: self.hashing,
+            store,
+        })
     }
 
     /// Reads a filter written by `to_bytes` (by this filter, its atomic twin or a view's
@@ -777,6 +968,66 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 }
 
+/// A filter that inserts in bursts: the owned filter, or a reference to an atomic one.
+trait Bursts {
+    type Hash: Copy;
+    /// Keys per burst.
+    const BURST: usize;
+    /// Hashes `key` and prefetches its lines.
+    fn locate<T: Hash>(&mut self, key: &T) -> Self::Hash;
+    /// Sets the bits of `hash`.
+    fn set(&mut self, hash: Self::Hash);
+}
+
+impl<L: Layout> Bursts for Engine<L, BitStore> {
+    type Hash = L::Hash;
+    const BURST: usize = L::INSERT_BURST;
+
+    #[inline(always)]
+    fn locate<T: Hash>(&mut self, key: &T) -> L::Hash {
+        let hash = self.hash(key);
+        self.layout.prefetch(&self.store, hash);
+        hash
+    }
+
+    #[inline(always)]
+    fn set(&mut self, hash: L::Hash) {
+        self.insert_hash(hash);
+    }
+}
+
+impl<L: Layout> Bursts for &Engine<L, AtomicBitStore> {
+    type Hash = L::Hash;
+    const BURST: usize = L::INSERT_BURST;
+
+    #[inline(always)]
+    fn locate<T: Hash>(&mut self, key: &T) -> L::Hash {
+        let hash = self.hash(key);
+        self.layout.prefetch(&self.store, hash);
+        hash
+    }
+
+    #[inline(always)]
+    fn set(&mut self, hash: L::Hash) {
+        self.insert_hash(hash);
+    }
+}
+
+/// Inserts `keys` in bursts of `F::BURST`: a burst's keys are hashed and their lines
+/// prefetched, then its bits set, so the misses of a burst overlap where key by key each
+/// waits for its own lines.
+fn in_bursts<F: Bursts, T: Hash, I: IntoIterator<Item = T>>(filter: &mut F, keys: I) {
+    let mut burst: Vec<F::Hash> = Vec::with_capacity(F::BURST);
+    for key in keys {
+        burst.push(filter.locate(&key));
+        if burst.len() == F::BURST {
+            burst.iter().for_each(|&hash| filter.set(hash));
+            burst.clear();
+        }
+    }
+    burst.iter().for_each(|&hash| filter.set(hash));
+}
+
 /// Atomic words, shared between threads (`&self` inserts, lock-free).
 ///
 /// Each bit is set by one `AtomicU64::fetch_or` and read by one `load`, all with `Relaxed`
@@ -850,11 +1101,17 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
             .insert_shared(self.store.as_words_for_write(), hash)
     }
 
-    /// Adds every key of `keys`, one at a time.
+    /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
+    /// does: past the L2 cache in bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        for key in keys {
-            self.insert(&key);
+        if self.memory_usage() <= crate::internal::caches::l2_cache_bytes() {
+            for key in keys {
+                self.insert(&key);
+            }
+            return;
         }
+        let mut this = self;
+        in_bursts(&mut this, keys);
     }
 
     /// Removes every key. Concurrent inserts may or may not survive it.
@@ -1003,6 +1260,12 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
         crate::internal::frame::verify_checksum(self.store.frame())
     }
 
+    /// Whether the payload starts on a 64-byte boundary (a page-aligned frame's does), so
+    /// each block is one cache line. Any alignment gives the same answers.
+    pub fn is_aligned(&self) -> bool {
+        self.store.is_aligned()
+    }
+
     /// The bytes the view reads.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.store.frame()
@@ -1015,6 +1278,67 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
     /// [`Error::ChecksumMismatch`] when the bytes were altered.
     pub fn to_owned(&self) -> Result<Engine<L, BitStore>, Error> {
         Engine::<L, BitStore>::decode_with(self.store.frame(), self.hashing.secret_key())
+    }
+}
+
+/// Filters of a [`BlockLayout`]: their blocks, and folding.
+impl<L: BlockLayout, S: Storage> Engine<L, S> {
+    /// The number of blocks.
+    #[inline]
+    pub fn num_blocks(&self) -> usize {
+        // A block count that exists in memory fits a `usize`.
+        self.layout.num_blocks() as usize
+    }
+}
+
+/// Owned filters of a [`BlockLayout`]: sizing by the block's formula, and folding.
+impl<L: BlockLayout> Engine<L, BitStore> {
+    /// The number of bits per key that gives the lowest rate at `bits_per_key` bits of
+    /// memory per key, by the layout's own formula (not the classic `(m/n) ln 2`).
+    pub fn optimal_num_hashes(bits_per_key: f64) -> u32 {
+        L::optimal_num_hashes(bits_per_key)
+    }
+
+    /// The filter with `factor` times fewer blocks (a power of two dividing the block count),
+    /// holding every key this one holds: block `i` is the OR of blocks `i * factor` to
+    /// `(i + 1) * factor - 1`, exactly where each of their keys lands in the smaller filter.
+    /// The rate rises to what the smaller size gives for the keys held; the bytes are those
+    /// of the smaller filter built from the same keys.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `factor` is not a power of two dividing the block
+    /// count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::BlockedBloomFilter;
+    ///
+    /// let mut big = BlockedBloomFilter::with_params(64 * 512, 7)?;
+    /// big.insert_all(0..100u32);
+    /// let small = big.fold(4)?;
+    /// assert_eq!(small.num_blocks(), 16);
+    /// assert!((0..100u32).all(|k| small.contains(&k)));
+    /// let mut direct = BlockedBloomFilter::with_params(16 * 512, 7)?;
+    /// direct.insert_all(0..100u32);
+    /// assert_eq!(small.to_bytes(), direct.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fold(&self, factor: u32) -> Result<Self, Error> {
+        self.folded(factor)
+    }
+
+    /// The smallest fold of this filter (by a power of two) still sized for
+    /// `expected_items` keys at `fpr`: for a filter built large because its key count was
+    /// not known, once it is.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](Engine::new) for `expected_items` and `fpr`.
+    pub fn fold_to_fit(&self, expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        let needed = L::for_items(expected_items, fpr)?.num_blocks();
+        self.folded(self.layout.largest_fold(needed))
     }
 }
 

@@ -29,6 +29,14 @@ pub trait Storage: sealed::Sealed {
     /// Brings the cache line of word `index` closer to the core, without waiting for it.
     fn prefetch_word(&self, index: usize);
 
+    /// Brings the 64 bytes of words `first..first + 8` closer to the core: one line where
+    /// the storage is aligned, both lines a block may straddle where it is not.
+    #[inline(always)]
+    fn prefetch_line(&self, first: usize) {
+        self.prefetch_word(first);
+        self.prefetch_word(first + 7);
+    }
+
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
     fn footprint(&self) -> usize;
@@ -38,6 +46,18 @@ pub trait Storage: sealed::Sealed {
 
     /// Every word in order, each read once: the payload of `to_bytes`.
     fn words(&self) -> impl Iterator<Item = u64> + '_;
+
+    /// Whether [`line`](Storage::line) gives the bytes of a cache line, for the vector
+    /// kernels (false for atomic words, which only atomic loads may read).
+    const LINES: bool = false;
+
+    /// The 64 bytes of words `first..first + 8` as little-endian bytes, where the storage
+    /// can lend them ([`LINES`](Storage::LINES)) and they exist; `None` otherwise.
+    #[inline(always)]
+    fn line(&self, first: usize) -> Option<&[u8; 64]> {
+        let _ = first;
+        None
+    }
 
     /// The number of bits set.
     fn count_ones(&self) -> u64 {
@@ -58,6 +78,13 @@ impl Storage for BitStore {
     #[inline(always)]
     fn num_bits(&self) -> u64 {
         self.len()
+    }
+
+    /// The words start on a 64-byte boundary: eight of them from a multiple of 8 are one
+    /// line.
+    #[inline(always)]
+    fn prefetch_line(&self, first: usize) {
+        self.prefetch_word(first);
     }
 
     #[inline(always)]
@@ -93,12 +120,33 @@ impl Storage for BitStore {
     fn count_ones(&self) -> u64 {
         BitStore::count_ones(self)
     }
+
+    /// Words in memory are the little-endian bytes only on a little-endian machine.
+    const LINES: bool = cfg!(target_endian = "little");
+
+    #[inline(always)]
+    fn line(&self, first: usize) -> Option<&[u8; 64]> {
+        if !Self::LINES {
+            return None;
+        }
+        let words: &[u64; 8] = self.as_words().get(first..first + 8)?.try_into().ok()?;
+        // SAFETY: eight initialised `u64` are 64 initialised bytes, borrowed for as long as
+        // `self`; `[u8; 64]` has alignment 1. On a little-endian machine (checked above)
+        // they are the words' little-endian bytes.
+        Some(unsafe { &*(words as *const [u64; 8]).cast::<[u8; 64]>() })
+    }
 }
 
 impl Storage for AtomicBitStore {
     #[inline(always)]
     fn num_bits(&self) -> u64 {
         self.len()
+    }
+
+    /// Aligned as [`BitStore`]'s words are.
+    #[inline(always)]
+    fn prefetch_line(&self, first: usize) {
+        self.prefetch_word(first);
     }
 
     #[inline(always)]
@@ -166,6 +214,12 @@ impl<'a> LeBits<'a> {
     pub(crate) fn frame(&self) -> &'a [u8] {
         self.frame
     }
+
+    /// Whether the payload starts on a 64-byte boundary (a page-aligned frame's does), on a
+    /// little-endian machine (where a line's bytes are its words).
+    pub(crate) fn is_aligned(&self) -> bool {
+        self.payload.as_ptr() as usize % 64 == 0 && cfg!(target_endian = "little")
+    }
 }
 
 impl Storage for LeBits<'_> {
@@ -204,5 +258,12 @@ impl Storage for LeBits<'_> {
         self.payload
             .chunks_exact(8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of 8")))
+    }
+
+    const LINES: bool = true;
+
+    #[inline(always)]
+    fn line(&self, first: usize) -> Option<&[u8; 64]> {
+        self.payload.get(first * 8..first * 8 + 64)?.try_into().ok()
     }
 }

@@ -1,0 +1,224 @@
+//! The blocked filters' own tests: the blocked layout on its three storages, against each
+//! other and against the plain model; the shared suite in `tests/` runs the rest.
+
+use alloc::vec::Vec;
+
+use crate::*;
+use bloom_core::Error;
+
+#[test]
+fn insert_hashes_sets_the_bits_insert_all_sets() {
+    // Lengths around the prefetch distance and the bursts, on filters of one block or
+    // line and of many.
+    for n in [0u64, 1, 15, 16, 17, 31, 32, 33, 100, 5_000] {
+        for size in [1u64, 10_000] {
+            let mut by_keys = BlockedBloomFilter::new(size, 0.01).unwrap().with_seed(n);
+            by_keys.insert_all(0..n);
+            let mut by_hashes = BlockedBloomFilter::new(size, 0.01).unwrap().with_seed(n);
+            let hashes: Vec<u64> = (0..n).map(|k| by_hashes.hash(&k)).collect();
+            by_hashes.insert_hashes(&hashes);
+            assert_eq!(
+                by_hashes.to_bytes(),
+                by_keys.to_bytes(),
+                "{n} keys, size {size}"
+            );
+        }
+    }
+}
+
+#[test]
+fn insert_reports_seen_before() {
+    let mut f = BlockedBloomFilter::new(100, 0.001).unwrap();
+    assert!(!f.insert(&1u32));
+    assert!(f.insert(&1u32));
+    assert!(f.contains(&1u32));
+    // k positions, drawn with replacement: at most k bits.
+    assert!((1..=u64::from(f.num_hashes())).contains(&f.count_ones()));
+}
+
+#[test]
+fn any_block_count_and_tiny_sizes() {
+    for bits in [1u64, 512, 513, 3 * 512, 7 * 512 + 1] {
+        let mut f = BlockedBloomFilter::with_params(bits, 6).unwrap();
+        assert_eq!(f.num_blocks() as u64, bits.div_ceil(512));
+        f.insert_all(0..200u32);
+        assert!((0..200u32).all(|k| f.contains(&k)));
+    }
+    assert!(BlockedBloomFilter::with_params(0, 3).is_err());
+    assert!(BlockedBloomFilter::with_params(512, 0).is_err());
+    assert!(BlockedBloomFilter::with_params(512, 17).is_err());
+    assert!(BlockedBloomFilter::with_params(512, 16).is_ok());
+    assert!(BlockedBloomFilter::with_params(u64::MAX, 3).is_err());
+    // The largest filter allowed (128 GiB): an error where the machine cannot map it,
+    // never an abort; where it can, lazily zeroed memory that is never touched.
+    match BlockedBloomFilter::with_params(1 << 40, 6) {
+        Ok(f) => assert_eq!(f.num_blocks(), 1 << 31),
+        Err(e) => assert!(matches!(e, Error::OutOfMemory { .. }), "{e}"),
+    }
+}
+
+#[test]
+fn batch_matches_single_with_both_probes() {
+    let mut f = BlockedBloomFilter::new(5_000, 0.05).unwrap();
+    f.insert_all(0..5_000u64);
+    let keys: Vec<u64> = (0..20_037).collect();
+    let single: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();
+    assert_eq!(f.contains_batch(&keys), single);
+    let portable = f.clone().with_probe(Probe::Portable).unwrap();
+    assert_eq!(portable.contains_batch(&keys), single);
+    let mut buf = vec![true; 3];
+    f.contains_batch_into(&keys[..5], &mut buf);
+    assert_eq!(buf, vec![true; 5]);
+    // Lengths around the pipeline's depth, and none at all.
+    for len in [0, 1, 31, 32, 33, 63, 64, 65] {
+        let part = &keys[4_990..4_990 + len];
+        f.contains_batch_into(part, &mut buf);
+        assert_eq!(buf, &single[4_990..4_990 + len], "{len}");
+    }
+}
+
+#[test]
+fn batch_matches_single_beyond_the_cache_share() {
+    // Larger than the engine's CACHED_MAX_BYTES: the batch goes through bursts.
+    let mut f = BlockedBloomFilter::with_params(48 << 20, 7).unwrap();
+    assert!(f.memory_usage() > bloom_core::internal::batch::CACHED_MAX_BYTES);
+    f.insert_all(0..400_000u64);
+    let keys: Vec<u64> = (399_000..401_000).collect();
+    let single: Vec<bool> = keys.iter().map(|k| f.contains(k)).collect();
+    assert!(single[..1_000].iter().all(|&x| x));
+    let mut buf = Vec::new();
+    for len in [0, 1, 127, 128, 129, 300, 2_000] {
+        f.contains_batch_into(&keys[..len], &mut buf);
+        assert_eq!(buf, &single[..len], "{len}");
+    }
+    let portable = f.clone().with_probe(Probe::Portable).unwrap();
+    assert_eq!(portable.contains_batch(&keys), single);
+}
+
+#[test]
+fn estimates_are_sensible() {
+    let mut f = BlockedBloomFilter::new(100_000, 0.01).unwrap();
+    assert_eq!(f.estimated_fpr(), 0.0);
+    f.insert_all(0..100_000u32);
+    let expected = f.expected_fpr(100_000);
+    assert!(
+        (f.estimated_fpr() / expected - 1.0).abs() < 0.1,
+        "{} vs {expected}",
+        f.estimated_fpr()
+    );
+    assert!(f.estimated_len().abs_diff(100_000) < 2_000);
+    f.clear();
+    assert_eq!(f.count_ones(), 0);
+}
+
+#[test]
+fn union_intersect_check_parameters() {
+    let a = BlockedBloomFilter::new(100, 0.01).unwrap();
+    let mut b = a.clone().with_seed(1);
+    assert!(matches!(
+        b.union(&a),
+        Err(Error::Incompatible {
+            parameter: "seed",
+            ..
+        })
+    ));
+    let mut x = a.clone();
+    let mut y = a.clone();
+    x.insert_all(0..60u32);
+    y.insert_all(40..100u32);
+    x.intersect(&y).unwrap();
+    assert!((40..60u32).all(|k| x.contains(&k)));
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_build_equals_sequential() {
+    use rayon::prelude::*;
+    let keys: Vec<u64> = (0..200_000).collect();
+    let mut seq = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
+    seq.insert_all(&keys);
+    // Every plan, whatever this machine's cache would choose for a filter this size.
+    use bloom_core::internal::par::{Plan, with_plan};
+    for plan in [
+        Plan::Sequential,
+        Plan::Copies(2),
+        Plan::Copies(3),
+        Plan::Scatter,
+    ] {
+        let mut par = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
+        with_plan(plan, || par.par_insert_all(&keys));
+        assert_eq!(seq, par, "{plan:?}");
+    }
+    let collected: BlockedBloomFilter = keys.par_iter().collect();
+    assert_eq!(collected, seq);
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_is_the_byte_format() {
+    let mut f = BlockedBloomFilter::new(100, 0.01).unwrap();
+    f.insert("serde");
+    let json = serde_json::to_string(&f).unwrap();
+    let back: BlockedBloomFilter = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, f);
+    assert!(serde_json::from_str::<BlockedBloomFilter>("[1,2,3]").is_err());
+}
+
+#[test]
+fn is_send_and_sync() {
+    fn assert_traits<T: Send + Sync>() {}
+    assert_traits::<AtomicBlockedBloomFilter>();
+}
+
+#[test]
+fn answers_like_the_plain_filter() {
+    let mut plain = BlockedBloomFilter::new(2_000, 0.02).unwrap();
+    let atomic = AtomicBlockedBloomFilter::new(2_000, 0.02).unwrap();
+    for k in 0..2_000u32 {
+        assert_eq!(plain.insert(&k), atomic.insert(&k), "{k}");
+    }
+    for k in 0..10_000u32 {
+        assert_eq!(plain.contains(&k), atomic.contains(&k));
+    }
+    assert_eq!(atomic.to_bytes(), plain.to_bytes());
+    assert_eq!(atomic.to_plain(), plain);
+    let keys: Vec<u32> = (0..5000).collect();
+    assert_eq!(atomic.contains_batch(&keys), plain.contains_batch(&keys));
+    assert_eq!(
+        BlockedBloomFilter::from(AtomicBlockedBloomFilter::from(plain.clone())),
+        plain
+    );
+    assert_eq!(atomic.estimated_len(), plain.estimated_len());
+    assert_eq!(atomic.estimated_fpr(), plain.estimated_fpr());
+    let copy = atomic.clone();
+    assert_eq!(copy.count_ones(), atomic.count_ones());
+}
+
+#[test]
+fn union_and_intersect() {
+    let a = AtomicBlockedBloomFilter::new(100, 0.01).unwrap();
+    let b = AtomicBlockedBloomFilter::new(100, 0.01).unwrap();
+    a.insert("a");
+    b.insert("b");
+    a.union(&b).unwrap();
+    assert!(a.contains("a") && a.contains("b"));
+    a.intersect(&b).unwrap();
+    assert!(a.contains("b"));
+    let c = AtomicBlockedBloomFilter::new(100, 0.01)
+        .unwrap()
+        .with_seed(3);
+    assert!(a.union(&c).is_err());
+    a.clear();
+    assert_eq!(a.count_ones(), 0);
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_atomic_inserts_find_every_key() {
+    let keys: Vec<u64> = (0..100_000).collect();
+    let f = AtomicBlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
+    f.par_insert_all(&keys);
+    let mut plain = BlockedBloomFilter::new(keys.len() as u64, 0.01).unwrap();
+    plain.insert_all(&keys);
+    assert_eq!(f.into_plain(), plain);
+}
