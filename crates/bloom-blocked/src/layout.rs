@@ -63,16 +63,36 @@ impl Blocked {
         (block * BLOCK_WORDS, probe::spread(hash))
     }
 
-    /// The test of the block at word `first` of `store`: the kernel on the line's bytes
-    /// where the storage lends them, the portable test of its words where it does not.
+    /// The test of the block at word `first` of `store`, a store of this layout's size:
+    /// the kernel on the line's bytes where the storage lends them, the portable test of its
+    /// words where it does not.
+    ///
+    /// # Safety
+    ///
+    /// `store` must hold `self.num_bits()` bits and `first` be the first word of one of its
+    /// blocks.
     #[inline(always)]
-    fn test<S: Storage>(&self, store: &S, first: usize, g: u64) -> bool {
+    unsafe fn test<S: Storage>(&self, store: &S, first: usize, g: u64) -> bool {
         if S::LINES {
-            if let Some(line) = store.line(first) {
-                return self.kernel.contains_le(line, g);
-            }
+            // SAFETY: the caller's contract puts the block's eight words in the store.
+            return self
+                .kernel
+                .contains_le(unsafe { store.line_unchecked(first) }, g);
         }
-        probe::contains_words(|w| store.word(first + w), g, self.num_hashes)
+        // SAFETY: as above, for each of the block's words.
+        probe::contains_words(
+            |w| unsafe { store.word_unchecked(first + w) },
+            g,
+            self.num_hashes,
+        )
+    }
+
+    /// # Panics
+    ///
+    /// If `store` does not hold exactly this layout's bits.
+    #[inline(always)]
+    fn check_store<S: Storage>(&self, store: &S) {
+        assert_eq!(store.num_bits(), self.num_bits(), "a store of another size");
     }
 }
 
@@ -113,9 +133,11 @@ impl Layout for Blocked {
     }
 
     #[inline(always)]
-    fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
+    unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
         let (first, g) = self.locate(hash);
-        self.test(store, first, g)
+        // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
+        // below `num_blocks`.
+        unsafe { self.test(store, first, g) }
     }
 
     #[inline(always)]
@@ -159,6 +181,7 @@ impl Layout for Blocked {
         keys: &[T],
         out: &mut Vec<bool>,
     ) {
+        self.check_store(store);
         if !hashing.is_keyed() {
             batch_into::<S, T, false>(self, store, hashing, keys, out);
             return;
@@ -403,7 +426,8 @@ fn batch_into<S: Storage, T: Hash, const PREHASHED: bool>(
     });
 }
 
-/// The batch engine's view of a blocked filter: one line per key.
+/// The batch engine's view of a blocked filter: one line per key. Made only by
+/// `contains_batch_into`, after the store's size is checked.
 struct BatchOf<'a, S, Q, const PREHASHED: bool> {
     layout: &'a Blocked,
     store: &'a S,
@@ -441,11 +465,16 @@ impl<S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
     #[inline(always)]
     fn test(&self, (first, g): (usize, u64)) -> bool {
         if S::LINES {
-            if let Some(line) = self.store.line(first) {
-                return (self.test)(line, g);
-            }
+            // SAFETY: `contains_batch_into` checked the store's size, and `locate` picked a
+            // block below `num_blocks`.
+            return (self.test)(unsafe { self.store.line_unchecked(first) }, g);
         }
-        probe::contains_words(|w| self.store.word(first + w), g, self.layout.num_hashes)
+        // SAFETY: as above, for each of the block's words.
+        probe::contains_words(
+            |w| unsafe { self.store.word_unchecked(first + w) },
+            g,
+            self.layout.num_hashes,
+        )
     }
 
     #[inline(always)]

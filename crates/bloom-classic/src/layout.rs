@@ -82,11 +82,9 @@ impl Layout for Classic {
     }
 
     #[inline(always)]
-    fn contains<S: Storage>(&self, store: &S, hash: u128) -> bool {
-        debug_assert_eq!(store.num_bits(), self.num_bits);
-        let shifted = |pos: u64| store.word((pos >> 6) as usize) >> (pos & 63);
-        self.probes(hash)
-            .all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
+    unsafe fn contains<S: Storage>(&self, store: &S, hash: u128) -> bool {
+        // SAFETY: the caller gives a store of this layout's size.
+        unsafe { Words::unchecked(store) }.all_set(self.probes(hash))
     }
 
     #[inline(always)]
@@ -143,7 +141,7 @@ impl Layout for Classic {
         keys: &[T],
         out: &mut Vec<bool>,
     ) {
-        let words = Words(store);
+        let words = Words::new(store, self);
         let query = Probed::new(&words, *hashing, self.num_hashes, self.num_bits);
         batch::contains_batch_into(&query, keys, out);
     }
@@ -212,28 +210,68 @@ impl Layout for Classic {
     }
 }
 
-/// The batch engine's view of any storage: the layout's own tests, one probe sequence at a
-/// time.
-struct Words<'a, S>(&'a S);
+/// A storage checked to hold a layout's bits: the reads of its probe positions (below the
+/// layout's size by construction) need no bounds check. Also the batch engine's view of it.
+struct Words<'a, S: Storage> {
+    store: &'a S,
+    base: S::Base,
+}
+
+impl<'a, S: Storage> Words<'a, S> {
+    /// # Panics
+    ///
+    /// If `store` does not hold exactly `layout`'s bits.
+    #[inline(always)]
+    fn new(store: &'a S, layout: &Classic) -> Self {
+        assert_eq!(store.num_bits(), layout.num_bits, "a store of another size");
+        // SAFETY: checked just above.
+        unsafe { Self::unchecked(store) }
+    }
+
+    /// [`new`](Words::new) without the check.
+    ///
+    /// # Safety
+    ///
+    /// `store` must hold exactly the bits of the layout whose probes will be tested.
+    #[inline(always)]
+    unsafe fn unchecked(store: &'a S) -> Self {
+        Words {
+            store,
+            base: store.base(),
+        }
+    }
+
+    /// Word `pos / 64` shifted so that bit `pos` is bit 0.
+    #[inline(always)]
+    fn shifted(&self, pos: u64) -> u64 {
+        debug_assert!(pos < self.store.num_bits());
+        // SAFETY: positions come from `Probes` over the layout's `num_bits` (multiply-shift
+        // maps into `[0, num_bits)`), and the store has that many bits (`new` checked it, or
+        // the caller of `unchecked` promised it), so `pos / 64` is below its word count; the
+        // base is the store's, borrowed for `'a`.
+        unsafe { S::read(self.base, (pos >> 6) as usize) >> (pos & 63) }
+    }
+}
 
 impl<S: Storage> ProbeSet for Words<'_, S> {
     #[inline(always)]
     fn all_set(&self, probes: Probes) -> bool {
-        let shifted = |pos: u64| self.0.word((pos >> 6) as usize) >> (pos & 63);
-        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
+        // `Probed` makes its probes over the layout's size, which `new` checked.
+        debug_assert_eq!(probes.range(), self.store.num_bits());
+        probes.all_pairs(|p, q| self.shifted(p) & self.shifted(q) & 1 != 0)
     }
 
     #[inline(always)]
     fn prefetch(&self, probes: Probes) {
         probes.all_pairs(|p, q| {
-            self.0.prefetch_word((p >> 6) as usize);
-            self.0.prefetch_word((q >> 6) as usize);
+            self.store.prefetch_word((p >> 6) as usize);
+            self.store.prefetch_word((q >> 6) as usize);
             true
         });
     }
 
     #[inline(always)]
     fn footprint(&self) -> usize {
-        self.0.footprint()
+        self.store.footprint()
     }
 }

@@ -102,7 +102,12 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> Self::Hash;
 
     /// Whether every bit of `hash` is set in `store`.
-    fn contains<S: Storage>(&self, store: &S, hash: Self::Hash) -> bool;
+    ///
+    /// # Safety
+    ///
+    /// `store` must hold exactly [`num_bits`](Layout::num_bits) bits (the engine's filters
+    /// always do), so that the layout reads its words without a check per query.
+    unsafe fn contains<S: Storage>(&self, store: &S, hash: Self::Hash) -> bool;
 
     /// Prefetches the lines `contains` and `insert` will read for `hash`.
     fn prefetch<S: Storage>(&self, store: &S, hash: Self::Hash);
@@ -388,7 +393,10 @@ impl<L: Layout, S: Storage> Engine<L, S> {
     /// Whether a pre-computed hash may be present.
     #[inline(always)]
     pub fn contains_hash(&self, hash: L::Hash) -> bool {
-        self.layout.contains(&self.store, hash)
+        // SAFETY: every constructor gives the store exactly the layout's bits (`from_layout`,
+        // `from_bits`, the decoders and the folds make the store from the layout's size, or
+        // the layout from the store's), and nothing changes either afterwards.
+        unsafe { self.layout.contains(&self.store, hash) }
     }
 
     /// [`contains`](Engine::contains) for every key of `keys`, in order. Past the cache the

@@ -3,30 +3,73 @@
 //! little-endian bytes ([`LeBits`], a view over a memory map). A layout reads every one of
 //! them through [`Storage`], so a query is written once for all three.
 
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
-use crate::internal::memory::prefetch;
+use crate::internal::memory::prefetch_address;
 
 /// Read access to a filter's bit array: what every query of every layout needs from the
 /// memory its bits live in.
 ///
 /// Bit `i` is bit `i % 64` (from the least significant) of word `i / 64`, whatever the
-/// storage; bits past [`num_bits`](Storage::num_bits) in the last word are zero.
+/// storage; bits past [`num_bits`](Storage::num_bits) in the last word are zero. The words
+/// are [`num_words`](Storage::num_words) = `num_bits().div_ceil(64)`.
+///
+/// The reads a query makes come in an unchecked form: a layout checks once that the storage
+/// has its size (`num_bits`), then reads the words its positions name, which are below that
+/// size by construction, without a bounds check per probe.
 pub trait Storage: sealed::Sealed {
     /// The number of bits.
     fn num_bits(&self) -> u64;
 
-    /// Word `index`, which must be below `num_bits().div_ceil(64)`.
+    /// The number of 64-bit words.
+    #[inline(always)]
+    fn num_words(&self) -> usize {
+        // The words exist in memory, so their count fits a `usize`.
+        self.num_bits().div_ceil(64) as usize
+    }
+
+    /// Word `index`.
     ///
     /// # Panics
     ///
-    /// May panic (or, in a release build, read another word of the array) for an index out
-    /// of range; layouts derive indices from positions below `num_bits`.
-    fn word(&self, index: usize) -> u64;
+    /// If `index` is not below [`num_words`](Storage::num_words).
+    #[inline(always)]
+    fn word(&self, index: usize) -> u64 {
+        assert!(index < self.num_words(), "word {index} out of range");
+        // SAFETY: checked just above.
+        unsafe { self.word_unchecked(index) }
+    }
 
-    /// Brings the cache line of word `index` closer to the core, without waiting for it.
+    /// Word `index`, unchecked.
+    ///
+    /// # Safety
+    ///
+    /// `index` must be below [`num_words`](Storage::num_words).
+    #[inline(always)]
+    unsafe fn word_unchecked(&self, index: usize) -> u64 {
+        // SAFETY: the base is this storage's, and the caller keeps `index` in range.
+        unsafe { Self::read(self.base(), index) }
+    }
+
+    /// Where the words start: taken once by a query that reads several of them, so that
+    /// each read is one load from it.
+    type Base: Copy;
+
+    /// The start of the words.
+    fn base(&self) -> Self::Base;
+
+    /// Word `index` from `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base` must come from [`base`](Storage::base) of a storage that is still borrowed,
+    /// and `index` be below its [`num_words`](Storage::num_words).
+    unsafe fn read(base: Self::Base, index: usize) -> u64;
+
+    /// Brings the cache line of word `index` closer to the core, without waiting for it. A
+    /// hint: an index out of range prefetches nothing useful but is harmless.
     fn prefetch_word(&self, index: usize);
 
     /// Brings the 64 bytes of words `first..first + 8` closer to the core: one line where
@@ -37,6 +80,18 @@ pub trait Storage: sealed::Sealed {
         self.prefetch_word(first + 7);
     }
 
+    /// Whether [`line_unchecked`](Storage::line_unchecked) lends the bytes of a block, for
+    /// the vector kernels (false for atomic words, which only atomic loads may read).
+    const LINES: bool = false;
+
+    /// The 64 bytes of words `first..first + 8` as little-endian bytes.
+    ///
+    /// # Safety
+    ///
+    /// [`LINES`](Storage::LINES) must be true and `first + 8` at most
+    /// [`num_words`](Storage::num_words).
+    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64];
+
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
     fn footprint(&self) -> usize;
@@ -46,18 +101,6 @@ pub trait Storage: sealed::Sealed {
 
     /// Every word in order, each read once: the payload of `to_bytes`.
     fn words(&self) -> impl Iterator<Item = u64> + '_;
-
-    /// Whether [`line`](Storage::line) gives the bytes of a cache line, for the vector
-    /// kernels (false for atomic words, which only atomic loads may read).
-    const LINES: bool = false;
-
-    /// The 64 bytes of words `first..first + 8` as little-endian bytes, where the storage
-    /// can lend them ([`LINES`](Storage::LINES)) and they exist; `None` otherwise.
-    #[inline(always)]
-    fn line(&self, first: usize) -> Option<&[u8; 64]> {
-        let _ = first;
-        None
-    }
 
     /// The number of bits set.
     fn count_ones(&self) -> u64 {
@@ -74,10 +117,41 @@ mod sealed {
     impl Sealed for super::LeBits<'_> {}
 }
 
+/// A prefetch of the line `index` elements after `base` would be in: the address is
+/// computed without a claim that it lies in the array (`wrapping_add`), which a hint needs
+/// no more than it faults.
+#[inline(always)]
+fn prefetch_at<T>(base: *const T, index: usize) {
+    prefetch_address(base.wrapping_add(index));
+}
+
 impl Storage for BitStore {
     #[inline(always)]
     fn num_bits(&self) -> u64 {
         self.len()
+    }
+
+    #[inline(always)]
+    fn num_words(&self) -> usize {
+        self.as_words().len()
+    }
+
+    type Base = *const u64;
+
+    #[inline(always)]
+    fn base(&self) -> *const u64 {
+        self.as_words().as_ptr()
+    }
+
+    #[inline(always)]
+    unsafe fn read(base: *const u64, index: usize) -> u64 {
+        // SAFETY: the caller keeps `index` below `num_words` of the live store `base` is of.
+        unsafe { *base.add(index) }
+    }
+
+    #[inline(always)]
+    fn prefetch_word(&self, index: usize) {
+        prefetch_at(self.as_words().as_ptr(), index);
     }
 
     /// The words start on a 64-byte boundary: eight of them from a multiple of 8 are one
@@ -87,20 +161,17 @@ impl Storage for BitStore {
         self.prefetch_word(first);
     }
 
-    #[inline(always)]
-    fn word(&self, index: usize) -> u64 {
-        let words = self.as_words();
-        debug_assert!(index < words.len());
-        // SAFETY: a store of `len` bits has `ceil(len / 64)` words, and the trait's contract
-        // (every layout's positions are below `num_bits`) keeps `index` below that.
-        unsafe { *words.get_unchecked(index) }
-    }
+    /// Words in memory are the little-endian bytes only on a little-endian machine.
+    const LINES: bool = cfg!(target_endian = "little");
 
     #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        if let Some(word) = self.as_words().get(index) {
-            prefetch(word);
-        }
+    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
+        debug_assert!(Self::LINES && first + 8 <= self.as_words().len());
+        // SAFETY: the caller keeps `first + 8` within the words, so the 64 bytes from word
+        // `first` are initialised and borrowed for as long as `self`; `[u8; 64]` has
+        // alignment 1, and on a little-endian machine (`LINES`) they are the words'
+        // little-endian bytes.
+        unsafe { &*self.as_words().as_ptr().add(first).cast::<[u8; 64]>() }
     }
 
     #[inline(always)]
@@ -120,21 +191,6 @@ impl Storage for BitStore {
     fn count_ones(&self) -> u64 {
         BitStore::count_ones(self)
     }
-
-    /// Words in memory are the little-endian bytes only on a little-endian machine.
-    const LINES: bool = cfg!(target_endian = "little");
-
-    #[inline(always)]
-    fn line(&self, first: usize) -> Option<&[u8; 64]> {
-        if !Self::LINES {
-            return None;
-        }
-        let words: &[u64; 8] = self.as_words().get(first..first + 8)?.try_into().ok()?;
-        // SAFETY: eight initialised `u64` are 64 initialised bytes, borrowed for as long as
-        // `self`; `[u8; 64]` has alignment 1. On a little-endian machine (checked above)
-        // they are the words' little-endian bytes.
-        Some(unsafe { &*(words as *const [u64; 8]).cast::<[u8; 64]>() })
-    }
 }
 
 impl Storage for AtomicBitStore {
@@ -143,26 +199,39 @@ impl Storage for AtomicBitStore {
         self.len()
     }
 
+    #[inline(always)]
+    fn num_words(&self) -> usize {
+        self.as_words().len()
+    }
+
+    type Base = *const AtomicU64;
+
+    #[inline(always)]
+    fn base(&self) -> *const AtomicU64 {
+        self.as_words().as_ptr()
+    }
+
+    #[inline(always)]
+    unsafe fn read(base: *const AtomicU64, index: usize) -> u64 {
+        // SAFETY: the caller keeps `index` below `num_words` of the live store `base` is of;
+        // the word is read by an atomic load, as concurrent writers require.
+        unsafe { (*base.add(index)).load(Ordering::Relaxed) }
+    }
+
+    #[inline(always)]
+    fn prefetch_word(&self, index: usize) {
+        prefetch_at(self.as_words().as_ptr(), index);
+    }
+
     /// Aligned as [`BitStore`]'s words are.
     #[inline(always)]
     fn prefetch_line(&self, first: usize) {
         self.prefetch_word(first);
     }
 
-    #[inline(always)]
-    fn word(&self, index: usize) -> u64 {
-        let words = self.as_words();
-        debug_assert!(index < words.len());
-        // SAFETY: as for `BitStore`: the store has `ceil(len / 64)` words and layouts index
-        // below that.
-        unsafe { words.get_unchecked(index) }.load(Ordering::Relaxed)
-    }
-
-    #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        if let Some(word) = self.as_words().get(index) {
-            prefetch(word);
-        }
+    /// Never called: `LINES` is false, so no caller may.
+    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
+        unreachable!("atomic words lend no bytes (word {first})")
     }
 
     #[inline(always)]
@@ -190,6 +259,7 @@ impl Storage for AtomicBitStore {
 pub struct LeBits<'a> {
     /// The whole frame the payload came from, for `verify`, `as_bytes` and `to_owned`.
     frame: &'a [u8],
+    /// Exactly `8 * num_bits.div_ceil(64)` bytes (checked by `new`).
     payload: &'a [u8],
     num_bits: u64,
 }
@@ -228,21 +298,34 @@ impl Storage for LeBits<'_> {
         self.num_bits
     }
 
+    type Base = *const u8;
+
     #[inline(always)]
-    fn word(&self, index: usize) -> u64 {
-        // The slice's bounds check stays: `new` checked the length once, but a view's bytes
-        // are read at any alignment, and the check costs one compare beside the load.
-        let bytes = &self.payload[index * 8..index * 8 + 8];
-        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    fn base(&self) -> *const u8 {
+        self.payload.as_ptr()
+    }
+
+    #[inline(always)]
+    unsafe fn read(base: *const u8, index: usize) -> u64 {
+        // SAFETY: the payload holds `num_words` words (`new` checked its length) and the
+        // caller keeps `index` below that; the read is unaligned, as a view's words may be.
+        let bytes = unsafe { base.add(index * 8).cast::<[u8; 8]>().read() };
+        u64::from_le_bytes(bytes)
     }
 
     #[inline(always)]
     fn prefetch_word(&self, index: usize) {
-        // A word at an odd address may straddle two lines: fetch the line of each end.
-        if let Some(word) = self.payload.get(index * 8..index * 8 + 8) {
-            prefetch(&word[0]);
-            prefetch(&word[7]);
-        }
+        prefetch_at(self.payload.as_ptr(), index * 8);
+    }
+
+    const LINES: bool = true;
+
+    #[inline(always)]
+    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
+        debug_assert!(first * 8 + 64 <= self.payload.len());
+        // SAFETY: the caller keeps `first + 8` within the words, which the payload holds;
+        // `[u8; 64]` has alignment 1.
+        unsafe { &*self.payload.as_ptr().add(first * 8).cast::<[u8; 64]>() }
     }
 
     #[inline(always)]
@@ -258,12 +341,5 @@ impl Storage for LeBits<'_> {
         self.payload
             .chunks_exact(8)
             .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of 8")))
-    }
-
-    const LINES: bool = true;
-
-    #[inline(always)]
-    fn line(&self, first: usize) -> Option<&[u8; 64]> {
-        self.payload.get(first * 8..first * 8 + 64)?.try_into().ok()
     }
 }

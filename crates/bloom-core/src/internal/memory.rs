@@ -70,6 +70,21 @@ pub fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// [`prefetch`] of an address that may lie outside any allocation: a hint never faults and
+/// reads nothing the program can observe, so any address is allowed.
+#[inline(always)]
+pub fn prefetch_address<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` requires SSE, which every x86_64 CPU has; it is a hint that
+    // never faults, whatever the address.
+    unsafe {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
 /// Ends the process as the standard collections do when the allocator refuses `bytes` for
 /// a copy that cannot return an error (a `Clone`, an infallible conversion): through
 /// [`handle_alloc_error`](alloc::alloc::handle_alloc_error). Constructors never call it; they
