@@ -73,18 +73,14 @@ impl Blocked {
     /// blocks.
     #[inline(always)]
     unsafe fn test<S: Storage>(&self, store: &S, first: usize, g: u64) -> bool {
+        let base = store.base();
         if S::LINES {
-            // SAFETY: the caller's contract puts the block's eight words in the store.
-            return self
-                .kernel
-                .contains_le(unsafe { store.line_unchecked(first) }, g);
+            // SAFETY: the caller's contract puts the block's eight words in the store, which
+            // `base` is of.
+            return self.kernel.contains_le(unsafe { S::line(base, first) }, g);
         }
-        // SAFETY: as above, for each of the block's words.
-        probe::contains_words(
-            |w| unsafe { store.word_unchecked(first + w) },
-            g,
-            self.num_hashes,
-        )
+        // SAFETY: as above, for each of the block's words, read from the store's base.
+        probe::contains_words(|w| unsafe { S::read(base, first + w) }, g, self.num_hashes)
     }
 
     /// # Panics
@@ -142,7 +138,7 @@ impl Layout for Blocked {
 
     #[inline(always)]
     fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
-        store.prefetch_line(self.locate(hash).0);
+        S::prefetch_line(store.base(), self.locate(hash).0);
     }
 
     #[inline]
@@ -411,6 +407,7 @@ fn batch_into<S: Storage, T: Hash, const PREHASHED: bool>(
             let query = BatchOf::<S, _, PREHASHED> {
                 layout: self.layout,
                 store: self.store,
+                base: self.store.base(),
                 hashing: self.hashing,
                 test,
             };
@@ -428,9 +425,11 @@ fn batch_into<S: Storage, T: Hash, const PREHASHED: bool>(
 
 /// The batch engine's view of a blocked filter: one line per key. Made only by
 /// `contains_batch_into`, after the store's size is checked.
-struct BatchOf<'a, S, Q, const PREHASHED: bool> {
+struct BatchOf<'a, S: Storage, Q, const PREHASHED: bool> {
     layout: &'a Blocked,
     store: &'a S,
+    /// The store's words, taken once: the loops hold it in a register.
+    base: S::Base,
     hashing: Hashing,
     test: Q,
 }
@@ -459,19 +458,19 @@ impl<S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
 
     #[inline(always)]
     fn prefetch(&self, (first, _): (usize, u64)) {
-        self.store.prefetch_line(first);
+        S::prefetch_line(self.base, first);
     }
 
     #[inline(always)]
     fn test(&self, (first, g): (usize, u64)) -> bool {
         if S::LINES {
-            // SAFETY: `contains_batch_into` checked the store's size, and `locate` picked a
-            // block below `num_blocks`.
-            return (self.test)(unsafe { self.store.line_unchecked(first) }, g);
+            // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
+            // `locate` picked a block below `num_blocks`.
+            return (self.test)(unsafe { S::line(self.base, first) }, g);
         }
         // SAFETY: as above, for each of the block's words.
         probe::contains_words(
-            |w| unsafe { self.store.word_unchecked(first + w) },
+            |w| unsafe { S::read(self.base, first + w) },
             g,
             self.layout.num_hashes,
         )

@@ -91,9 +91,10 @@ impl Layout for Classic {
     fn prefetch<S: Storage>(&self, store: &S, hash: u128) {
         // The partner lies in the same 64-byte group, which the first line may not cover
         // entirely when the array is not 64-byte aligned: prefetch both.
+        let base = store.base();
         self.probes(hash).all_pairs(|p, q| {
-            store.prefetch_word((p >> 6) as usize);
-            store.prefetch_word((q >> 6) as usize);
+            S::prefetch(base, (p >> 6) as usize);
+            S::prefetch(base, (q >> 6) as usize);
             true
         });
     }
@@ -264,8 +265,8 @@ impl<S: Storage> ProbeSet for Words<'_, S> {
     #[inline(always)]
     fn prefetch(&self, probes: Probes) {
         probes.all_pairs(|p, q| {
-            self.store.prefetch_word((p >> 6) as usize);
-            self.store.prefetch_word((q >> 6) as usize);
+            S::prefetch(self.base, (p >> 6) as usize);
+            S::prefetch(self.base, (q >> 6) as usize);
             true
         });
     }

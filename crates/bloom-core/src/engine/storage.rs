@@ -70,27 +70,30 @@ pub trait Storage: sealed::Sealed {
 
     /// Brings the cache line of word `index` closer to the core, without waiting for it. A
     /// hint: an index out of range prefetches nothing useful but is harmless.
-    fn prefetch_word(&self, index: usize);
-
-    /// Brings the 64 bytes of words `first..first + 8` closer to the core: one line where
-    /// the storage is aligned, both lines a block may straddle where it is not.
     #[inline(always)]
-    fn prefetch_line(&self, first: usize) {
-        self.prefetch_word(first);
-        self.prefetch_word(first + 7);
+    fn prefetch_word(&self, index: usize) {
+        Self::prefetch(self.base(), index);
     }
 
-    /// Whether [`line_unchecked`](Storage::line_unchecked) lends the bytes of a block, for
-    /// the vector kernels (false for atomic words, which only atomic loads may read).
+    /// [`prefetch_word`](Storage::prefetch_word) from the words' start.
+    fn prefetch(base: Self::Base, index: usize);
+
+    /// Brings the 64 bytes of words `first..first + 8` from `base` closer to the core: one
+    /// line where the storage is aligned, both lines a block may straddle where it is not.
+    fn prefetch_line(base: Self::Base, first: usize);
+
+    /// Whether [`line`](Storage::line) lends the bytes of a block, for the vector kernels
+    /// (false for atomic words, which only atomic loads may read).
     const LINES: bool = false;
 
-    /// The 64 bytes of words `first..first + 8` as little-endian bytes.
+    /// The 64 bytes of words `first..first + 8` from `base`, as little-endian bytes.
     ///
     /// # Safety
     ///
-    /// [`LINES`](Storage::LINES) must be true and `first + 8` at most
+    /// [`LINES`](Storage::LINES) must be true, `base` come from [`base`](Storage::base) of a
+    /// storage borrowed for `'b`, and `first + 8` be at most its
     /// [`num_words`](Storage::num_words).
-    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64];
+    unsafe fn line<'b>(base: Self::Base, first: usize) -> &'b [u8; 64];
 
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
@@ -115,14 +118,6 @@ mod sealed {
     impl Sealed for crate::bits::BitStore {}
     impl Sealed for crate::bits::AtomicBitStore {}
     impl Sealed for super::LeBits<'_> {}
-}
-
-/// A prefetch of the line `index` elements after `base` would be in: the address is
-/// computed without a claim that it lies in the array (`wrapping_add`), which a hint needs
-/// no more than it faults.
-#[inline(always)]
-fn prefetch_at<T>(base: *const T, index: usize) {
-    prefetch_address(base.wrapping_add(index));
 }
 
 impl Storage for BitStore {
@@ -150,28 +145,27 @@ impl Storage for BitStore {
     }
 
     #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        prefetch_at(self.as_words().as_ptr(), index);
+    fn prefetch(base: *const u64, index: usize) {
+        prefetch_address(base.wrapping_add(index));
     }
 
     /// The words start on a 64-byte boundary: eight of them from a multiple of 8 are one
     /// line.
     #[inline(always)]
-    fn prefetch_line(&self, first: usize) {
-        self.prefetch_word(first);
+    fn prefetch_line(base: *const u64, first: usize) {
+        Self::prefetch(base, first);
     }
 
     /// Words in memory are the little-endian bytes only on a little-endian machine.
     const LINES: bool = cfg!(target_endian = "little");
 
     #[inline(always)]
-    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
-        debug_assert!(Self::LINES && first + 8 <= self.as_words().len());
-        // SAFETY: the caller keeps `first + 8` within the words, so the 64 bytes from word
-        // `first` are initialised and borrowed for as long as `self`; `[u8; 64]` has
+    unsafe fn line<'b>(base: *const u64, first: usize) -> &'b [u8; 64] {
+        // SAFETY: the caller keeps `first + 8` within the words of a store borrowed for
+        // `'b`, so the 64 bytes from word `first` are initialised and live; `[u8; 64]` has
         // alignment 1, and on a little-endian machine (`LINES`) they are the words'
         // little-endian bytes.
-        unsafe { &*self.as_words().as_ptr().add(first).cast::<[u8; 64]>() }
+        unsafe { &*base.add(first).cast::<[u8; 64]>() }
     }
 
     #[inline(always)]
@@ -219,18 +213,18 @@ impl Storage for AtomicBitStore {
     }
 
     #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        prefetch_at(self.as_words().as_ptr(), index);
+    fn prefetch(base: *const AtomicU64, index: usize) {
+        prefetch_address(base.wrapping_add(index));
     }
 
     /// Aligned as [`BitStore`]'s words are.
     #[inline(always)]
-    fn prefetch_line(&self, first: usize) {
-        self.prefetch_word(first);
+    fn prefetch_line(base: *const AtomicU64, first: usize) {
+        Self::prefetch(base, first);
     }
 
     /// Never called: `LINES` is false, so no caller may.
-    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
+    unsafe fn line<'b>(_: *const AtomicU64, first: usize) -> &'b [u8; 64] {
         unreachable!("atomic words lend no bytes (word {first})")
     }
 
@@ -314,18 +308,26 @@ impl Storage for LeBits<'_> {
     }
 
     #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        prefetch_at(self.payload.as_ptr(), index * 8);
+    fn prefetch(base: *const u8, index: usize) {
+        prefetch_address(base.wrapping_add(index * 8));
+    }
+
+    /// A block at any address: its first and its last byte, which are in the two lines it
+    /// straddles when it straddles two.
+    #[inline(always)]
+    fn prefetch_line(base: *const u8, first: usize) {
+        let start = base.wrapping_add(first * 8);
+        prefetch_address(start);
+        prefetch_address(start.wrapping_add(63));
     }
 
     const LINES: bool = true;
 
     #[inline(always)]
-    unsafe fn line_unchecked(&self, first: usize) -> &[u8; 64] {
-        debug_assert!(first * 8 + 64 <= self.payload.len());
-        // SAFETY: the caller keeps `first + 8` within the words, which the payload holds;
-        // `[u8; 64]` has alignment 1.
-        unsafe { &*self.payload.as_ptr().add(first * 8).cast::<[u8; 64]>() }
+    unsafe fn line<'b>(base: *const u8, first: usize) -> &'b [u8; 64] {
+        // SAFETY: the caller keeps `first + 8` within the words, which the payload of a view
+        // borrowed for `'b` holds; `[u8; 64]` has alignment 1.
+        unsafe { &*base.add(first * 8).cast::<[u8; 64]>() }
     }
 
     #[inline(always)]
