@@ -2,8 +2,9 @@
 //! import circle (docs/design.md, "bloom-core's layers").
 //!
 //! The test reads `src/`, takes every `crate::` path in code (not in comments: a doc comment
-//! may point up), resolves it to the file of the longest module path it names, and fails on
-//! a circle in the resulting graph, naming its files.
+//! may point up) and every `super::` path of a file's own `use` lines (its sibling files),
+//! resolves each to the file of the longest module path it names, and fails on a circle in
+//! the resulting graph, naming its files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -30,12 +31,22 @@ fn modules(dir: &Path, root: &Path, out: &mut BTreeMap<String, PathBuf>) {
     }
 }
 
-/// The module paths a file's code names through `crate::`, groups (`crate::a::{b, c}`)
-/// expanded one level.
-fn named_paths(source: &str) -> Vec<String> {
+/// The module paths a file's code names through `crate::` (and, in the file's own `use`
+/// lines, through `super::`, the module `parent`), groups (`crate::a::{b, c}`) expanded one
+/// level.
+fn named_paths(source: &str, parent: &str) -> Vec<String> {
+    let above = if parent.is_empty() {
+        "crate::".to_owned()
+    } else {
+        format!("crate::{parent}::")
+    };
     let code: String = source
         .lines()
         .filter(|line| !line.trim_start().starts_with("//"))
+        .map(|line| match line.strip_prefix("use super::") {
+            Some(rest) => format!("use {above}{rest}"),
+            None => line.to_owned(),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let mut found = Vec::new();
@@ -114,7 +125,9 @@ fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|(module, path)| {
             let source = fs::read_to_string(path).expect("a source file is readable");
-            let targets = named_paths(&source)
+            // `super` of module `a::b` is `a`, whether the file is `a/b.rs` or `a/b/mod.rs`.
+            let parent = module.rsplit_once("::").map_or("", |(parent, _)| parent);
+            let targets = named_paths(&source, parent)
                 .iter()
                 .filter_map(|p| resolve(p, &files))
                 // The crate root only declares modules: a path through it names one of them.
@@ -142,8 +155,11 @@ fn the_check_finds_a_circle() {
         .iter()
         .map(|m| (m.to_string(), PathBuf::new()))
         .collect();
-    let named =
-        named_paths("use crate::b::{c::X, Y};\n// crate::a in a comment\nlet _ = crate::a::f();");
+    let named = named_paths(
+        "use crate::b::{c::X, Y};\n// crate::a in a comment\nlet _ = crate::a::f();",
+        "",
+    );
+    assert_eq!(named_paths("use super::c::Z;", "b"), ["b::c::Z"]);
     let resolved: BTreeSet<&String> = named.iter().filter_map(|p| resolve(p, &modules)).collect();
     let expected: BTreeSet<&String> = ["b", "b::c", "a"]
         .iter()

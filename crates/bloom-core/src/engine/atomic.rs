@@ -1,0 +1,185 @@
+//! Atomic words: the filter any number of threads write at once (`&self` inserts).
+
+use core::hash::Hash;
+
+use super::filter::Engine;
+use super::layout::Layout;
+use super::owned::in_bursts;
+use crate::Error;
+use crate::bits::{AtomicBitStore, BitStore};
+use crate::hash::{Hashing, SecretKey};
+
+/// Atomic words, shared between threads (`&self` inserts, lock-free).
+///
+/// Each bit is set by one `AtomicU64::fetch_or` and read by one `load`, all with `Relaxed`
+/// ordering. That is enough for a Bloom filter: bits only go from 0 to 1 and nothing else is
+/// published through them, so a key is found by every query that starts after its insert
+/// returned (and the threads synchronised, by a join, a channel, or a lock), and a concurrent
+/// query may see some of its bits or all of them. It answers exactly like the owned filter
+/// holding the same keys, has the same binary format, and converts to and from one.
+impl<L: Layout> Engine<L, AtomicBitStore> {
+    /// A filter sized for `expected_items` keys at false-positive rate `fpr`; see
+    /// [`Engine::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::new`].
+    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Ok(Engine::<L, BitStore>::new(expected_items, fpr)?.into_atomic())
+    }
+
+    /// A filter of `num_bits` bits and `num_hashes` bits per key; see
+    /// [`Engine::with_params`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::with_params`].
+    pub fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+        Ok(Engine::<L, BitStore>::with_params(num_bits, num_hashes)?.into_atomic())
+    }
+
+    /// Returns this filter emptied and re-keyed with `seed`; see [`Engine::with_seed`].
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    /// Returns this filter emptied and keyed with a secret key; see [`Engine::with_key`].
+    pub fn with_key(self, key: [u8; 16]) -> Self {
+        self.with_hashing(Hashing::Keyed(SecretKey::from_bytes(key)))
+    }
+
+    crate::if_std! {
+        /// Returns this filter emptied and re-keyed with a random seed; see
+        /// [`Engine::with_random_seed`].
+        pub fn with_random_seed(self) -> Self {
+            self.with_seed(crate::hash::random_seed())
+        }
+
+        /// Returns this filter emptied and keyed with a random key; see
+        /// [`Engine::with_random_key`].
+        pub fn with_random_key(self) -> Self {
+            self.with_hashing(Hashing::Keyed(SecretKey::random()))
+        }
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        self.store.clear_mut();
+        self
+    }
+
+    /// Adds a key from any thread; returns `true` if it was possibly present already (all
+    /// its bits were set).
+    #[inline]
+    pub fn insert<T: Hash + ?Sized>(&self, key: &T) -> bool {
+        self.insert_hash(self.hash(key))
+    }
+
+    /// Adds a key by its pre-computed hash; whether it was possibly present before.
+    #[inline]
+    pub fn insert_hash(&self, hash: L::Hash) -> bool {
+        self.layout
+            .insert_shared(self.store.as_words_for_write(), hash)
+    }
+
+    /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
+    /// does: past the L2 cache in bursts whose lines are prefetched first.
+    pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
+        if self.memory_usage() <= crate::internal::caches::l2_cache_bytes() {
+            for key in keys {
+                self.insert(&key);
+            }
+            return;
+        }
+        let mut this = self;
+        in_bursts(&mut this, keys);
+    }
+
+    /// Removes every key. Concurrent inserts may or may not survive it.
+    pub fn clear(&self) {
+        self.store.clear();
+    }
+
+    /// Adds every key of `other`, word by word (each an atomic `fetch_or`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the layouts or the hashing differ; `self` is unchanged.
+    pub fn union(&self, other: &Self) -> Result<(), Error> {
+        self.layout.check_same(&other.layout)?;
+        self.hashing.check_same(&other.hashing)?;
+        self.store.union_with(&other.store)
+    }
+
+    /// Keeps only bits set in both filters, word by word (each an atomic `fetch_and`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the layouts or the hashing differ; `self` is unchanged.
+    pub fn intersect(&self, other: &Self) -> Result<(), Error> {
+        self.layout.check_same(&other.layout)?;
+        self.hashing.check_same(&other.hashing)?;
+        self.store.intersect_with(&other.store)
+    }
+
+    /// A copy as the owned filter (each word loaded once: inserts running meanwhile may or
+    /// may not be included).
+    pub fn to_plain(&self) -> Engine<L, BitStore> {
+        Engine {
+            layout: self.layout,
+            hashing: self.hashing,
+            store: self.store.to_bit_store(),
+        }
+    }
+
+    /// Converts into the owned filter with the same bits, without copying them.
+    pub fn into_plain(self) -> Engine<L, BitStore> {
+        let store = BitStore::from(self.store);
+        Engine {
+            layout: self.layout,
+            hashing: self.hashing,
+            store,
+        }
+    }
+
+    /// Reads a filter written by `to_bytes`; see [`Engine::from_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::from_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Ok(Engine::<L, BitStore>::from_bytes(bytes)?.into_atomic())
+    }
+
+    /// Reads a keyed filter's bytes; see [`Engine::from_bytes_with_key`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::from_bytes_with_key`].
+    pub fn from_bytes_with_key(bytes: &[u8], key: &[u8; 16]) -> Result<Self, Error> {
+        Ok(Engine::<L, BitStore>::from_bytes_with_key(bytes, key)?.into_atomic())
+    }
+
+    crate::if_std! {
+        /// Reads a filter from `reader`; see [`Engine::read_from`].
+        ///
+        /// # Errors
+        ///
+        /// As [`Engine::read_from`].
+        pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+            Ok(Engine::<L, BitStore>::read_from(reader)?.into_atomic())
+        }
+
+        /// Reads a keyed filter from `reader`; see [`Engine::read_from_with_key`].
+        ///
+        /// # Errors
+        ///
+        /// As [`Engine::read_from_with_key`].
+        pub fn read_from_with_key<R: std::io::Read>(
+            reader: R,
+            key: &[u8; 16],
+        ) -> Result<Self, Error> {
+            Ok(Engine::<L, BitStore>::read_from_with_key(reader, key)?.into_atomic())
+        }
+    }
+}

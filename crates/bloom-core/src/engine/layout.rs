@@ -1,0 +1,275 @@
+//! The policy a filter crate implements ([`Layout`]), the capability of block layouts
+//! ([`BlockLayout`]) and the choice of a layout's test ([`Probe`]).
+
+use alloc::vec::Vec;
+use core::hash::Hash;
+use core::sync::atomic::AtomicU64;
+
+use super::storage::Storage;
+use crate::Error;
+use crate::hash::Hashing;
+
+/// Where one hash's bits go: the policy a filter crate implements to make a filter of the
+/// engine.
+///
+/// A layout value holds the parameters that fix the positions (sizes and the number of
+/// bits per key); the engine holds the hashing and the storage. Its methods read and write
+/// the bit array only through the storage's words (or the raw words of owned and atomic
+/// storage, for inserts), so one implementation serves all three storages.
+///
+/// A layout promises what every query relies on: every position it derives is below
+/// [`num_bits`](Layout::num_bits), and [`insert`](Layout::insert) sets exactly the bits
+/// [`contains`](Layout::contains) tests, whatever the storage. The tests of each layout check
+/// both against a `HashSet`, on every storage.
+pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
+    /// The hash the layout takes: what `hash` returns and `insert_hash` and `contains_hash`
+    /// take (`u128` for the classic layout's two halves, `u64` for a blocked one).
+    type Hash: Copy + PartialEq + core::fmt::Debug + Send + Sync;
+
+    /// The name of the owned filter (the `Filter` trait's `NAME`).
+    const NAME: &'static str;
+
+    /// The name of the filter over atomic words.
+    const ATOMIC_NAME: &'static str;
+
+    /// The format's variant tag of this layout's bytes.
+    const VARIANT: crate::format::Variant;
+
+    /// Bytes of the layout's parameters in the format.
+    const PARAMS_LEN: usize;
+
+    /// The layout sized for `expected_items` keys at false-positive rate `fpr`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for 0 keys or a rate outside (0, 1); [`Error::TooLarge`]
+    /// for a size beyond the limits.
+    fn for_items(expected_items: u64, fpr: f64) -> Result<Self, Error>;
+
+    /// The layout of `num_bits` bits and `num_hashes` bits per key.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] or [`Error::TooLarge`] for parameters out of range.
+    fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error>;
+
+    /// The number of bits.
+    fn num_bits(&self) -> u64;
+
+    /// The number of bits each key sets.
+    fn num_hashes(&self) -> u32;
+
+    /// The hash of `key` under `hashing`.
+    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> Self::Hash;
+
+    /// Whether every bit of `hash` is set in `store`.
+    ///
+    /// # Safety
+    ///
+    /// `store` must hold exactly [`num_bits`](Layout::num_bits) bits (the engine's filters
+    /// always do), so that the layout reads its words without a check per query.
+    unsafe fn contains<S: Storage>(&self, store: &S, hash: Self::Hash) -> bool;
+
+    /// Prefetches the lines `contains` and `insert` will read for `hash`.
+    fn prefetch<S: Storage>(&self, store: &S, hash: Self::Hash);
+
+    /// Sets the bits of `hash` in `words`; whether all of them were set before.
+    fn insert(&self, words: &mut [u64], hash: Self::Hash) -> bool;
+
+    /// Sets the bits of `hash` in atomic `words` (`fetch_or`, `Relaxed`); whether all of them
+    /// were set before.
+    fn insert_shared(&self, words: &[AtomicU64], hash: Self::Hash) -> bool;
+
+    /// The answers for `keys`, in order, into `out` (cleared first): the batch query.
+    fn contains_batch_into<S: Storage, T: Hash>(
+        &self,
+        hashing: &Hashing,
+        store: &S,
+        keys: &[T],
+        out: &mut Vec<bool>,
+    );
+
+    /// Keys per burst of a burst insert past the L2 cache: the lines of a burst's keys are
+    /// prefetched before any of them is inserted.
+    const INSERT_BURST: usize;
+
+    /// The expected false-positive rate after `num_items` distinct keys.
+    fn expected_fpr(&self, num_items: u64) -> f64;
+
+    /// The number of keys the bits of `store` suggest (may be infinite when it is full).
+    fn estimated_len<S: Storage>(&self, store: &S) -> f64;
+
+    /// The false-positive rate the bits of `store` suggest.
+    fn estimated_fpr<S: Storage>(&self, store: &S) -> f64;
+
+    /// `Ok` when two layouts put a key's bits in the same places, so their bits combine.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] naming the first parameter that differs.
+    fn check_same(&self, other: &Self) -> Result<(), Error>;
+
+    /// The parameters in the format, [`PARAMS_LEN`](Layout::PARAMS_LEN) bytes.
+    fn write_params(&self, out: &mut [u8]);
+
+    /// The layout the format's parameters describe.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for parameters out of range.
+    fn read_params(params: &[u8]) -> Result<Self, Error>;
+
+    /// The implementation of the test this layout runs: [`Probe::Portable`] unless the layout
+    /// has vector kernels.
+    fn probe(&self) -> Probe {
+        Probe::Portable
+    }
+
+    /// The layout running `probe`'s implementation of its test.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when the CPU or the layout lacks it.
+    fn with_probe(self, probe: Probe) -> Result<Self, Error> {
+        match probe {
+            Probe::Portable => Ok(self),
+            other => Err(Error::invalid(
+                "probe",
+                alloc::format!("this layout has no {other:?} kernel"),
+            )),
+        }
+    }
+
+    /// The factors by which `self` and `other` must be folded for their bits to combine
+    /// (`(1, 1)` for the same layout): a layout that folds combines filters whose sizes
+    /// differ by a power of two.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when they cannot combine; by default, when they differ at
+    /// all ([`check_same`](Layout::check_same)).
+    fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
+        self.check_same(other).map(|()| (1, 1))
+    }
+
+    /// Words per block, the unit a fold merges (0 for a layout that does not fold).
+    const BLOCK_WORDS: usize = 0;
+
+    /// This layout with `factor` times fewer blocks.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `factor` is not a power of two dividing the blocks,
+    /// or the layout does not fold.
+    fn folded(&self, factor: u32) -> Result<Self, Error> {
+        let _ = factor;
+        Err(Error::invalid("factor", "this layout does not fold"))
+    }
+
+    /// Sets the bits of every key of `keys` in `words` using all of rayon's threads, with
+    /// the same result as inserting them one by one. By default, one by one on this thread.
+    #[cfg(feature = "rayon")]
+    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+        for key in keys {
+            self.insert(words, Self::hash(hashing, key));
+        }
+    }
+}
+
+/// Which implementation of its test a filter runs: every one gives the same answers.
+///
+/// Filters pick [`Probe::best`] when built; `with_probe` forces one (to compare them, or to
+/// rule out a SIMD path), and `probe` says which runs. A layout without vector kernels (the
+/// classic one), and any filter over atomic words, runs [`Probe::Portable`].
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{BlockedBloomFilter, Probe};
+///
+/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+/// filter.insert("key");
+/// let portable = filter.clone().with_probe(Probe::Portable)?;
+/// assert_eq!(portable.contains("key"), filter.contains("key"));
+/// assert!(Probe::Portable.is_available());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Probe {
+    /// Plain Rust, on every target.
+    Portable,
+    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
+    /// run time; without `std`, builds whose target features include AVX2).
+    Avx2,
+    /// AVX-512 (F, BW and VL) vector instructions: a 512-bit block is one register (x86_64
+    /// CPUs that have them and AVX2, detected at run time; without `std`, builds whose target
+    /// features include them). The split-block filter, whose blocks are 256 bits, runs its
+    /// AVX2 test under this probe.
+    Avx512,
+}
+
+impl Probe {
+    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
+    /// without it, whether the build targets the implementation's CPU features.
+    pub fn is_available(self) -> bool {
+        use crate::internal::simd::{Avx2, Avx512};
+        match self {
+            Probe::Portable => true,
+            Probe::Avx2 => Avx2::detect().is_some(),
+            Probe::Avx512 => Avx512::detect().is_some(),
+        }
+    }
+
+    /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
+    pub fn best() -> Probe {
+        if Probe::Avx512.is_available() {
+            Probe::Avx512
+        } else if Probe::Avx2.is_available() {
+            Probe::Avx2
+        } else {
+            Probe::Portable
+        }
+    }
+
+    /// `Ok(self)` when available.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `probe` when the CPU lacks it.
+    pub fn check(self) -> Result<Probe, Error> {
+        if self.is_available() {
+            Ok(self)
+        } else {
+            Err(Error::invalid(
+                "probe",
+                alloc::format!("{self:?} is not available on this CPU"),
+            ))
+        }
+    }
+}
+
+/// A layout of fixed-size blocks, each key's bits in one block (the blocked filters): its
+/// filters have a block count, fold to a smaller size by OR-ing groups of blocks, and choose
+/// the number of bits per key by a block's own formula.
+pub trait BlockLayout: Layout {
+    /// The number of blocks.
+    fn num_blocks(&self) -> u64;
+
+    /// The number of bits per key that gives the lowest rate at `bits_per_key` bits of
+    /// memory per key (1 for a value that is not a positive number).
+    fn optimal_num_hashes(bits_per_key: f64) -> u32;
+
+    /// The largest power-of-two factor this layout folds by and still has at least
+    /// `needed_blocks` blocks (1 when it cannot fold at all).
+    fn largest_fold(&self, needed_blocks: u64) -> u32 {
+        let blocks = self.num_blocks();
+        let mut factor = 1u32;
+        while factor < 1 << 31
+            && blocks % (2 * u64::from(factor)) == 0
+            && blocks / (2 * u64::from(factor)) >= needed_blocks.max(1)
+        {
+            factor *= 2;
+        }
+        factor
+    }
+}
