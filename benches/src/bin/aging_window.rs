@@ -3,7 +3,7 @@
 //!
 //! * **aging**: `AgingBloomFilter::new(window, p)`: the blocked layout, its query by the
 //!   AVX-512 kernel where the CPU has it. The same filter's portable query
-//!   (`with_portable_query`) is timed too, on a line of its own, and its answers are checked
+//!   (`with_probe(Probe::Portable)`) is timed too, on a line of its own, and its answers are checked
 //!   equal to the kernel's on the absent keys.
 //! * **pair**: two `BloomFilter`s, each `new(window, p)`. Inserts go to the current one;
 //!   every `window` inserts the older one is cleared and becomes current. A query asks both.
@@ -41,6 +41,7 @@ use std::collections::VecDeque;
 use bloom_aging::AgingBloomFilter;
 use bloom_benches::{chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys};
 use bloom_classic::BloomFilter;
+use bloom_core::engine::Probe;
 use bloom_counting::CountingBloomFilter;
 
 /// Keys per timed chunk.
@@ -214,7 +215,10 @@ fn run(window: usize, p: f64) {
     let w = window as u64;
     let aging = AgingBloomFilter::new(w, p).expect("valid parameters");
     let mut c = Contenders {
-        portable: aging.clone().with_portable_query(),
+        portable: aging
+            .clone()
+            .with_probe(Probe::Portable)
+            .expect("the portable loop runs anywhere"),
         aging,
         pair: Pair::new(w, p),
         counting: Counting::new(w, p),
@@ -280,7 +284,11 @@ fn run(window: usize, p: f64) {
         }
     }
 
-    c.portable = c.aging.clone().with_portable_query();
+    c.portable = c
+        .aging
+        .clone()
+        .with_probe(Probe::Portable)
+        .expect("the portable loop runs anywhere");
     let present = &stream[done - window / 2..done];
     let queries = present.len().min(absent.len());
     let run_contains = |which: usize, chunk: &[u64]| {
@@ -330,7 +338,7 @@ fn run(window: usize, p: f64) {
     }
     println!(
         "| {window} | {p} | aging, portable query{} | | | | | {:.1} | {:.1} | {:.2}, {:.2} | | |",
-        if c.aging.has_vector_query() {
+        if c.aging.probe() != Probe::Portable {
             ""
         } else {
             " (no AVX-512: as above)"

@@ -4,6 +4,7 @@ use std::hash::Hash;
 use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
+use bloom_core::engine::Probe;
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::{self, Output};
 use bloom_core::{Error, math};
@@ -407,33 +408,54 @@ impl AgingBloomFilter {
         self.shape.hashing
     }
 
-    /// Whether queries run a vector kernel (AVX-512 F, detected at run time when the filter
-    /// was made or read); `false`: the portable loop. Both give the same answers.
+    /// Which implementation of the query runs ([`Probe`]): [`Probe::Avx512`] where the CPU
+    /// has it (detected when the filter was made or read), else [`Probe::Portable`]. Both
+    /// give the same answers.
     #[inline]
-    pub fn has_vector_query(&self) -> bool {
-        !matches!(self.kernel, Kernel::Portable)
+    pub fn probe(&self) -> Probe {
+        match self.kernel {
+            Kernel::Portable => Probe::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(_) => Probe::Avx512,
+        }
     }
 
-    /// The filter with its queries on the portable loop whatever the CPU has: for
-    /// benchmarks and tests that compare the kernels (the answers are the same, and so are
-    /// the filter's value and bytes).
+    /// The filter with its queries on `probe`'s implementation: for benchmarks and tests that
+    /// compare the kernels (the answers are the same, and so are the filter's value and
+    /// bytes). The aging filter has a portable loop and an AVX-512 kernel.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for [`Probe::Avx2`] (no such kernel here), or a probe the
+    /// CPU lacks.
     ///
     /// # Examples
     ///
     /// ```
     /// use bloom_aging::AgingBloomFilter;
+    /// use bloom_core::engine::Probe;
     ///
     /// let mut fast = AgingBloomFilter::new(1_000, 0.01)?;
     /// fast.insert_all(0..1_000u32);
-    /// let portable = fast.clone().with_portable_query();
-    /// assert!(!portable.has_vector_query());
+    /// let portable = fast.clone().with_probe(Probe::Portable)?;
+    /// assert_eq!(portable.probe(), Probe::Portable);
     /// assert_eq!(portable, fast);
     /// assert!((0..2_000u32).all(|k| portable.contains(&k) == fast.contains(&k)));
+    /// assert!(fast.with_probe(Probe::Avx2).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_portable_query(mut self) -> Self {
-        self.kernel = Kernel::Portable;
-        self
+    pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
+        self.kernel = match probe.check()? {
+            Probe::Portable => Kernel::Portable,
+            Probe::Avx512 => Kernel::detect(),
+            Probe::Avx2 => {
+                return Err(Error::invalid(
+                    "probe",
+                    "the aging filter has no AVX2 kernel (Portable or Avx512)",
+                ));
+            }
+        };
+        Ok(self)
     }
 
     /// Inserts into the current generation so far.
@@ -1212,7 +1234,7 @@ mod tests {
                     fast.advance();
                 }
             }
-            let portable = fast.clone().with_portable_query();
+            let portable = fast.clone().with_probe(Probe::Portable).unwrap();
             for key in 0..4 * window + 2_000 {
                 assert_eq!(fast.contains(&key), portable.contains(&key), "case {case}");
             }

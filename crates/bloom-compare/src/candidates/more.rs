@@ -70,7 +70,7 @@ impl Candidate for Aging {
 /// The kernel name of an aging filter's queries, as reports show it: `avx512` when it runs
 /// the vector query, else `portable`.
 pub fn aging_kernel(filter: &AgingBloomFilter) -> &'static str {
-    if filter.has_vector_query() {
+    if filter.probe() != bloom_core::engine::Probe::Portable {
         "avx512"
     } else {
         crate::candidate::PORTABLE
