@@ -7,7 +7,6 @@ use super::layout::Layout;
 use super::owned::in_bursts;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
-use crate::hash::{Hashing, SecretKey};
 
 /// Atomic words, shared between threads (`&self` inserts, lock-free).
 ///
@@ -18,56 +17,6 @@ use crate::hash::{Hashing, SecretKey};
 /// query may see some of its bits or all of them. It answers exactly like the owned filter
 /// holding the same keys, has the same binary format, and converts to and from one.
 impl<L: Layout> Engine<L, AtomicBitStore> {
-    /// A filter sized for `expected_items` keys at false-positive rate `fpr`; see
-    /// [`Engine::new`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::new`].
-    pub fn new(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        Ok(Engine::<L, BitStore>::new(expected_items, fpr)?.into_atomic())
-    }
-
-    /// A filter of `num_bits` bits and `num_hashes` bits per key; see
-    /// [`Engine::with_params`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::with_params`].
-    pub fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
-        Ok(Engine::<L, BitStore>::with_params(num_bits, num_hashes)?.into_atomic())
-    }
-
-    /// Returns this filter emptied and re-keyed with `seed`; see [`Engine::with_seed`].
-    pub fn with_seed(self, seed: u64) -> Self {
-        self.with_hashing(Hashing::Seeded(seed))
-    }
-
-    /// Returns this filter emptied and keyed with a secret key; see [`Engine::with_key`].
-    pub fn with_key(self, key: [u8; 16]) -> Self {
-        self.with_hashing(Hashing::Keyed(SecretKey::from_bytes(key)))
-    }
-
-    crate::if_std! {
-        /// Returns this filter emptied and re-keyed with a random seed; see
-        /// [`Engine::with_random_seed`].
-        pub fn with_random_seed(self) -> Self {
-            self.with_seed(crate::hash::random_seed())
-        }
-
-        /// Returns this filter emptied and keyed with a random key; see
-        /// [`Engine::with_random_key`].
-        pub fn with_random_key(self) -> Self {
-            self.with_hashing(Hashing::Keyed(SecretKey::random()))
-        }
-    }
-
-    fn with_hashing(mut self, hashing: Hashing) -> Self {
-        self.hashing = hashing;
-        self.store.clear_mut();
-        self
-    }
-
     /// Adds a key from any thread; returns `true` if it was possibly present already (all
     /// its bits were set).
     #[inline]
@@ -139,47 +88,6 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
             layout: self.layout,
             hashing: self.hashing,
             store,
-        }
-    }
-
-    /// Reads a filter written by `to_bytes`; see [`Engine::from_bytes`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::from_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Ok(Engine::<L, BitStore>::from_bytes(bytes)?.into_atomic())
-    }
-
-    /// Reads a keyed filter's bytes; see [`Engine::from_bytes_with_key`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Engine::from_bytes_with_key`].
-    pub fn from_bytes_with_key(bytes: &[u8], key: &[u8; 16]) -> Result<Self, Error> {
-        Ok(Engine::<L, BitStore>::from_bytes_with_key(bytes, key)?.into_atomic())
-    }
-
-    crate::if_std! {
-        /// Reads a filter from `reader`; see [`Engine::read_from`].
-        ///
-        /// # Errors
-        ///
-        /// As [`Engine::read_from`].
-        pub fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
-            Ok(Engine::<L, BitStore>::read_from(reader)?.into_atomic())
-        }
-
-        /// Reads a keyed filter from `reader`; see [`Engine::read_from_with_key`].
-        ///
-        /// # Errors
-        ///
-        /// As [`Engine::read_from_with_key`].
-        pub fn read_from_with_key<R: std::io::Read>(
-            reader: R,
-            key: &[u8; 16],
-        ) -> Result<Self, Error> {
-            Ok(Engine::<L, BitStore>::read_from_with_key(reader, key)?.into_atomic())
         }
     }
 }

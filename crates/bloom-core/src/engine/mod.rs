@@ -40,6 +40,7 @@ mod blocks;
 mod filter;
 mod layout;
 mod owned;
+mod owning;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod storage;

@@ -39,6 +39,9 @@ pub trait Writable: Storage + Sized + sealed::Sealed {
 
     /// The owned filter's words moved into this storage.
     fn from_owned<L: Layout>(filter: Engine<L, BitStore>) -> Engine<L, Self>;
+
+    /// Clears every bit through the exclusive borrow (a re-seeded filter starts empty).
+    fn reset(&mut self);
 }
 
 mod sealed {
@@ -50,7 +53,8 @@ mod sealed {
 /// The two impls differ only in the receiver their filter's inherent methods take, which
 /// the calls below do not spell: one body serves both.
 macro_rules! writable {
-    ($store:ty, atomic: $atomic:expr, from_owned: |$owned:ident| $convert:expr) => {
+    ($store:ty, atomic: $atomic:expr, from_owned: |$owned:ident| $convert:expr,
+     reset: |$me:ident| $reset:expr) => {
         impl Writable for $store {
             const ATOMIC: bool = $atomic;
 
@@ -80,12 +84,18 @@ macro_rules! writable {
             fn from_owned<L: Layout>($owned: Engine<L, BitStore>) -> Engine<L, Self> {
                 $convert
             }
+
+            fn reset(&mut self) {
+                let $me = self;
+                $reset
+            }
         }
     };
 }
 
-writable!(BitStore, atomic: false, from_owned: |filter| filter);
-writable!(AtomicBitStore, atomic: true, from_owned: |filter| filter.into_atomic());
+writable!(BitStore, atomic: false, from_owned: |filter| filter, reset: |me| me.clear());
+writable!(AtomicBitStore, atomic: true, from_owned: |filter| filter.into_atomic(),
+    reset: |me| me.clear_mut());
 
 /// Adds every key of the iterator (`insert_all`).
 impl<L: Layout, S: Writable, T: Hash> Extend<T> for Engine<L, S> {
