@@ -36,7 +36,7 @@ use crate::internal::checks::{MAX_NUM_BITS, check_num_bits};
 #[cfg(test)]
 use crate::internal::memory::set_bit;
 use crate::internal::memory::{advise_huge_pages, out_of_memory, prefetch, words_for};
-use crate::internal::probe::{Probes, pair_at};
+use crate::internal::probe::pair_at;
 
 /// The mask of the bits of the last word that lie inside a store of `num_bits` bits.
 #[inline]
@@ -668,46 +668,14 @@ impl BitStore {
         self.words.as_mut_slice()
     }
 
-    /// Whether every position of `probes` is set: the query of a classic Bloom filter.
-    ///
-    /// The probes are tested a pair at a time, with one branch per pair: the two words of a
-    /// pair are shifted and combined before the single test, and the query stops at the first
-    /// pair with a zero bit. At the optimal fill an absent key fails its first pair three
-    /// times in four, so the branch is predictable, and on large filters the lines of the
-    /// pairs it skips are never read (`docs/design.md` has the measurements).
-    ///
-    /// # Panics
-    ///
-    /// If `probes.range()` differs from `self.len()` (checked once per call, so each probe
-    /// needs no bounds check).
-    #[inline(always)]
-    #[doc(hidden)]
-    pub fn all_set(&self, probes: Probes) -> bool {
-        let words = self.as_words();
-        assert_eq!(
-            probes.range(),
-            self.len(),
-            "probes must span exactly this store"
-        );
-        let shifted = |pos: u64| {
-            debug_assert!(pos < self.len());
-            // SAFETY: `Probes` yields positions below `range()` (multiply-shift maps into
-            // `[0, range)`), `range() == self.len()` was checked above, and a store of `len`
-            // bits has `ceil(len / 64)` words, so `pos / 64` is a valid index.
-            unsafe { *words.get_unchecked((pos >> 6) as usize) >> (pos & 63) }
-        };
-        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
-    }
-
     /// Whether the positions of one probe pair are set: the pair that step value `x` gives in
     /// this store ([`pair_at`]`(x, self.len())`, pair j of a key when `x` is its step j,
     /// see [`Steps`](crate::internal::probe::Steps)). With `lone`, only the first position is tested:
     /// the last pair of an odd number of probes.
     ///
     /// This is how a query tests a key against several stores in lockstep (one pair of each
-    /// store at a time) at the cost of [`all_set`](BitStore::all_set): the positions are
-    /// in range by construction, so no bounds check is needed, and nothing branches on the
-    /// bits.
+    /// store at a time) at the cost of a one-store query: the positions are in range by
+    /// construction, so no bounds check is needed, and nothing branches on the bits.
     ///
     /// # Examples
     ///
@@ -718,7 +686,9 @@ impl BitStore {
     ///
     /// let mut bits = BitStore::new(10_000)?;
     /// let h = hash_key("key", DEFAULT_SEED);
-    /// bits.set_all(Probes::new(h, 5, 10_000));
+    /// for p in Probes::new(h, 5, 10_000) {
+    ///     bits.set(p);
+    /// }
     /// // Five probes: two full pairs and a lone last probe.
     /// let mut steps = Steps::new(h);
     /// assert!(bits.pair_set(steps.next_value(), false));
@@ -759,49 +729,6 @@ impl BitStore {
             // `pos / 64` indexes one of the store's `ceil(len / 64)` words.
             prefetch(unsafe { words.get_unchecked((pos >> 6) as usize) });
         }
-    }
-
-    /// Sets every position of `probes`; returns whether all were set before (the "possibly
-    /// present already" answer of an insert).
-    ///
-    /// # Panics
-    ///
-    /// If `probes.range()` differs from `self.len()`.
-    #[inline(always)]
-    #[doc(hidden)]
-    pub fn set_all(&mut self, probes: Probes) -> bool {
-        assert_eq!(
-            probes.range(),
-            self.len(),
-            "probes must span exactly this store"
-        );
-        let words = self.as_words_mut();
-        let mut all = true;
-        probes.all_pairs(|p, q| {
-            let (wp, wq) = ((p >> 6) as usize, (q >> 6) as usize);
-            let (mp, mq) = (1u64 << (p & 63), 1u64 << (q & 63));
-            // SAFETY: as in `all_set`: positions are below `range() == len`, and the store
-            // has `ceil(len / 64)` words. Both bits are read before either is set, so a pair
-            // that repeats a position (the odd tail) or shares a word reports correctly.
-            unsafe {
-                all &= (*words.get_unchecked(wp) & mp != 0) & (*words.get_unchecked(wq) & mq != 0);
-                *words.get_unchecked_mut(wp) |= mp;
-                *words.get_unchecked_mut(wq) |= mq;
-            }
-            true
-        });
-        all
-    }
-
-    /// Prefetches the cache line of every position of `probes` (see [`prefetch`]).
-    ///
-    /// # Panics
-    ///
-    /// If `probes.range()` differs from `self.len()`.
-    #[inline(always)]
-    #[doc(hidden)]
-    pub fn prefetch_all(&self, probes: Probes) {
-        prefetch_probes(self.as_words(), self.len(), probes);
     }
 
     /// The number of set bits.
@@ -865,31 +792,13 @@ impl BitStore {
     }
 }
 
-/// Prefetches the line of every position of `probes` in `words`, a store of `len` bits of
-/// either word type: the body of both `prefetch_all`s.
-#[inline(always)]
-fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
-    assert_eq!(probes.range(), len, "probes must span exactly this store");
-    probes.all_pairs(|p, q| {
-        // The partner lies in the same 64-byte group, which the first line may not cover
-        // entirely when the array is not 64-byte aligned: prefetch both.
-        // SAFETY: as in `BitStore::all_set`: positions are below `range() == len`, and the
-        // store has `ceil(len / 64)` words.
-        unsafe {
-            prefetch(words.get_unchecked((p >> 6) as usize));
-            prefetch(words.get_unchecked((q >> 6) as usize));
-        }
-        true
-    });
-}
-
 /// The atomic twin of [`BitStore`]: the same layout in `AtomicU64` words, every method
 /// `&self`, lock-free.
 ///
 /// # Examples
 ///
 /// ```
-/// use bloom_core::internal::AtomicBitStore;
+/// use bloom_core::bits::AtomicBitStore;
 ///
 /// let bits = AtomicBitStore::new(1000)?;
 /// std::thread::scope(|s| {
@@ -899,7 +808,6 @@ fn prefetch_probes<T>(words: &[T], len: u64, probes: Probes) {
 /// assert!(bits.get(1) && bits.get(999));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[doc(hidden)]
 pub struct AtomicBitStore {
     words: Words<AtomicU64>,
     num_bits: u64,
@@ -970,57 +878,6 @@ impl AtomicBitStore {
             self.num_bits
         );
         (self.as_words()[(index >> 6) as usize].load(Ordering::Relaxed) >> (index & 63)) & 1 != 0
-    }
-
-    /// Whether every position of `probes` is set (`Relaxed` loads), tested a pair at a time
-    /// and stopping at the first pair with a zero bit, as [`BitStore::all_set`] does.
-    ///
-    /// # Panics
-    ///
-    /// If `probes.range()` differs from `self.len()`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
-    /// use bloom_core::internal::{AtomicBitStore, Probes};
-    ///
-    /// let bits = AtomicBitStore::new(4096)?;
-    /// let h = hash_key(&42u64, DEFAULT_SEED);
-    /// assert!(!bits.all_set(Probes::new(h, 7, 4096)));
-    /// for p in Probes::new(h, 7, 4096) {
-    ///     bits.set(p);
-    /// }
-    /// assert!(bits.all_set(Probes::new(h, 7, 4096)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline(always)]
-    pub fn all_set(&self, probes: Probes) -> bool {
-        assert_eq!(
-            probes.range(),
-            self.num_bits,
-            "probes must span exactly this store"
-        );
-        let words = self.words.as_slice();
-        let shifted = |pos: u64| {
-            debug_assert!(pos < self.num_bits);
-            // SAFETY: as in `BitStore::all_set`: positions are below `range() == num_bits`
-            // (checked above) and the store has `ceil(num_bits / 64)` words.
-            unsafe { words.get_unchecked((pos >> 6) as usize) }.load(Ordering::Relaxed)
-                >> (pos & 63)
-        };
-        probes.all_pairs(|p, q| shifted(p) & shifted(q) & 1 != 0)
-    }
-
-    /// Prefetches the cache line of every position of `probes`, as
-    /// [`BitStore::prefetch_all`] does.
-    ///
-    /// # Panics
-    ///
-    /// If `probes.range()` differs from `self.len()`.
-    #[inline(always)]
-    pub fn prefetch_all(&self, probes: Probes) {
-        prefetch_probes(self.words.as_slice(), self.num_bits, probes);
     }
 
     /// Sets bit `index` with one `Relaxed` `fetch_or`, returning whether it was set before.

@@ -29,7 +29,6 @@ use alloc::vec::Vec;
 use core::hash::Hash;
 
 use super::caches::last_level_cache_bytes;
-use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::Hashing;
 use crate::internal::probe::Probes;
 
@@ -546,30 +545,6 @@ pub fn insert_in_bursts<const N: usize, F: BurstInsert, T: Hash, I: IntoIterator
         filter.insert(hash);
     }
 }
-
-/// The batch engine's view of both bit stores: their own pair loops.
-macro_rules! probe_set_via_inherent {
-    ($($store:ty),*) => {$(
-        impl ProbeSet for $store {
-            #[inline(always)]
-            fn all_set(&self, probes: Probes) -> bool {
-                <$store>::all_set(self, probes)
-            }
-
-            #[inline(always)]
-            fn prefetch(&self, probes: Probes) {
-                self.prefetch_all(probes);
-            }
-
-            #[inline(always)]
-            fn footprint(&self) -> usize {
-                self.heap_bytes()
-            }
-        }
-    )*};
-}
-
-probe_set_via_inherent!(BitStore, AtomicBitStore);
 
 #[cfg(test)]
 mod tests {
