@@ -79,8 +79,9 @@ impl Blocked {
             // `base` is of.
             return self.kernel.contains_le(unsafe { S::line(base, first) }, g);
         }
-        // SAFETY: as above, for each of the block's words, read from the store's base.
-        probe::contains_words(|w| unsafe { S::read(base, first + w) }, g, self.num_hashes)
+        let block = S::advance(base, first);
+        // SAFETY: as above, for each of the block's words, read from the block's base.
+        probe::contains_words(|w| unsafe { S::read(block, w) }, g, self.num_hashes)
     }
 
     /// # Panics
@@ -468,12 +469,9 @@ impl<S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
             // `locate` picked a block below `num_blocks`.
             return (self.test)(unsafe { S::line(self.base, first) }, g);
         }
-        // SAFETY: as above, for each of the block's words.
-        probe::contains_words(
-            |w| unsafe { S::read(self.base, first + w) },
-            g,
-            self.layout.num_hashes,
-        )
+        let block = S::advance(self.base, first);
+        // SAFETY: as above, for each of the block's words, read from the block's base.
+        probe::contains_words(|w| unsafe { S::read(block, w) }, g, self.layout.num_hashes)
     }
 
     #[inline(always)]

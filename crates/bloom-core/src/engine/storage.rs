@@ -68,6 +68,11 @@ pub trait Storage: sealed::Sealed {
     /// and `index` be below its [`num_words`](Storage::num_words).
     unsafe fn read(base: Self::Base, index: usize) -> u64;
 
+    /// The base of the words from word `words` on: a block's own base, from which its words
+    /// are read at constant offsets. (The address is computed without a claim that it lies
+    /// in the array; reading through it is what needs one.)
+    fn advance(base: Self::Base, words: usize) -> Self::Base;
+
     /// Brings the cache line of word `index` closer to the core, without waiting for it. A
     /// hint: an index out of range prefetches nothing useful but is harmless.
     #[inline(always)]
@@ -145,6 +150,11 @@ impl Storage for BitStore {
     }
 
     #[inline(always)]
+    fn advance(base: *const u64, words: usize) -> *const u64 {
+        base.wrapping_add(words)
+    }
+
+    #[inline(always)]
     fn prefetch(base: *const u64, index: usize) {
         prefetch_address(base.wrapping_add(index));
     }
@@ -210,6 +220,11 @@ impl Storage for AtomicBitStore {
         // SAFETY: the caller keeps `index` below `num_words` of the live store `base` is of;
         // the word is read by an atomic load, as concurrent writers require.
         unsafe { (*base.add(index)).load(Ordering::Relaxed) }
+    }
+
+    #[inline(always)]
+    fn advance(base: *const AtomicU64, words: usize) -> *const AtomicU64 {
+        base.wrapping_add(words)
     }
 
     #[inline(always)]
@@ -305,6 +320,11 @@ impl Storage for LeBits<'_> {
         // caller keeps `index` below that; the read is unaligned, as a view's words may be.
         let bytes = unsafe { base.add(index * 8).cast::<[u8; 8]>().read() };
         u64::from_le_bytes(bytes)
+    }
+
+    #[inline(always)]
+    fn advance(base: *const u8, words: usize) -> *const u8 {
+        base.wrapping_add(words * 8)
     }
 
     #[inline(always)]
