@@ -92,6 +92,31 @@ pub struct SplitBlockBloomFilterRef<'a> {
 }
 
 impl<'a> SplitBlockBloomFilterRef<'a> {
+    /// A view of the bytes of [`SplitBlockBloomFilter::to_bytes`]. Checks the header, the
+    /// parameters and the payload's length, not the checksum: O(1) in the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`SplitBlockBloomFilter::from_bytes`] but [`Error::ChecksumMismatch`] (see
+    /// [`verify`](Self::verify)); never a panic.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::open(bytes)
+    }
+
+    /// Checks the checksum: reads every byte once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChecksumMismatch`] when the bytes were altered since they were written.
+    pub fn verify(&self) -> Result<(), Error> {
+        bloom_core::internal::verify_checksum(self.bytes)
+    }
+
+    /// The bytes the view reads: the whole frame, as given to `from_bytes`.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     /// The owning filter's decoder, the checksum skipped.
     fn open(bytes: &'a [u8]) -> Result<Self, Error> {
         let payload = sbbf::decode_payload(bytes, Checksum::Skip)?;
@@ -197,8 +222,6 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
         }
     }
 }
-
-bloom_core::internal::view_via_open!(SplitBlockBloomFilterRef, SplitBlockBloomFilter);
 
 #[cfg(test)]
 mod tests {

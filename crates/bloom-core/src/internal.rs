@@ -55,9 +55,7 @@ pub use checks::{
 // `#[macro_export]` macro is; named here so the crates have one path for everything internal).
 #[cfg(feature = "serde")]
 pub use crate::serde_via_bytes;
-pub use crate::{
-    collect_via_insert_all, filter_via_inherent, if_std, keyed_via_inherent, view_via_open,
-};
+pub use crate::{collect_via_insert_all, filter_via_inherent, if_std, keyed_via_inherent};
 
 // What the macros and the filter crates name through this crate, so that a crate built
 // without `std` names no `std` path of its own: `Vec` from `alloc`, and `std::io` (only with
