@@ -254,6 +254,11 @@ impl Layout for Blocked {
         }))
     }
 
+    /// Always in bursts, whatever the size: one line per key keeps a burst cheap.
+    fn bursts_from(&self) -> usize {
+        0
+    }
+
     fn probe(&self) -> Probe {
         self.kernel.probe()
     }

@@ -4,7 +4,7 @@ use core::hash::Hash;
 
 use super::filter::Engine;
 use super::layout::Layout;
-use super::owned::in_bursts;
+use super::owned::insert_keys;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 
@@ -34,14 +34,8 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
     /// does: past the L2 cache in bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        if self.memory_usage() <= crate::internal::caches::l2_cache_bytes() {
-            for key in keys {
-                self.insert(&key);
-            }
-            return;
-        }
         let mut this = self;
-        in_bursts(&mut this, keys);
+        insert_keys(&mut this, keys);
     }
 
     /// Removes every key. Concurrent inserts may or may not survive it.

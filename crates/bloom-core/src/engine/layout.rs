@@ -93,6 +93,13 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// prefetched before any of them is inserted.
     const INSERT_BURST: usize;
 
+    /// The filter size in bytes above which `insert_all` inserts in bursts; up to it, key by
+    /// key. By default the L2 cache's size: in the cache a classic filter's bursts cost more
+    /// than they hide.
+    fn bursts_from(&self) -> usize {
+        crate::internal::caches::l2_cache_bytes()
+    }
+
     /// The expected false-positive rate after `num_items` distinct keys.
     fn expected_fpr(&self, num_items: u64) -> f64;
 

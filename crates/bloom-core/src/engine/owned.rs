@@ -6,6 +6,7 @@ use core::hash::Hash;
 
 use super::filter::Engine;
 use super::layout::Layout;
+use super::storage::Storage;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::Hashing;
@@ -98,19 +99,13 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 
     /// Adds every key of `keys`, the same bits as [`insert`](Engine::insert) key by key. In
-    /// a filter larger than the L2 cache the keys are hashed in bursts, the lines of each
-    /// key prefetched as it is hashed, and a burst is inserted once all its keys are hashed,
-    /// so the misses of a burst overlap where key by key each waits for its own lines; in the
-    /// cache the bursts cost more than they hide, so smaller filters insert key by key
-    /// (`docs/design.md`, "Parallel build", has the measurements).
+    /// a filter larger than the layout's [`bursts_from`](Layout::bursts_from) (the L2 cache
+    /// for the classic layout; any size for the blocked one) the keys are hashed in bursts,
+    /// the lines of each key prefetched as it is hashed, and a burst is inserted once all its
+    /// keys are hashed, so the misses of a burst overlap where key by key each waits for its
+    /// own lines (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        if self.memory_usage() <= crate::internal::caches::l2_cache_bytes() {
-            for key in keys {
-                self.insert(&key);
-            }
-            return;
-        }
-        in_bursts(self, keys);
+        insert_keys(self, keys);
     }
 
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
@@ -227,26 +222,20 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 }
 
-/// A filter that inserts in bursts: the owned filter, or a reference to an atomic one.
-pub(super) trait Bursts {
-    type Hash: Copy;
-    /// Keys per burst.
-    const BURST: usize;
-    /// Hashes `key` and prefetches its lines.
-    fn locate<T: Hash>(&mut self, key: &T) -> Self::Hash;
+/// A filter that inserts in bursts: the owned filter, or a reference to an atomic one. Only
+/// the insert differs (its receiver); the hashing and the prefetches read the engine.
+pub(super) trait Bursts<L: Layout, S: Storage> {
+    /// The filter whose layout, hashing and storage the keys are located in.
+    fn engine(&self) -> &Engine<L, S>;
+
     /// Sets the bits of `hash`.
-    fn set(&mut self, hash: Self::Hash);
+    fn set(&mut self, hash: L::Hash);
 }
 
-impl<L: Layout> Bursts for Engine<L, BitStore> {
-    type Hash = L::Hash;
-    const BURST: usize = L::INSERT_BURST;
-
+impl<L: Layout> Bursts<L, BitStore> for Engine<L, BitStore> {
     #[inline(always)]
-    fn locate<T: Hash>(&mut self, key: &T) -> L::Hash {
-        let hash = self.hash(key);
-        self.layout.prefetch(&self.store, hash);
-        hash
+    fn engine(&self) -> &Self {
+        self
     }
 
     #[inline(always)]
@@ -255,15 +244,10 @@ impl<L: Layout> Bursts for Engine<L, BitStore> {
     }
 }
 
-impl<L: Layout> Bursts for &Engine<L, AtomicBitStore> {
-    type Hash = L::Hash;
-    const BURST: usize = L::INSERT_BURST;
-
+impl<L: Layout> Bursts<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
     #[inline(always)]
-    fn locate<T: Hash>(&mut self, key: &T) -> L::Hash {
-        let hash = self.hash(key);
-        self.layout.prefetch(&self.store, hash);
-        hash
+    fn engine(&self) -> &Engine<L, AtomicBitStore> {
+        self
     }
 
     #[inline(always)]
@@ -272,14 +256,34 @@ impl<L: Layout> Bursts for &Engine<L, AtomicBitStore> {
     }
 }
 
-/// Inserts `keys` in bursts of `F::BURST`: a burst's keys are hashed and their lines
+/// Inserts `keys`: key by key in a filter up to the layout's
+/// [`bursts_from`](Layout::bursts_from) bytes, above it in bursts of
+/// [`INSERT_BURST`](Layout::INSERT_BURST): a burst's keys are hashed and their lines
 /// prefetched, then its bits set, so the misses of a burst overlap where key by key each
 /// waits for its own lines.
-pub(super) fn in_bursts<F: Bursts, T: Hash, I: IntoIterator<Item = T>>(filter: &mut F, keys: I) {
-    let mut burst: Vec<F::Hash> = Vec::with_capacity(F::BURST);
+pub(super) fn insert_keys<L, S, F, T, I>(filter: &mut F, keys: I)
+where
+    L: Layout,
+    S: Storage,
+    F: Bursts<L, S>,
+    T: Hash,
+    I: IntoIterator<Item = T>,
+{
+    let engine = filter.engine();
+    if engine.memory_usage() <= engine.layout.bursts_from() {
+        for key in keys {
+            let hash = filter.engine().hash(&key);
+            filter.set(hash);
+        }
+        return;
+    }
+    let mut burst: Vec<L::Hash> = Vec::with_capacity(L::INSERT_BURST);
     for key in keys {
-        burst.push(filter.locate(&key));
-        if burst.len() == F::BURST {
+        let engine = filter.engine();
+        let hash = engine.hash(&key);
+        engine.layout.prefetch(&engine.store, hash);
+        burst.push(hash);
+        if burst.len() == L::INSERT_BURST {
             burst.iter().for_each(|&hash| filter.set(hash));
             burst.clear();
         }
