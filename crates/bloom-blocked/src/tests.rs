@@ -222,3 +222,25 @@ fn parallel_atomic_inserts_find_every_key() {
     plain.insert_all(&keys);
     assert_eq!(f.into_plain(), plain);
 }
+
+#[test]
+fn from_bits_takes_only_whole_blocks() {
+    use bloom_core::bits::BitStore;
+    // 513 bits round up to two blocks, which the array does not hold: refused.
+    let short = BitStore::new(513).unwrap();
+    assert!(matches!(
+        BlockedBloomFilter::from_bits(short, 7, 0),
+        Err(Error::Incompatible {
+            parameter: "num_bits",
+            ..
+        })
+    ));
+    let mut filter = BlockedBloomFilter::with_params(1024, 7)
+        .unwrap()
+        .with_seed(3);
+    filter.insert_all(0..100u32);
+    let bits = BitStore::from_words(filter.bits().as_words(), 1024).unwrap();
+    let rebuilt = BlockedBloomFilter::from_bits(bits, 7, 3).unwrap();
+    assert_eq!(rebuilt, filter);
+    assert!((0..100u32).all(|k| rebuilt.contains(&k)));
+}

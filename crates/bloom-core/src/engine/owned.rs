@@ -38,7 +38,9 @@ impl<L: Layout> Engine<L, BitStore> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] for parameters the layout does not accept.
+    /// [`Error::InvalidParameter`] for parameters the layout does not accept;
+    /// [`Error::Incompatible`] naming `num_bits` when the layout's size is not the array's
+    /// (a blocked layout needs a whole number of 512-bit blocks).
     ///
     /// # Examples
     ///
@@ -60,6 +62,9 @@ impl<L: Layout> Engine<L, BitStore> {
         hashing: impl Into<Hashing>,
     ) -> Result<Self, Error> {
         let layout = L::with_params(bits.len(), num_hashes)?;
+        // A layout may round the size (the blocked one to whole blocks): the store must hold
+        // exactly the layout's bits, which every query reads without a bounds check.
+        Error::check_same("num_bits", layout.num_bits(), bits.len())?;
         Ok(Engine {
             layout,
             hashing: hashing.into(),
