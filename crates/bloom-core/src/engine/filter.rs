@@ -205,16 +205,15 @@ impl<L: Layout, S: Storage> Engine<L, S> {
     }
 
     pub(super) fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
-        let mut params = [0u8; 64];
-        let params = &mut params[..L::PARAMS_LEN];
-        self.layout.write_params(params);
+        let mut params = alloc::vec![0u8; L::PARAMS_LEN];
+        self.layout.write_params(&mut params);
         let payload_len = self.num_bits().div_ceil(64) * 8;
         crate::internal::frame::encode_to(
             output,
             L::VARIANT,
             self.hashing.scheme(),
             self.hashing.header_word(),
-            params,
+            &params,
             payload_len,
             |out: &mut Sink<'_>| out.put_words(self.store.words()),
         )

@@ -16,9 +16,11 @@ use crate::internal::memory::prefetch_address;
 /// storage; bits past [`num_bits`](Storage::num_bits) in the last word are zero. The words
 /// are [`num_words`](Storage::num_words) = `num_bits().div_ceil(64)`.
 ///
-/// The reads a query makes come in an unchecked form: a layout checks once that the storage
-/// has its size (`num_bits`), then reads the words its positions name, which are below that
-/// size by construction, without a bounds check per probe.
+/// The reads a query makes come in an unchecked form ([`read`](Storage::read) from the
+/// words' [`base`](Storage::base)): a layout relies on the storage having its size
+/// (`num_bits`), then reads the words its positions name, which are below that size by
+/// construction, without a bounds check per probe. [`word`](Storage::word) is the checked
+/// read.
 pub trait Storage: sealed::Sealed {
     /// The number of bits.
     fn num_bits(&self) -> u64;
@@ -38,18 +40,7 @@ pub trait Storage: sealed::Sealed {
     #[inline(always)]
     fn word(&self, index: usize) -> u64 {
         assert!(index < self.num_words(), "word {index} out of range");
-        // SAFETY: checked just above.
-        unsafe { self.word_unchecked(index) }
-    }
-
-    /// Word `index`, unchecked.
-    ///
-    /// # Safety
-    ///
-    /// `index` must be below [`num_words`](Storage::num_words).
-    #[inline(always)]
-    unsafe fn word_unchecked(&self, index: usize) -> u64 {
-        // SAFETY: the base is this storage's, and the caller keeps `index` in range.
+        // SAFETY: the base is this storage's, and `index` was checked just above.
         unsafe { Self::read(self.base(), index) }
     }
 
@@ -73,14 +64,8 @@ pub trait Storage: sealed::Sealed {
     /// in the array; reading through it is what needs one.)
     fn advance(base: Self::Base, words: usize) -> Self::Base;
 
-    /// Brings the cache line of word `index` closer to the core, without waiting for it. A
-    /// hint: an index out of range prefetches nothing useful but is harmless.
-    #[inline(always)]
-    fn prefetch_word(&self, index: usize) {
-        Self::prefetch(self.base(), index);
-    }
-
-    /// [`prefetch_word`](Storage::prefetch_word) from the words' start.
+    /// Brings the cache line of word `index` from `base` closer to the core, without waiting
+    /// for it. A hint: an index out of range prefetches nothing useful but is harmless.
     fn prefetch(base: Self::Base, index: usize);
 
     /// Brings the 64 bytes of words `first..first + 8` from `base` closer to the core: one
