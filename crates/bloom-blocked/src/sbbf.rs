@@ -7,8 +7,9 @@ use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
 use bloom_core::internal::float::{Float, Native};
-use bloom_core::internal::{self, BufferedHasher, ByteReader, Checksum, Output, Sink, Xxh64};
-use xxhash_rust::xxh64::xxh64;
+use bloom_core::internal::{
+    self, BufferedHasher, ByteReader, Checksum, Digest, Output, Sink, Xxh64,
+};
 
 use crate::params::fold_factor;
 use crate::probe::split_contains_le_bytes;
@@ -186,7 +187,7 @@ impl SplitBlockBloomFilter {
     /// Parquet's hash of a value's plain-encoded bytes: XXH64 with seed 0.
     #[inline]
     pub fn hash_bytes(bytes: &[u8]) -> u64 {
-        xxh64(bytes, 0)
+        <Xxh64 as Digest>::oneshot(bytes, 0)
     }
 
     /// The hash of a generic key: XXH64 (seed 0) over the bytes its `Hash` writes, integers

@@ -83,9 +83,15 @@ impl Digest for Xxh64 {
     /// filter hashes each integer at its own width.
     const CANONICAL_INTEGERS: bool = false;
 
+    /// Inputs shorter than one 32-byte stripe (every integer, most short strings) take
+    /// [`xxh64_short`]: inlined, it is a few multiplies for a length known at compile time.
     #[inline(always)]
     fn oneshot(bytes: &[u8], seed: u64) -> u64 {
-        xxhash_rust::xxh64::xxh64(bytes, seed)
+        if bytes.len() < 32 {
+            xxh64_short(bytes, seed)
+        } else {
+            xxhash_rust::xxh64::xxh64(bytes, seed)
+        }
     }
 
     fn stream(seed: u64) -> Self::Stream {
@@ -104,6 +110,50 @@ impl Digest for Xxh64 {
     fn low64(output: u64) -> u64 {
         output
     }
+}
+
+/// XXH64's primes (the XXH64 specification, `doc/xxhash_spec.md` of Cyan4973/xxHash).
+const P64_1: u64 = 0x9E37_79B1_85EB_CA87;
+const P64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const P64_3: u64 = 0x1656_67B1_9E37_79F9;
+const P64_4: u64 = 0x85EB_CA77_C2B2_AE63;
+const P64_5: u64 = 0x27D4_EB2F_1656_67C5;
+
+/// XXH64 of an input shorter than 32 bytes, as the specification computes it for an input
+/// without a full stripe: the seed plus the fifth prime plus the length, then each 8-byte
+/// lane, a 4-byte lane and each last byte mixed in, then the final avalanche. The same
+/// digest as `xxhash_rust::xxh64::xxh64` (tested on every length below 32), written out so
+/// that inlined at a call whose length is a constant (an `i32` or `u64` value of a Parquet
+/// column) it is straight-line code.
+///
+/// # Panics
+///
+/// Debug builds assert `bytes.len() < 32`; longer input needs the stripes this skips.
+#[inline(always)]
+pub fn xxh64_short(bytes: &[u8], seed: u64) -> u64 {
+    debug_assert!(bytes.len() < 32);
+    let mut acc = seed.wrapping_add(P64_5).wrapping_add(bytes.len() as u64);
+    let mut rest = bytes;
+    while let Some((lane, tail)) = rest.split_first_chunk::<8>() {
+        let lane = u64::from_le_bytes(*lane).wrapping_mul(P64_2);
+        acc ^= lane.rotate_left(31).wrapping_mul(P64_1);
+        acc = acc.rotate_left(27).wrapping_mul(P64_1).wrapping_add(P64_4);
+        rest = tail;
+    }
+    if let Some((lane, tail)) = rest.split_first_chunk::<4>() {
+        acc ^= u64::from(u32::from_le_bytes(*lane)).wrapping_mul(P64_1);
+        acc = acc.rotate_left(23).wrapping_mul(P64_2).wrapping_add(P64_3);
+        rest = tail;
+    }
+    for &byte in rest {
+        acc ^= u64::from(byte).wrapping_mul(P64_5);
+        acc = acc.rotate_left(11).wrapping_mul(P64_1);
+    }
+    acc ^= acc >> 33;
+    acc = acc.wrapping_mul(P64_2);
+    acc ^= acc >> 29;
+    acc = acc.wrapping_mul(P64_3);
+    acc ^ (acc >> 32)
 }
 
 /// A [`Hasher`] that buffers the bytes a key writes and digests them with one call of the
@@ -318,4 +368,29 @@ pub const fn mix(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_xxh64_is_xxh64() {
+        let bytes: alloc::vec::Vec<u8> = (0..64u64).map(|i| mix(i + 1) as u8).collect();
+        for len in 0..32 {
+            for seed in [0, 1, mix(len as u64)] {
+                assert_eq!(
+                    xxh64_short(&bytes[..len], seed),
+                    xxhash_rust::xxh64::xxh64(&bytes[..len], seed),
+                    "length {len}, seed {seed:#x}"
+                );
+            }
+        }
+        for len in 0..64 {
+            assert_eq!(
+                Xxh64::oneshot(&bytes[..len], 5),
+                xxhash_rust::xxh64::xxh64(&bytes[..len], 5)
+            );
+        }
+    }
 }
