@@ -6,7 +6,10 @@ use std::hash::Hash;
 use std::io;
 
 use bloom_aging::AgingBloomFilter;
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+use bloom_blocked::{
+    AtomicBlockedBloomFilter, AtomicMultiblockBloomFilter, BlockedBloomFilter,
+    MultiblockBloomFilter,
+};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, Filter};
 use bloom_counting::CountingBloomFilter;
@@ -61,6 +64,8 @@ keyable!(
     ScalableBloomFilter,
     BlockedBloomFilter,
     AtomicBlockedBloomFilter,
+    MultiblockBloomFilter,
+    AtomicMultiblockBloomFilter,
     AgingBloomFilter
 );
 

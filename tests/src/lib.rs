@@ -26,6 +26,8 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::io;
 
+use bloom_core::engine::{BitStore, BlockLayout, Engine};
+use bloom_core::keys::mix;
 use bloom_core::{Error, Filter};
 
 pub mod counting;
@@ -776,6 +778,61 @@ pub fn check_parquet_widths<F: Subject>() {
         crossed < 100,
         "{crossed} of 1000 i32 keys found as i64: widths merged"
     );
+}
+
+/// Checks an empty filter of 2^33 bits (1 GiB, zeroed lazily by the kernel) of a layout of
+/// one 512-bit block per key: of 20,000 keys, about half land in blocks beyond bit 2^32, and
+/// all are found there by single and batch queries, and by the atomic filter of its bits.
+pub fn check_above_two_to_the_32<L: BlockLayout<Hash = u64>>(mut filter: Engine<L, BitStore>) {
+    assert_eq!(filter.num_bits(), 1 << 33);
+    assert_eq!(filter.num_blocks(), 1 << 24);
+    let keys: Vec<u64> = distinct_keys(5 << 40, 20_000).collect();
+    filter.insert_all(&keys);
+    let high = keys
+        .iter()
+        .filter(|k| bloom_core::internal::reduce(filter.hash(*k), 1 << 24) >= 1 << 23)
+        .count();
+    assert!(
+        (9_000..11_000).contains(&high),
+        "{high} keys above bit 2^32"
+    );
+    assert!(filter.contains_batch(&keys).iter().all(|&b| b));
+    assert!(keys.iter().all(|k| filter.contains(k)));
+    let atomic = filter.into_atomic();
+    assert!(keys.iter().all(|k| atomic.contains(k)));
+}
+
+/// Key `i` of a kind of keys, as the bytes a filter is given.
+pub type KeyOf = Box<dyn Fn(u64) -> Vec<u8>>;
+
+/// The kinds of keys a layout's rate is checked on: random and sequential integers, integers
+/// strided by 2^32 and by 64 (which differ only in high or in few low bits), URLs, and
+/// 24-byte keys one byte apart. Key `i` of each kind is distinct for every `i`.
+pub fn key_kinds() -> [(&'static str, KeyOf); 6] {
+    [
+        ("random", Box::new(|i| mix(i).to_le_bytes().to_vec())),
+        ("sequential", Box::new(|i| i.to_le_bytes().to_vec())),
+        (
+            "strided by 2^32",
+            Box::new(|i| (i << 32).to_le_bytes().to_vec()),
+        ),
+        (
+            "strided by 64",
+            Box::new(|i| (i * 64).to_le_bytes().to_vec()),
+        ),
+        (
+            "urls",
+            Box::new(|i| format!("https://example.com/item/{i}").into_bytes()),
+        ),
+        (
+            "one byte apart",
+            Box::new(|i| {
+                let mut key = vec![0x5a; 24];
+                key[..8].copy_from_slice(&i.to_be_bytes());
+                key
+            }),
+        ),
+    ]
 }
 
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.

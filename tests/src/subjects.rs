@@ -2,7 +2,10 @@
 //! theory predicts.
 
 use bloom_aging::AgingBloomFilter;
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{
+    AtomicBlockedBloomFilter, AtomicMultiblockBloomFilter, BlockedBloomFilter,
+    MultiblockBloomFilter, SplitBlockBloomFilter,
+};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, math};
 
@@ -73,6 +76,26 @@ impl Subject for BlockedBloomFilter {
 impl Subject for AtomicBlockedBloomFilter {
     fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         AtomicBlockedBloomFilter::new(expected_items, fpr)
+    }
+
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        self.expected_fpr(num_items)
+    }
+}
+
+impl Subject for MultiblockBloomFilter {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        MultiblockBloomFilter::new(expected_items, fpr)
+    }
+
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        self.expected_fpr(num_items)
+    }
+}
+
+impl Subject for AtomicMultiblockBloomFilter {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        AtomicMultiblockBloomFilter::new(expected_items, fpr)
     }
 
     fn theory_fpr(&self, num_items: u64) -> f64 {

@@ -5,7 +5,6 @@ use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
 use bloom_core::internal::par::{Plan, with_plan};
-use bloom_core::internal::{low_half, reduce};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;
 
@@ -126,23 +125,7 @@ fn accuracy_at_ten_bits_per_key_and_at_one_percent() {
 /// 2^32 and are found there.
 #[test]
 fn a_filter_above_two_to_the_32_bits() {
-    let num_bits = 1u64 << 33;
-    let mut f = BlockedBloomFilter::with_params(num_bits, 6).unwrap();
-    assert_eq!(f.num_blocks(), 1 << 24);
-    let keys: Vec<u64> = distinct_keys(5 << 40, 20_000).collect();
-    f.insert_all(&keys);
-    let high = keys
-        .iter()
-        .filter(|k| reduce(low_half(f.hashing().hash(*k)), f.num_blocks() as u64) >= 1 << 23)
-        .count();
-    assert!(
-        (9_000..11_000).contains(&high),
-        "{high} keys above bit 2^32"
-    );
-    assert!(f.contains_batch(&keys).iter().all(|&b| b));
-    assert!(keys.iter().all(|k| f.contains(k)));
-    let atomic = f.into_atomic();
-    assert!(keys.iter().all(|k| atomic.contains(k)));
+    bloom_tests::check_above_two_to_the_32(BlockedBloomFilter::with_params(1 << 33, 6).unwrap());
 }
 
 /// The bytes of small filters, pinned: a change here is a change of format. The blocked

@@ -1,9 +1,10 @@
-//! Folding: a blocked or split-block filter folded by a power of two is byte for byte the
+//! Folding: a blocked, multiblock or split-block filter folded by a power of two is byte for byte the
 //! filter built at the smaller size from the same keys; unions across sizes; and Parquet's
 //! reader finds every value in a folded split-block filter.
 
-use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
 use bloom_core::Error;
+use bloom_core::engine::{BitStore, BlockLayout, Engine};
 use parquet::bloom_filter::Sbbf;
 use proptest::prelude::*;
 
@@ -18,16 +19,21 @@ proptest! {
         log_factor in 0u32..9,
         k in 1u32..=16,
     ) {
-        let log_factor = log_factor.min(log_blocks);
-        let large_blocks = odd << log_blocks;
-        let small_blocks = large_blocks >> log_factor;
-        let mut large = BlockedBloomFilter::with_params(large_blocks * 512, k).unwrap();
-        let mut small = BlockedBloomFilter::with_params(small_blocks * 512, k).unwrap();
-        large.insert_all(&keys);
-        small.insert_all(&keys);
-        let folded = large.fold(1 << log_factor).unwrap();
-        prop_assert_eq!(folded.to_bytes(), small.to_bytes());
-        prop_assert!(keys.iter().all(|key| folded.contains(key)));
+        check_fold(&keys, odd << log_blocks, log_factor.min(log_blocks), |blocks| {
+            BlockedBloomFilter::with_params(blocks * 512, k).unwrap()
+        })?;
+    }
+
+    #[test]
+    fn multiblock_fold_is_the_smaller_filter(
+        keys in proptest::collection::vec(any::<u64>(), 0..3_000),
+        odd in prop_oneof![Just(1u64), Just(3), Just(5), Just(7)],
+        log_blocks in 0u32..9,
+        log_factor in 0u32..9,
+    ) {
+        check_fold(&keys, odd << log_blocks, log_factor.min(log_blocks), |blocks| {
+            MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
+        })?;
     }
 
     #[test]
@@ -56,21 +62,24 @@ proptest! {
         log_factor in 0u32..6,
         self_is_larger in any::<bool>(),
     ) {
-        let small_blocks = 1u64 << log_small;
-        let large_blocks = small_blocks << log_factor;
-        let (ours_blocks, theirs_blocks) = if self_is_larger {
-            (large_blocks, small_blocks)
-        } else {
-            (small_blocks, large_blocks)
-        };
-        let mut ours = BlockedBloomFilter::with_params(ours_blocks * 512, 7).unwrap();
-        let mut theirs = BlockedBloomFilter::with_params(theirs_blocks * 512, 7).unwrap();
-        let mut expected = BlockedBloomFilter::with_params(small_blocks * 512, 7).unwrap();
-        ours.insert_all(&left);
-        theirs.insert_all(&right);
-        expected.insert_all(left.iter().chain(&right));
-        ours.union(&theirs).unwrap();
-        prop_assert_eq!(ours.to_bytes(), expected.to_bytes());
+        let sizes = (1u64 << log_small, log_factor, self_is_larger);
+        check_union_across_sizes(&left, &right, sizes, |blocks| {
+            BlockedBloomFilter::with_params(blocks * 512, 7).unwrap()
+        })?;
+    }
+
+    #[test]
+    fn multiblock_union_across_sizes_is_the_smaller_filter_of_both(
+        left in proptest::collection::vec(any::<u64>(), 0..1_000),
+        right in proptest::collection::vec(any::<u64>(), 0..1_000),
+        log_small in 0u32..6,
+        log_factor in 0u32..6,
+        self_is_larger in any::<bool>(),
+    ) {
+        let sizes = (1u64 << log_small, log_factor, self_is_larger);
+        check_union_across_sizes(&left, &right, sizes, |blocks| {
+            MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
+        })?;
     }
 
     #[test]
@@ -98,6 +107,49 @@ proptest! {
         b.union(&large).unwrap();
         prop_assert_eq!(b.bitset_bytes(), expected.bitset_bytes());
     }
+}
+
+/// A filter of `large_blocks` blocks folded by `2^log_factor` is byte for byte the filter
+/// built at the smaller size from the same keys, and finds every key; `make` builds an empty
+/// filter of a number of blocks.
+fn check_fold<L: BlockLayout<Hash = u64>>(
+    keys: &[u64],
+    large_blocks: u64,
+    log_factor: u32,
+    make: impl Fn(u64) -> Engine<L, BitStore>,
+) -> Result<(), TestCaseError> {
+    let mut large = make(large_blocks);
+    let mut small = make(large_blocks >> log_factor);
+    large.insert_all(keys);
+    small.insert_all(keys);
+    let folded = large.fold(1 << log_factor).unwrap();
+    prop_assert_eq!(folded.to_bytes(), small.to_bytes());
+    prop_assert!(keys.iter().all(|key| folded.contains(key)));
+    Ok(())
+}
+
+/// A union of filters of `small_blocks` and `small_blocks << log_factor` blocks (`self` the
+/// larger when `self_is_larger`) is the smaller filter holding both sets of keys.
+fn check_union_across_sizes<L: BlockLayout<Hash = u64>>(
+    left: &[u64],
+    right: &[u64],
+    (small_blocks, log_factor, self_is_larger): (u64, u32, bool),
+    make: impl Fn(u64) -> Engine<L, BitStore>,
+) -> Result<(), TestCaseError> {
+    let large_blocks = small_blocks << log_factor;
+    let (ours_blocks, theirs_blocks) = if self_is_larger {
+        (large_blocks, small_blocks)
+    } else {
+        (small_blocks, large_blocks)
+    };
+    let (mut ours, mut theirs) = (make(ours_blocks), make(theirs_blocks));
+    let mut expected = make(small_blocks);
+    ours.insert_all(left);
+    theirs.insert_all(right);
+    expected.insert_all(left.iter().chain(right));
+    ours.union(&theirs).unwrap();
+    prop_assert_eq!(ours.to_bytes(), expected.to_bytes());
+    Ok(())
 }
 
 #[test]

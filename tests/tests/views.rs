@@ -6,7 +6,8 @@
 use std::fmt::Debug;
 
 use bloom_blocked::{
-    BlockedBloomFilter, BlockedBloomFilterRef, SplitBlockBloomFilter, SplitBlockBloomFilterRef,
+    BlockedBloomFilter, BlockedBloomFilterRef, MultiblockBloomFilter, MultiblockBloomFilterRef,
+    SplitBlockBloomFilter, SplitBlockBloomFilterRef,
 };
 use bloom_classic::{BloomFilter, BloomFilterRef};
 use bloom_core::Error;
@@ -85,6 +86,19 @@ viewed!(
     |size, keys| {
         let k = 1 + (size % 16) as u32;
         let mut f = BlockedBloomFilter::with_params(size, k)
+            .unwrap()
+            .with_seed(size);
+        f.insert_all(keys);
+        f
+    }
+);
+
+viewed!(
+    MultiblockBloomFilter,
+    MultiblockBloomFilterRef,
+    payload_offset(12),
+    |size, keys| {
+        let mut f = MultiblockBloomFilter::with_params(size, 8)
             .unwrap()
             .with_seed(size);
         f.insert_all(keys);
@@ -212,6 +226,15 @@ proptest! {
     }
 
     #[test]
+    fn multiblock_views_answer_as_the_filter(
+        blocks in 1u64..80,
+        present in prop::collection::vec(any::<u64>(), 0..600),
+        absent in prop::collection::vec(any::<u64>(), 0..600),
+    ) {
+        check_answers::<MultiblockBloomFilter>(blocks * 512 + blocks % 16, &present, &absent);
+    }
+
+    #[test]
     fn split_block_views_answer_as_the_filter(
         log_bytes in 5u32..14,
         present in prop::collection::vec(any::<u64>(), 0..600),
@@ -224,6 +247,7 @@ proptest! {
     fn verify_finds_a_flipped_payload_bit(bit in any::<u64>(), size in 64u64..20_000) {
         check_verify::<BloomFilter>(size, bit);
         check_verify::<BlockedBloomFilter>(size / 512 * 512 + 512, bit);
+        check_verify::<MultiblockBloomFilter>(size / 512 * 512 + 512, bit);
         check_verify::<SplitBlockBloomFilter>(size.next_power_of_two().max(256), bit);
     }
 }
@@ -233,6 +257,7 @@ fn bad_bytes_are_errors_never_panics() {
     check_bad_bytes::<BloomFilter>(1_000, 1);
     check_bad_bytes::<BloomFilter>(64, 2);
     check_bad_bytes::<BlockedBloomFilter>(2_048, 3);
+    check_bad_bytes::<MultiblockBloomFilter>(2_048, 5);
     check_bad_bytes::<SplitBlockBloomFilter>(1_024, 4);
     // Another variant's bytes, and garbage.
     let classic = BloomFilter::with_params(1_000, 3).unwrap().to_bytes();

@@ -1,7 +1,8 @@
 //! `BlockedBloomFilter::contains` and `contains_batch` against `sbbf-rs-safe` 0.3 fed
 //! XXH3-64 of the key's 8 little-endian bytes (what its users write) on u64 keys at p = 1%,
 //! measured so that the ratios survive a noisy shared machine, with a floor for the in-cache
-//! case. Parquet's `SplitBlockBloomFilter` is measured twice: on the peer's own hashes
+//! case. `MultiblockBloomFilter` is measured beside it, single and batch, on the same keys.
+//! Parquet's `SplitBlockBloomFilter` is measured twice: on the peer's own hashes
 //! (`contains_hash`, the same work as the peer's), and on the keys with Parquet's hash
 //! (`contains`, XXH64 of the 8 bytes).
 //!
@@ -37,7 +38,7 @@
 use bloom_benches::{
     BLOCKED_BURST, PROBE_SEED, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
 };
-use bloom_blocked::{BlockedBloomFilter, Probe, SplitBlockBloomFilter};
+use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, Probe, SplitBlockBloomFilter};
 use bloom_compare::probe::MemoryProbe;
 use bloom_core::internal::reduce;
 use xxhash_rust::xxh3::xxh3_64;
@@ -61,14 +62,16 @@ fn peer_hash(key: &u64) -> u64 {
 fn main() {
     let sizes = sizes_from_args(&[100_000, 10_000_000]);
     println!(
-        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | split-block hash / sbbf | split-block u64 / sbbf | floor / sbbf | batch / line read |"
+        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | multiblock / sbbf | multiblock batch / sbbf | split-block hash / sbbf | split-block u64 / sbbf | floor / sbbf | batch / line read |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
         let present = u64_keys(n, 1);
         let absent = u64_keys(n.min(MAX_QUERIES), 2);
         let mut ours = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
         ours.insert_all(&present);
+        let mut multi = MultiblockBloomFilter::new(n as u64, FPR).expect("valid parameters");
+        multi.insert_all(&present);
         let portable = ours
             .clone()
             .with_probe(Probe::Portable)
@@ -122,9 +125,14 @@ fn main() {
                         .count()
                 }),
                 7 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| split.contains(*k)).count()),
+                8 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| multi.contains(*k)).count()),
+                9 => cpu_ns_per_key(chunk, |c| {
+                    multi.contains_batch_into(c, &mut buf);
+                    buf.iter().filter(|&&x| x).count()
+                }),
                 _ => cpu_ns_per_key(chunk, |c| probe.read_bursts::<BLOCKED_BURST>(c)),
             };
-            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4, 5, 6, 7], 1, run);
+            let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3, 4, 5, 6, 7, 8, 9], 1, run);
             let to_line_read = median(
                 t.ratios[2]
                     .iter()
@@ -134,13 +142,15 @@ fn main() {
             );
             let portable_to_ours = t.median_ratio(5) / t.median_ratio(0);
             println!(
-                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
                 ours.probe(),
                 t.median_time(0),
                 t.median_time(1),
                 t.median_ratio(0),
                 t.median_ratio(2),
                 portable_to_ours,
+                t.median_ratio(8),
+                t.median_ratio(9),
                 t.median_ratio(6),
                 t.median_ratio(7),
                 t.median_ratio(3),

@@ -120,6 +120,18 @@ fn main() {
         );
         measure!(
             wanted,
+            "multiblock",
+            n,
+            bloom_blocked::MultiblockBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "atomic-multiblock",
+            n,
+            bloom_blocked::AtomicMultiblockBloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
             "split-block",
             n,
             bloom_blocked::SplitBlockBloomFilter::new(n, 0.01)

@@ -4,16 +4,16 @@
 
 use alloc::{format, vec::Vec};
 use core::hash::Hash;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::AtomicU64;
 
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
-use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, ByteReader, reduce};
 use bloom_core::{Error, math};
 
+use crate::lines::{self, LineLayout};
 use crate::params::{self, Params};
 use crate::probe::{self, BLOCK_BITS, Kernel, MAX_PROBES};
 
@@ -22,10 +22,6 @@ const BLOCK_WORDS: usize = (BLOCK_BITS / 64) as usize;
 
 /// Keys hashed per burst of a burst insert (each prefetching its one line).
 const INSERT_BURST: usize = 64;
-
-/// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
-/// tested: enough to amortise the lanes' setup, few enough to stay in L1.
-const KEYED_BATCH_CHUNK: usize = 4096;
 
 /// Where a key's bits go in a [`BlockedBloomFilter`](crate::BlockedBloomFilter): `num_hashes`
 /// bits in one of `num_blocks` 512-bit blocks, and the kernel that tests them (chosen from
@@ -61,35 +57,6 @@ impl Blocked {
         // Below `num_blocks`, which exists in memory, so the product fits a `usize`.
         let block = reduce(hash, self.num_blocks) as usize;
         (block * BLOCK_WORDS, probe::spread(hash))
-    }
-
-    /// The test of the block at word `first` of `store`, a store of this layout's size:
-    /// the kernel on the line's bytes where the storage lends them, the portable test of its
-    /// words where it does not.
-    ///
-    /// # Safety
-    ///
-    /// `store` must hold `self.num_bits()` bits and `first` be the first word of one of its
-    /// blocks.
-    #[inline(always)]
-    unsafe fn test<S: Storage>(&self, store: &S, first: usize, g: u64) -> bool {
-        let base = store.base();
-        if S::LINES {
-            // SAFETY: the caller's contract puts the block's eight words in the store, which
-            // `base` is of.
-            return self.kernel.contains_le(unsafe { S::line(base, first) }, g);
-        }
-        let block = S::advance(base, first);
-        // SAFETY: as above, for each of the block's words, read from the block's base.
-        probe::contains_words(|w| unsafe { S::read(block, w) }, g, self.num_hashes)
-    }
-
-    /// # Panics
-    ///
-    /// If `store` does not hold exactly this layout's bits.
-    #[inline(always)]
-    fn check_store<S: Storage>(&self, store: &S) {
-        assert_eq!(store.num_bits(), self.num_bits(), "a store of another size");
     }
 }
 
@@ -134,7 +101,7 @@ impl Layout for Blocked {
         let (first, g) = self.locate(hash);
         // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
         // below `num_blocks`.
-        unsafe { self.test(store, first, g) }
+        unsafe { lines::test(self, store, first, g) }
     }
 
     #[inline(always)]
@@ -144,31 +111,12 @@ impl Layout for Blocked {
 
     #[inline]
     fn insert(&self, words: &mut [u64], hash: u64) -> bool {
-        let (first, g) = self.locate(hash);
-        let block = &mut words[first..first + BLOCK_WORDS];
-        let mut was = true;
-        for i in 0..self.num_hashes {
-            let p = probe::position(g, i);
-            let (word, bit) = (&mut block[(p >> 6) as usize], 1u64 << (p & 63));
-            was &= *word & bit != 0;
-            *word |= bit;
-        }
-        was
+        lines::insert(self, words, hash)
     }
 
     #[inline]
     fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
-        let (first, g) = self.locate(hash);
-        let block = &words[first..first + BLOCK_WORDS];
-        let mut was_present = true;
-        for (word, m) in block.iter().zip(probe::mask(g, self.num_hashes)) {
-            // Skipping the locked write when the bits are set already keeps the line shared
-            // between cores instead of bouncing it on every insert of a known key.
-            if m != 0 && word.load(Ordering::Relaxed) & m != m {
-                was_present &= word.fetch_or(m, Ordering::Relaxed) & m == m;
-            }
-        }
-        was_present
+        lines::insert_shared(self, words, hash)
     }
 
     fn contains_batch_into<S: Storage, T: Hash>(
@@ -178,20 +126,7 @@ impl Layout for Blocked {
         keys: &[T],
         out: &mut Vec<bool>,
     ) {
-        self.check_store(store);
-        if !hashing.is_keyed() {
-            batch_into::<S, T, false>(self, store, hashing, keys, out);
-            return;
-        }
-        // Keyed: SipHash in SIMD lanes for a chunk of keys, then the chunk's hashes tested.
-        out.clear();
-        out.reserve(keys.len());
-        let (mut hashes, mut answers) = (Vec::new(), Vec::new());
-        for chunk in keys.chunks(KEYED_BATCH_CHUNK) {
-            hashing.hash64_batch(chunk, &mut hashes);
-            batch_into::<S, u64, true>(self, store, hashing, &hashes, &mut answers);
-            out.extend_from_slice(&answers);
-        }
+        lines::contains_batch_into(self, hashing, store, keys, out);
     }
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
@@ -271,65 +206,19 @@ impl Layout for Blocked {
     /// Same k, and sizes a power of two apart: the larger folds to the smaller.
     fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
         self.check_hashes(other)?;
-        let (ours, theirs) = (self.num_blocks, other.num_blocks);
-        if ours == theirs {
-            Ok((1, 1))
-        } else if ours < theirs {
-            Ok((
-                1,
-                params::fold_factor(theirs as usize, ours as usize, BLOCK_BITS)?,
-            ))
-        } else {
-            Ok((
-                params::fold_factor(ours as usize, theirs as usize, BLOCK_BITS)?,
-                1,
-            ))
-        }
+        params::fold_factors(self.num_blocks, other.num_blocks)
     }
 
     fn folded(&self, factor: u32) -> Result<Self, Error> {
-        if !factor.is_power_of_two() || self.num_blocks % u64::from(factor) != 0 {
-            return Err(Error::invalid(
-                "factor",
-                format!(
-                    "must be a power of two dividing the {} blocks (got {factor})",
-                    self.num_blocks
-                ),
-            ));
-        }
         Ok(Blocked {
-            num_blocks: self.num_blocks / u64::from(factor),
+            num_blocks: params::folded_blocks(self.num_blocks, factor)?,
             ..*self
         })
     }
 
     #[cfg(feature = "rayon")]
     fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
-        assert_eq!(words.len(), self.num_blocks as usize * BLOCK_WORDS);
-        // SAFETY: `[u64; 8]` has the layout of eight consecutive `u64` (alignment 8), and
-        // `words` holds exactly `num_blocks` of them (asserted above); the exclusive borrow
-        // moves to the block slice for its life.
-        let blocks: &mut [[u64; BLOCK_WORDS]] = unsafe {
-            core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / BLOCK_WORDS)
-        };
-        let layout = *self;
-        bloom_core::internal::par::par_scatter_into(
-            blocks,
-            keys,
-            |key| {
-                let hash = hashing.hash64(key);
-                [(reduce(hash, layout.num_blocks) as usize, hash)]
-            },
-            |(block, _)| block,
-            |block, (_, hash)| {
-                // The block was chosen above: insert into it as into the whole array.
-                let g = probe::spread(hash);
-                for i in 0..layout.num_hashes {
-                    let p = probe::position(g, i);
-                    block[(p >> 6) as usize] |= 1u64 << (p & 63);
-                }
-            },
-        );
+        lines::par_scatter(self, hashing, words, keys);
     }
 }
 
@@ -366,121 +255,34 @@ fn block_fills<S: Storage>(store: &S) -> impl Iterator<Item = u32> + '_ {
     })
 }
 
-/// A hasher that passes a `u64` through: the batch query of pre-computed hashes (a keyed
-/// filter's, from the SIMD lanes) feeds them as keys.
-#[derive(Default)]
-struct Passthrough(u64);
-
-impl core::hash::Hasher for Passthrough {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys come here, through `write_u64`; fold anything else in anyway.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
+impl LineLayout for Blocked {
+    #[inline(always)]
+    fn num_lines(&self) -> u64 {
+        self.num_blocks
     }
 
     #[inline(always)]
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
+    fn locate(&self, hash: u64) -> (usize, u64) {
+        Blocked::locate(self, hash)
     }
 
     #[inline(always)]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// The batch query over any storage, the kernel's test chosen once outside the loop
-/// ([`Kernel::with_test`]); `PREHASHED` keys are the hashes themselves.
-#[inline(always)]
-fn batch_into<S: Storage, T: Hash, const PREHASHED: bool>(
-    layout: &Blocked,
-    store: &S,
-    hashing: &Hashing,
-    keys: &[T],
-    out: &mut Vec<bool>,
-) {
-    struct Run<'k, S, T, const PREHASHED: bool> {
-        layout: &'k Blocked,
-        store: &'k S,
-        hashing: Hashing,
-        keys: &'k [T],
-        out: &'k mut Vec<bool>,
-    }
-    impl<S: Storage, T: Hash, const PREHASHED: bool> probe::TestUser<()> for Run<'_, S, T, PREHASHED> {
-        #[inline(always)]
-        fn run(self, test: impl Fn(&[u8; 64], u64) -> bool + Copy) {
-            let query = BatchOf::<S, _, PREHASHED> {
-                layout: self.layout,
-                store: self.store,
-                base: self.store.base(),
-                hashing: self.hashing,
-                test,
-            };
-            batch::contains_batch_into(&Lines(&query), self.keys, self.out);
-        }
-    }
-    layout.kernel.with_test(Run::<S, T, PREHASHED> {
-        layout,
-        store,
-        hashing: *hashing,
-        keys,
-        out,
-    });
-}
-
-/// The batch engine's view of a blocked filter: one line per key. Made only by
-/// `contains_batch_into`, after the store's size is checked.
-struct BatchOf<'a, S: Storage, Q, const PREHASHED: bool> {
-    layout: &'a Blocked,
-    store: &'a S,
-    /// The store's words, taken once: the loops hold it in a register.
-    base: S::Base,
-    hashing: Hashing,
-    test: Q,
-}
-
-impl<S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
-    for BatchOf<'_, S, Q, PREHASHED>
-{
-    type Staged = (usize, u64);
-
-    #[inline(always)]
-    fn footprint(&self) -> usize {
-        self.store.footprint()
+    fn test_words(&self, word: impl Fn(usize) -> u64, g: u64) -> bool {
+        probe::contains_words(word, g, self.num_hashes)
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> (usize, u64) {
-        let hash = if PREHASHED {
-            let mut passthrough = Passthrough::default();
-            key.hash(&mut passthrough);
-            core::hash::Hasher::finish(&passthrough)
-        } else {
-            self.hashing.hash64(key)
-        };
-        self.layout.locate(hash)
+    fn with_test<R>(&self, run: impl probe::TestUser<R>) -> R {
+        self.kernel.with_test(run)
     }
 
     #[inline(always)]
-    fn prefetch(&self, (first, _): (usize, u64)) {
-        S::prefetch_line(self.base, first);
+    fn test_line(&self, line: &[u8; 64], g: u64) -> bool {
+        self.kernel.contains_le(line, g)
     }
 
     #[inline(always)]
-    fn test(&self, (first, g): (usize, u64)) -> bool {
-        if S::LINES {
-            // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
-            // `locate` picked a block below `num_blocks`.
-            return (self.test)(unsafe { S::line(self.base, first) }, g);
-        }
-        let block = S::advance(self.base, first);
-        // SAFETY: as above, for each of the block's words, read from the block's base.
-        probe::contains_words(|w| unsafe { S::read(block, w) }, g, self.layout.num_hashes)
-    }
-
-    #[inline(always)]
-    fn empty(&self) -> (usize, u64) {
-        (0, 0)
+    fn mask(&self, g: u64) -> [u64; 8] {
+        probe::mask(g, self.num_hashes)
     }
 }

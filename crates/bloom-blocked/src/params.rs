@@ -165,7 +165,7 @@ fn spiral(first: u32, last: u32) -> impl Iterator<Item = u32> {
 /// The smallest size in `lo + 1..=hi` for which `fits` holds, by bisection: `fits(hi)`
 /// holds, `lo` does not fit (or is below the range), and `fits` is monotonic (more blocks,
 /// a lower rate).
-fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
+pub(crate) fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid) {
@@ -196,6 +196,40 @@ pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result
         Ok(factor) if factor.is_power_of_two() => Ok(factor),
         _ => Err(incompatible()),
     }
+}
+
+/// The factors by which two blocked layouts of `ours` and `theirs` blocks fold to combine:
+/// `(1, 1)` for the same size, else the larger folds onto the smaller
+/// (`Layout::fold_factors`).
+///
+/// # Errors
+///
+/// [`Error::Incompatible`] naming `num_bits` when the sizes are not a power of two apart.
+pub(crate) fn fold_factors(ours: u64, theirs: u64) -> Result<(u32, u32), Error> {
+    let (ours, theirs) = (ours as usize, theirs as usize);
+    if ours == theirs {
+        Ok((1, 1))
+    } else if ours < theirs {
+        Ok((1, fold_factor(theirs, ours, BLOCK_BITS)?))
+    } else {
+        Ok((fold_factor(ours, theirs, BLOCK_BITS)?, 1))
+    }
+}
+
+/// The number of blocks after folding `num_blocks` by `factor`.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] naming `factor` when it is not a power of two dividing
+/// `num_blocks`.
+pub(crate) fn folded_blocks(num_blocks: u64, factor: u32) -> Result<u64, Error> {
+    if !factor.is_power_of_two() || num_blocks % u64::from(factor) != 0 {
+        return Err(Error::invalid(
+            "factor",
+            format!("must be a power of two dividing the {num_blocks} blocks (got {factor})"),
+        ));
+    }
+    Ok(num_blocks / u64::from(factor))
 }
 
 #[cfg(test)]

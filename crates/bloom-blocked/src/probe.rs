@@ -751,6 +751,99 @@ pub(crate) mod avx2 {
         present != 0
     }
 
+    /// The constants of the multiblock kernels, one 64-byte-aligned static.
+    #[repr(C, align(64))]
+    struct MultiConsts {
+        /// Lane i's shift of the field word: its bit field i starts at bit `6 i`.
+        shifts: [u64; 8],
+        /// Four 64-bit ones: the bit each lane must have after its word is shifted.
+        ones: [u64; 4],
+        /// Four 63s: the shift count mask of the AVX2 kernel (AVX-512 rotates, mod 64).
+        sixty_three: [u64; 4],
+    }
+
+    static MULTI_CONSTS: MultiConsts = MultiConsts {
+        shifts: [0, 6, 12, 18, 24, 30, 36, 42],
+        ones: [1; 4],
+        sixty_three: [63; 4],
+    };
+
+    /// Byte offsets of the fields of [`MultiConsts`], for the asm.
+    const MULTI_ONES: usize = core::mem::offset_of!(MultiConsts, ones);
+    const MULTI_SIXTY_THREE: usize = core::mem::offset_of!(MultiConsts, sixty_three);
+
+    /// The multiblock test with AVX2: lane i of two 256-bit halves shifts word i of the line
+    /// right by field i of `g` (six bits, masked), and `vptest` says whether bit 0 of every
+    /// lane is set. No multiplication.
+    #[inline(always)]
+    pub(crate) fn multi_contains(_: Avx2, line: Line<'_>, g: u64) -> bool {
+        let present: u8;
+        // SAFETY: the instructions need AVX2, which the token proves. The memory read is
+        // the 64 bytes `line` points at (`vmovdqu` needs no alignment) and the 128 bytes of
+        // `MULTI_CONSTS` (a static aligned to 64). The asm writes no memory, uses no stack,
+        // declares every vector register clobbered and ends with `vzeroupper`.
+        unsafe {
+            vector_asm!(
+                "vmovq xmm0, {g}",
+                "vpbroadcastq ymm0, xmm0",
+                "vpsrlvq ymm1, ymm0, ymmword ptr [{c}]",
+                "vpsrlvq ymm0, ymm0, ymmword ptr [{c} + 32]",
+                "vmovdqa ymm4, ymmword ptr [{c} + {sixty_three}]",
+                "vpand ymm1, ymm1, ymm4",
+                "vpand ymm0, ymm0, ymm4",
+                "vmovdqu ymm2, ymmword ptr [{line}]",
+                "vmovdqu ymm3, ymmword ptr [{line} + 32]",
+                "vpsrlvq ymm2, ymm2, ymm1",
+                "vpsrlvq ymm3, ymm3, ymm0",
+                "vpand ymm2, ymm2, ymm3",
+                // CF: every lane's bit 0 is set.
+                "vptest ymm2, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &MULTI_CONSTS,
+                line = in(reg) line.as_ptr(),
+                ones = const MULTI_ONES,
+                sixty_three = const MULTI_SIXTY_THREE,
+                present = out(reg_byte) present,
+            );
+        }
+        present != 0
+    }
+
+    /// The multiblock test with AVX-512: the line is one register; one variable shift puts
+    /// field i of `g` in lane i, one variable rotate (counts taken mod 64, so no mask) moves
+    /// each word's bit to bit 0, and the lanes are folded to 256 bits for `vptest`, so no
+    /// mask register is touched.
+    #[inline(always)]
+    pub(crate) fn multi_contains_512(_: Avx512, line: Line<'_>, g: u64) -> bool {
+        let present: u8;
+        // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
+        // memory read is the 64 bytes `line` points at (an unaligned load) and bytes 0..96
+        // of `MULTI_CONSTS` (a static aligned to 64). The asm writes no memory, uses no
+        // stack, uses only `zmm0`/`zmm1` of the vector registers, declares all sixteen
+        // clobbered and ends with `vzeroupper`.
+        unsafe {
+            vector_asm!(
+                "vpbroadcastq zmm0, {g}",
+                "vpsrlvq zmm0, zmm0, zmmword ptr [{c}]",
+                "vmovdqu64 zmm1, zmmword ptr [{line}]",
+                "vprorvq zmm1, zmm1, zmm0",
+                "vextracti64x4 ymm0, zmm1, 1",
+                "vpand ymm1, ymm1, ymm0",
+                "vptest ymm1, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &MULTI_CONSTS,
+                line = in(reg) line.as_ptr(),
+                ones = const MULTI_ONES,
+                present = out(reg_byte) present,
+            );
+        }
+        present != 0
+    }
+
     /// Parquet's salts, then eight ones (the shifted value), 32-byte aligned for the asm.
     #[repr(C, align(32))]
     struct SplitConsts([u32; 16]);

@@ -4,7 +4,7 @@
 
 use alloc::{format, vec::Vec};
 use core::hash::Hash;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::AtomicU64;
 
 use bloom_core::engine::{Layout, Storage};
 use bloom_core::format::Variant;
@@ -125,12 +125,7 @@ impl Layout for Classic {
         let mut was_present = true;
         for pos in self.probes(hash) {
             let mask = 1u64 << (pos & 63);
-            let word = &words[(pos >> 6) as usize];
-            // Skipping the locked write when the bit is already set keeps the cache line
-            // shared between cores instead of bouncing it on every insert of a known key.
-            if word.load(Ordering::Relaxed) & mask == 0 {
-                was_present &= word.fetch_or(mask, Ordering::Relaxed) & mask != 0;
-            }
+            was_present &= internal::or_relaxed(&words[(pos >> 6) as usize], mask);
         }
         was_present
     }

@@ -4,9 +4,10 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::BloomFilter;
 use bloom_core::Error;
+use bloom_core::engine::{BitStore, Engine, Layout};
 use bloom_core::format::{self, HashScheme, Variant};
 use bloom_core::hash::Hashing;
 use bloom_counting::CountingBloomFilter;
@@ -47,6 +48,7 @@ macro_rules! each_variant {
         match $filter {
             AnyFilter::Classic($f) => $body,
             AnyFilter::Blocked($f) => $body,
+            AnyFilter::Multiblock($f) => $body,
             AnyFilter::SplitBlock($f) => $body,
             AnyFilter::Counting($f) => $body,
             AnyFilter::Scalable($f) => $body,
@@ -61,6 +63,9 @@ pub(crate) enum Kind {
     Classic,
     /// `BlockedBloomFilter`: every key in one 512-bit cache line; faster, a little larger.
     Blocked,
+    /// `MultiblockBloomFilter`: one bit in each 64-bit word of a 512-bit cache line; the
+    /// fastest query, for rates of 2% and below.
+    Multiblock,
     /// `SplitBlockBloomFilter`: Apache Parquet's split-block filter (256-bit blocks).
     SplitBlock,
     /// `CountingBloomFilter`: 4-bit counters (four times the memory; the library can remove
@@ -72,9 +77,10 @@ pub(crate) enum Kind {
 
 impl Kind {
     /// Every variant, in the order `bloom size` lists them.
-    pub(crate) const ALL: [Kind; 5] = [
+    pub(crate) const ALL: [Kind; 6] = [
         Kind::Classic,
         Kind::Blocked,
+        Kind::Multiblock,
         Kind::SplitBlock,
         Kind::Counting,
         Kind::Scalable,
@@ -85,6 +91,7 @@ impl Kind {
         match self {
             Kind::Classic => "classic",
             Kind::Blocked => "blocked",
+            Kind::Multiblock => "multiblock",
             Kind::SplitBlock => "split-block",
             Kind::Counting => "counting",
             Kind::Scalable => "scalable",
@@ -99,6 +106,8 @@ pub(crate) enum AnyFilter {
     Classic(BloomFilter),
     /// A blocked filter.
     Blocked(BlockedBloomFilter),
+    /// A multiblock filter.
+    Multiblock(MultiblockBloomFilter),
     /// A Parquet split-block filter.
     SplitBlock(SplitBlockBloomFilter),
     /// A counting filter.
@@ -117,6 +126,7 @@ impl AnyFilter {
         Ok(match kind {
             Kind::Classic => AnyFilter::Classic(BloomFilter::new(n, p)?),
             Kind::Blocked => AnyFilter::Blocked(BlockedBloomFilter::new(n, p)?),
+            Kind::Multiblock => AnyFilter::Multiblock(MultiblockBloomFilter::new(n, p)?),
             Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::new(n, p)?),
             Kind::Counting => AnyFilter::Counting(CountingBloomFilter::new(n, p)?),
             Kind::Scalable => AnyFilter::Scalable(ScalableBloomFilter::new(n, p)?),
@@ -151,6 +161,7 @@ impl AnyFilter {
         Ok(match kind {
             Kind::Classic => AnyFilter::Classic(hashed!(BloomFilter::new(n, p)?)),
             Kind::Blocked => AnyFilter::Blocked(hashed!(BlockedBloomFilter::new(n, p)?)),
+            Kind::Multiblock => AnyFilter::Multiblock(hashed!(MultiblockBloomFilter::new(n, p)?)),
             Kind::Counting => AnyFilter::Counting(hashed!(CountingBloomFilter::new(n, p)?)),
             Kind::Scalable => {
                 let builder = ScalableBloomFilter::builder(n, p);
@@ -207,6 +218,7 @@ impl AnyFilter {
             Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
             Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
             Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
+            Kind::Multiblock => AnyFilter::Multiblock(decode!(MultiblockBloomFilter)),
             Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::from_bytes(bytes)?),
         })
     }
@@ -244,6 +256,7 @@ impl AnyFilter {
             Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
             Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
             Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
+            Kind::Multiblock => AnyFilter::Multiblock(decode!(MultiblockBloomFilter)),
             Kind::SplitBlock => {
                 AnyFilter::SplitBlock(SplitBlockBloomFilter::read_from(&mut frame)?)
             }
@@ -322,6 +335,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Classic(_) => Kind::Classic,
             AnyFilter::Blocked(_) => Kind::Blocked,
+            AnyFilter::Multiblock(_) => Kind::Multiblock,
             AnyFilter::SplitBlock(_) => Kind::SplitBlock,
             AnyFilter::Counting(_) => Kind::Counting,
             AnyFilter::Scalable(_) => Kind::Scalable,
@@ -333,6 +347,7 @@ impl AnyFilter {
         let hashing = match self {
             AnyFilter::Classic(f) => f.hashing(),
             AnyFilter::Blocked(f) => f.hashing(),
+            AnyFilter::Multiblock(f) => f.hashing(),
             AnyFilter::Counting(f) => f.hashing(),
             AnyFilter::Scalable(f) => f.hashing(),
             AnyFilter::SplitBlock(_) => return HashInfo::Parquet,
@@ -350,6 +365,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Classic(_) => Variant::Classic,
             AnyFilter::Blocked(_) => Variant::Blocked,
+            AnyFilter::Multiblock(_) => Variant::Multiblock,
             AnyFilter::SplitBlock(_) => Variant::SplitBlock,
             AnyFilter::Counting(_) => Variant::Counting,
             AnyFilter::Scalable(_) => Variant::Scalable,
@@ -372,6 +388,7 @@ impl AnyFilter {
             // The blocked filter's batch insert hashes a group of keys and prefetches their
             // blocks first.
             AnyFilter::Blocked(f) => f.insert_all(keys),
+            AnyFilter::Multiblock(f) => f.insert_all(keys),
             AnyFilter::SplitBlock(f) => keys.iter().for_each(|k| {
                 f.insert_bytes(k);
             }),
@@ -405,26 +422,9 @@ impl AnyFilter {
         fail: impl Fn(Error) -> Failure,
     ) -> Result<(), Failure> {
         match self {
-            AnyFilter::Classic(f) => {
-                let hashing = f.hashing();
-                inputs.for_each_hashed_batch(
-                    |key| hashing.hash(key),
-                    |hashes| {
-                        f.insert_hashes(hashes);
-                        Ok(())
-                    },
-                )
-            }
-            AnyFilter::Blocked(f) => {
-                let hashing = f.hashing();
-                inputs.for_each_hashed_batch(
-                    |key| hashing.hash64(key),
-                    |hashes| {
-                        f.insert_hashes(hashes);
-                        Ok(())
-                    },
-                )
-            }
+            AnyFilter::Classic(f) => insert_hashed(f, inputs),
+            AnyFilter::Blocked(f) => insert_hashed(f, inputs),
+            AnyFilter::Multiblock(f) => insert_hashed(f, inputs),
             other => inputs.for_each_batch(SEQUENTIAL_BATCH_BYTES, |keys| {
                 other.insert_all(keys).map_err(&fail)
             }),
@@ -442,6 +442,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Classic(f) => f.par_insert_all(keys),
             AnyFilter::Blocked(f) => f.par_insert_all(keys),
+            AnyFilter::Multiblock(f) => f.par_insert_all(keys),
             AnyFilter::Counting(f) => f.par_insert_all(keys),
             AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => {}
         }
@@ -456,7 +457,10 @@ impl AnyFilter {
     /// variants, which have none.
     pub(crate) fn check_parallel(&self) -> Result<(), Error> {
         match self {
-            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Counting(_) => Ok(()),
+            AnyFilter::Classic(_)
+            | AnyFilter::Blocked(_)
+            | AnyFilter::Multiblock(_)
+            | AnyFilter::Counting(_) => Ok(()),
             AnyFilter::SplitBlock(_) | AnyFilter::Scalable(_) => Err(Error::invalid(
                 "--parallel",
                 format!("{} filters have no parallel build", self.kind().name()),
@@ -470,6 +474,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Classic(f) => f.contains_batch_into(keys, out),
             AnyFilter::Blocked(f) => f.contains_batch_into(keys, out),
+            AnyFilter::Multiblock(f) => f.contains_batch_into(keys, out),
             // The batch query hashes through `Hash`; Parquet's hash is of the raw bytes.
             AnyFilter::SplitBlock(f) => out.extend(keys.iter().map(|k| f.contains_bytes(k))),
             AnyFilter::Counting(f) => f.contains_batch_into(keys, out),
@@ -486,6 +491,7 @@ impl AnyFilter {
         match (self, other) {
             (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b),
             (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b),
+            (AnyFilter::Multiblock(a), AnyFilter::Multiblock(b)) => a.union(b),
             (AnyFilter::SplitBlock(a), AnyFilter::SplitBlock(b)) => a.union(b),
             (AnyFilter::Counting(a), AnyFilter::Counting(b)) => a.union(b),
             (AnyFilter::Scalable(a), AnyFilter::Scalable(b)) => a.union(b),
@@ -508,6 +514,7 @@ impl AnyFilter {
         match self {
             AnyFilter::Classic(f) => f.fill_ratio(),
             AnyFilter::Blocked(f) => f.fill_ratio(),
+            AnyFilter::Multiblock(f) => f.fill_ratio(),
             AnyFilter::SplitBlock(f) => f.fill_ratio(),
             AnyFilter::Counting(f) => f.fill_ratio(),
             AnyFilter::Scalable(f) => {
@@ -529,6 +536,22 @@ impl AnyFilter {
     pub(crate) fn estimated_fpr(&self) -> f64 {
         each_variant!(self, f => f.estimated_fpr())
     }
+}
+
+/// Adds the keys of every input to an engine filter: hashed on a thread of their own with the
+/// layout's hash, inserted by hash in prefetched bursts ([`AnyFilter::insert_inputs`]).
+fn insert_hashed<L: Layout>(
+    filter: &mut Engine<L, BitStore>,
+    inputs: &Inputs,
+) -> Result<(), Failure> {
+    let hashing = filter.hashing();
+    inputs.for_each_hashed_batch(
+        |key| L::hash(&hashing, key),
+        |hashes| {
+            filter.insert_hashes(hashes);
+            Ok(())
+        },
+    )
 }
 
 /// The variant a filter file's header (at least [`format::HEADER_LEN`] bytes) names.
@@ -556,6 +579,7 @@ fn kind_of(header: &[u8], key: Option<&[u8; 16]>) -> Result<Kind, Error> {
         )),
         Some(Variant::Classic) => Ok(Kind::Classic),
         Some(Variant::Blocked) => Ok(Kind::Blocked),
+        Some(Variant::Multiblock) => Ok(Kind::Multiblock),
         Some(Variant::SplitBlock) => Ok(Kind::SplitBlock),
         Some(Variant::Counting) => Ok(Kind::Counting),
         Some(Variant::Scalable) => Ok(Kind::Scalable),

@@ -6,7 +6,14 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const VARIANTS: [&str; 5] = ["classic", "blocked", "split-block", "counting", "scalable"];
+const VARIANTS: [&str; 6] = [
+    "classic",
+    "blocked",
+    "multiblock",
+    "split-block",
+    "counting",
+    "scalable",
+];
 
 /// Runs `bloom args...` with `stdin` as its standard input.
 fn bloom(args: &[&str], stdin: &[u8]) -> Output {
@@ -607,7 +614,7 @@ fn help_explains_every_subcommand() {
 }
 
 /// The variants that can be keyed (all but Parquet's split block filter).
-const KEYABLE: [&str; 4] = ["classic", "blocked", "counting", "scalable"];
+const KEYABLE: [&str; 5] = ["classic", "blocked", "multiblock", "counting", "scalable"];
 
 /// Runs `bloom keygen -o dir/name` and returns the key file.
 fn keygen(dir: &Path, name: &str) -> PathBuf {

@@ -255,6 +255,7 @@ pub fn ours() -> Vec<crate::measure::Entry> {
         Entry::of::<crate::candidates::Blocked>(),
         Entry::of::<crate::candidates::AtomicBlocked>(),
         Entry::of::<crate::candidates::KeyedBlocked>(),
+        Entry::of::<crate::candidates::Multiblock>(),
         Entry::of::<crate::candidates::SplitBlock>(),
         Entry::of::<crate::candidates::Spark>(),
         Entry::of::<crate::candidates::Guava>(),

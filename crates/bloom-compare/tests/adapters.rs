@@ -43,7 +43,7 @@ fn report(sweep: &Sweep) -> Report {
 
 #[test]
 fn every_candidate_records_the_kernel_it_ran() {
-    use bloom_blocked::{BlockedBloomFilter, SplitBlockBloomFilter};
+    use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
     use bloom_compare::candidates::{aging_kernel, probe_kernel};
 
     let mut entries = candidate::ours();
@@ -63,6 +63,12 @@ fn every_candidate_records_the_kernel_it_ran() {
                 kernel,
                 Some(probe_kernel(BlockedBloomFilter::new(n, p).unwrap().probe())),
                 "at p = {p}"
+            ),
+            "multiblock" => assert_eq!(
+                kernel,
+                Some(probe_kernel(
+                    MultiblockBloomFilter::new(n, p).unwrap().probe()
+                ))
             ),
             "split-block" => assert_eq!(
                 kernel,
@@ -234,6 +240,7 @@ fn every_variant_of_the_workspace_has_an_adapter() {
             "blocked",
             "atomic-blocked",
             "blocked-keyed",
+            "multiblock",
             "split-block",
             "spark",
             "guava",

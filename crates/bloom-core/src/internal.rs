@@ -33,7 +33,7 @@ pub use probe::{Pairs, Probes, Steps, high_half, low_half, reduce};
 pub use stream::STREAM_CHUNK;
 
 pub use crate::bits::AtomicBitStore;
-pub use memory::{advise_huge_pages, out_of_memory, prefetch, test_bit, words_for};
+pub use memory::{advise_huge_pages, or_relaxed, out_of_memory, prefetch, test_bit, words_for};
 
 pub use crate::format::fields::{FRAMING_LEN, HEADER_LEN};
 pub use frame::{

@@ -147,6 +147,7 @@ const SURFACE: &[&str] = &[
     "math::blocked_fpr",
     "math::blocked_fpr_distinct",
     "math::blocked_fpr_replacement",
+    "math::multiblock_fpr",
     "math::blocked_num_bits",
     "math::bits_per_key_lower_bound",
     "engine",

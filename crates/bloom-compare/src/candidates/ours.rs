@@ -1,6 +1,9 @@
 //! Adapters for this workspace's filters.
 
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Probe, SplitBlockBloomFilter};
+use bloom_blocked::{
+    AtomicBlockedBloomFilter, BlockedBloomFilter, MultiblockBloomFilter, Probe,
+    SplitBlockBloomFilter,
+};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
@@ -158,6 +161,18 @@ bulk_adapter!(
         name: "BlockedBloomFilter",
         crate_name: "bloom-blocked",
         structure: "k bits in one 512-bit block (one cache line) per key",
+        deletes: false,
+        kernel: probe_kernel,
+    }
+);
+
+bulk_adapter!(
+    /// [`MultiblockBloomFilter`]: one bit in each 64-bit word of one 512-bit block per key.
+    Multiblock, mut MultiblockBloomFilter, {
+        id: "multiblock",
+        name: "MultiblockBloomFilter",
+        crate_name: "bloom-blocked",
+        structure: "one bit in each of the 8 words of one 512-bit block (one cache line) per key",
         deletes: false,
         kernel: probe_kernel,
     }

@@ -67,17 +67,20 @@ pub enum Variant {
     SplitBlock = 5,
     /// `AgingBloomFilter` (age-partitioned slices in a ring).
     Aging = 6,
+    /// `MultiblockBloomFilter` and `AtomicMultiblockBloomFilter` (the same bytes).
+    Multiblock = 7,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 7] = [
         Variant::Classic,
         Variant::Counting,
         Variant::Scalable,
         Variant::Blocked,
         Variant::SplitBlock,
         Variant::Aging,
+        Variant::Multiblock,
     ];
 
     /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
@@ -104,6 +107,7 @@ impl Variant {
             Variant::Blocked => "BlockedBloomFilter or AtomicBlockedBloomFilter",
             Variant::SplitBlock => "SplitBlockBloomFilter",
             Variant::Aging => "AgingBloomFilter",
+            Variant::Multiblock => "MultiblockBloomFilter or AtomicMultiblockBloomFilter",
         }
     }
 }

@@ -37,6 +37,16 @@ pub fn test_bit(words: &[u64], pos: u64) -> bool {
     (words[(pos >> 6) as usize] >> (pos & 63)) & 1 != 0
 }
 
+/// ORs `mask` into an atomic word (`Relaxed`); whether every bit of `mask` was set before.
+/// The insert of every filter over atomic words: the locked write is skipped when a load
+/// shows the bits set already, which keeps the cache line shared between cores instead of
+/// bouncing it on every insert of a known key.
+#[inline(always)]
+pub fn or_relaxed(word: &core::sync::atomic::AtomicU64, mask: u64) -> bool {
+    use core::sync::atomic::Ordering::Relaxed;
+    word.load(Relaxed) & mask == mask || word.fetch_or(mask, Relaxed) & mask == mask
+}
+
 /// Sets bit `pos` in `words` and returns whether it was set before: the plain model the
 /// tests check the stores' probe loops and the parallel scatter against.
 ///

@@ -1,0 +1,284 @@
+//! What the layouts of one 512-bit line per key (blocked and multiblock) share: the line is
+//! found from a 64-bit hash, and tested by the layout's kernel on the line's bytes where the
+//! storage lends them, or portably on its words where it does not (atomic words). The
+//! single-key test over any storage and the batch query (seeded, and keyed with SipHash in
+//! SIMD lanes) are written here once.
+
+use alloc::vec::Vec;
+use core::hash::Hash;
+
+use core::sync::atomic::AtomicU64;
+
+use bloom_core::engine::Storage;
+use bloom_core::hash::Hashing;
+use bloom_core::internal;
+use bloom_core::internal::batch::{self, Lines, OneLine};
+
+use crate::probe::TestUser;
+
+/// Words per line.
+pub(crate) const LINE_WORDS: usize = 8;
+
+/// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
+/// tested: enough to amortise the lanes' setup, few enough to stay in L1.
+const KEYED_BATCH_CHUNK: usize = 4096;
+
+/// A layout that puts each key's bits in one 512-bit line.
+pub(crate) trait LineLayout: Copy {
+    /// The number of lines.
+    fn num_lines(&self) -> u64;
+
+    /// The first word of `hash`'s line and the word its positions come from.
+    fn locate(&self, hash: u64) -> (usize, u64);
+
+    /// The portable test of the key of `g` on a line whose word `w` (0..8) `word` reads.
+    fn test_words(&self, word: impl Fn(usize) -> u64, g: u64) -> bool;
+
+    /// Runs `run` with the kernel's test of a line's 64 bytes, chosen here once.
+    fn with_test<R>(&self, run: impl TestUser<R>) -> R;
+
+    /// The kernel's test of the key of `g` on a line's 64 bytes (little-endian words).
+    fn test_line(&self, line: &[u8; 64], g: u64) -> bool;
+
+    /// The key of `g`'s bits as the line's eight words.
+    fn mask(&self, g: u64) -> [u64; LINE_WORDS];
+}
+
+/// Sets the bits of `hash` in `words`; whether all of them were set before.
+#[inline]
+pub(crate) fn insert<L: LineLayout>(layout: &L, words: &mut [u64], hash: u64) -> bool {
+    let (first, g) = layout.locate(hash);
+    let mut was = true;
+    for (word, m) in words[first..first + LINE_WORDS]
+        .iter_mut()
+        .zip(layout.mask(g))
+    {
+        was &= *word & m == m;
+        *word |= m;
+    }
+    was
+}
+
+/// Sets the bits of `hash` in atomic `words`; whether all of them were set before.
+#[inline]
+pub(crate) fn insert_shared<L: LineLayout>(layout: &L, words: &[AtomicU64], hash: u64) -> bool {
+    let (first, g) = layout.locate(hash);
+    let mut was = true;
+    for (word, m) in words[first..first + LINE_WORDS].iter().zip(layout.mask(g)) {
+        was &= internal::or_relaxed(word, m);
+    }
+    was
+}
+
+/// Sets the bits of every key of `keys` in `words` on all of rayon's threads, each thread
+/// owning a range of lines: the same bits as inserting them one by one.
+///
+/// # Panics
+///
+/// If `words` does not hold exactly `layout`'s lines.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
+    layout: &L,
+    hashing: &Hashing,
+    words: &mut [u64],
+    keys: &[T],
+) {
+    assert_eq!(words.len() as u64, layout.num_lines() * LINE_WORDS as u64);
+    // SAFETY: `[u64; 8]` has the layout of eight consecutive `u64` (alignment 8), and
+    // `words` holds exactly `num_lines` of them (asserted above); the exclusive borrow
+    // moves to the line slice for its life.
+    let lines: &mut [[u64; LINE_WORDS]] = unsafe {
+        core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / LINE_WORDS)
+    };
+    internal::par::par_scatter_into(
+        lines,
+        keys,
+        |key| {
+            let (first, g) = layout.locate(hashing.hash64(key));
+            [(first / LINE_WORDS, g)]
+        },
+        |(line, _)| line,
+        |line, (_, g)| {
+            for (word, m) in line.iter_mut().zip(layout.mask(g)) {
+                *word |= m;
+            }
+        },
+    );
+}
+
+/// The test of the line at word `first` of `store`: the kernel on the line's bytes where
+/// the storage lends them, the portable test of its words where it does not.
+///
+/// # Safety
+///
+/// `store` must hold `layout`'s lines and `first` be the first word of one of them.
+#[inline(always)]
+pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
+    layout: &L,
+    store: &S,
+    first: usize,
+    g: u64,
+) -> bool {
+    let base = store.base();
+    if S::LINES {
+        // SAFETY: the caller's contract puts the line's eight words in the store, which
+        // `base` is of.
+        return layout.test_line(unsafe { S::line(base, first) }, g);
+    }
+    let line = S::advance(base, first);
+    // SAFETY: as above, for each of the line's words, read from the line's base.
+    layout.test_words(|w| unsafe { S::read(line, w) }, g)
+}
+
+/// The answers for `keys` into `out`: the batch engine over the lines, the kernel's test
+/// chosen once outside the loop; a keyed filter's keys hashed a chunk at a time in SIMD
+/// lanes first.
+///
+/// # Panics
+///
+/// If `store` does not hold exactly `layout`'s lines.
+pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
+    layout: &L,
+    hashing: &Hashing,
+    store: &S,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    assert_eq!(
+        store.num_bits(),
+        layout.num_lines() * 512,
+        "a store of another size"
+    );
+    if !hashing.is_keyed() {
+        batch_into::<L, S, T, false>(layout, store, hashing, keys, out);
+        return;
+    }
+    out.clear();
+    out.reserve(keys.len());
+    let (mut hashes, mut answers) = (Vec::new(), Vec::new());
+    for chunk in keys.chunks(KEYED_BATCH_CHUNK) {
+        hashing.hash64_batch(chunk, &mut hashes);
+        batch_into::<L, S, u64, true>(layout, store, hashing, &hashes, &mut answers);
+        out.extend_from_slice(&answers);
+    }
+}
+
+/// A hasher that passes a `u64` through: the batch query of pre-computed hashes (a keyed
+/// filter's, from the SIMD lanes) feeds them as keys.
+#[derive(Default)]
+struct Passthrough(u64);
+
+impl core::hash::Hasher for Passthrough {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys come here, through `write_u64`; fold anything else in anyway.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The batch query over any storage; `PREHASHED` keys are the hashes themselves.
+#[inline(always)]
+fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
+    layout: &L,
+    store: &S,
+    hashing: &Hashing,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    struct Run<'k, L, S, T, const PREHASHED: bool> {
+        layout: &'k L,
+        store: &'k S,
+        hashing: Hashing,
+        keys: &'k [T],
+        out: &'k mut Vec<bool>,
+    }
+    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> TestUser<()>
+        for Run<'_, L, S, T, PREHASHED>
+    {
+        #[inline(always)]
+        fn run(self, test: impl Fn(&[u8; 64], u64) -> bool + Copy) {
+            let query = BatchOf::<L, S, _, PREHASHED> {
+                layout: self.layout,
+                store: self.store,
+                base: self.store.base(),
+                hashing: self.hashing,
+                test,
+            };
+            batch::contains_batch_into(&Lines(&query), self.keys, self.out);
+        }
+    }
+    layout.with_test(Run::<L, S, T, PREHASHED> {
+        layout,
+        store,
+        hashing: *hashing,
+        keys,
+        out,
+    });
+}
+
+/// The batch engine's view of a line layout's filter: one line per key. Made only by
+/// `contains_batch_into`, after the store's size is checked.
+struct BatchOf<'a, L, S: Storage, Q, const PREHASHED: bool> {
+    layout: &'a L,
+    store: &'a S,
+    /// The store's words, taken once: the loops hold it in a register.
+    base: S::Base,
+    hashing: Hashing,
+    test: Q,
+}
+
+impl<L: LineLayout, S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
+    for BatchOf<'_, L, S, Q, PREHASHED>
+{
+    type Staged = (usize, u64);
+
+    #[inline(always)]
+    fn footprint(&self) -> usize {
+        self.store.footprint()
+    }
+
+    #[inline(always)]
+    fn locate<T: Hash>(&self, key: &T) -> (usize, u64) {
+        let hash = if PREHASHED {
+            let mut passthrough = Passthrough::default();
+            key.hash(&mut passthrough);
+            core::hash::Hasher::finish(&passthrough)
+        } else {
+            self.hashing.hash64(key)
+        };
+        self.layout.locate(hash)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, (first, _): (usize, u64)) {
+        S::prefetch_line(self.base, first);
+    }
+
+    #[inline(always)]
+    fn test(&self, (first, g): (usize, u64)) -> bool {
+        if S::LINES {
+            // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
+            // `locate` picked a line below `num_lines`.
+            return (self.test)(unsafe { S::line(self.base, first) }, g);
+        }
+        let line = S::advance(self.base, first);
+        // SAFETY: as above, for each of the line's words, read from the line's base.
+        self.layout.test_words(|w| unsafe { S::read(line, w) }, g)
+    }
+
+    #[inline(always)]
+    fn empty(&self) -> (usize, u64) {
+        (0, 0)
+    }
+}

@@ -1,0 +1,462 @@
+//! The multiblock layout: each key sets one bit in each of the eight 64-bit words of one
+//! 512-bit block (a cache line), the bit of word i taken from bits `6i..6i + 6` of a
+//! re-mixed hash. No multiplication inside the block: the vector kernels shift or rotate
+//! each word by its field and test bit 0 of all eight at once.
+//!
+//! # The positions
+//!
+//! A key's hash is one 64-bit word `h` (as the blocked layout's). The block is `reduce(h,
+//! num_blocks)` (multiply-shift, any block count). The fields come from `f = lo ^ hi` of the
+//! 128-bit product `h × 0x9E3779B97F4A7C15` (one `mulx`): every bit of `f` depends on every
+//! bit of `h`, so the fields stay independent of the block choice whatever the block count
+//! (a filter above 2^32 bits keeps its rate). Word i's bit is `(f >> 6i) & 63`.
+//!
+//! The rate is [`multiblock_fpr`](bloom_core::math::multiblock_fpr): at 1% it needs 10.10
+//! bits per key against the blocked layout's 9.90 (k = 8 bits anywhere in the block), and at
+//! 0.1% 15.72 against 15.49 (docs/blocked.md, "The multiblock layout").
+//!
+//! The mapping is part of the binary format (variant tag 7): changing it changes which bits
+//! a key owns.
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::hash::Hash;
+use core::sync::atomic::AtomicU64;
+
+use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
+use bloom_core::format::Variant;
+use bloom_core::hash::Hashing;
+use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::{self, ByteReader, reduce};
+use bloom_core::{Error, math};
+
+use crate::lines::{self, LINE_WORDS, LineLayout};
+use crate::params::{self, SIZING_HEADROOM};
+use crate::probe::{BLOCK_BITS, TestUser};
+
+/// Bits each key sets: one per 64-bit word of its block.
+pub const MULTIBLOCK_HASHES: u32 = 8;
+
+/// Keys hashed per burst of a burst insert (each prefetching its one line).
+const INSERT_BURST: usize = 64;
+
+/// The multiplier of the field re-mix: the 64-bit golden ratio.
+const FIELD_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The word whose six-bit fields are a key's positions (see the module docs).
+#[inline(always)]
+fn fields(hash: u64) -> u64 {
+    let product = u128::from(hash) * u128::from(FIELD_MIX);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// Bit `(f >> 6i) & 63` of word i, as one mask per word.
+#[inline(always)]
+fn bit(f: u64, word: usize) -> u64 {
+    1u64 << ((f >> (6 * word)) & 63)
+}
+
+/// Where a key's bits go in a [`MultiblockBloomFilter`](crate::MultiblockBloomFilter): one
+/// bit in each 64-bit word of one of `num_blocks` 512-bit blocks, and the kernel that tests
+/// them (chosen from the CPU when the filter is built; it never changes an answer, so two
+/// layouts are equal whatever their kernels).
+#[derive(Debug, Clone, Copy)]
+pub struct Multiblock {
+    num_blocks: u64,
+    kernel: Kernel,
+}
+
+impl PartialEq for Multiblock {
+    fn eq(&self, other: &Self) -> bool {
+        self.num_blocks == other.num_blocks
+    }
+}
+
+impl Eq for Multiblock {}
+
+/// The implementation of the multiblock test: the vector kinds hold the proof that the CPU
+/// has their features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(crate::probe::avx2::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(crate::probe::avx2::Avx512),
+}
+
+impl Kernel {
+    /// The kernel for `probe`, or the next best one the CPU has.
+    fn new(probe: Probe) -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::probe::avx2::{Avx2, Avx512};
+            if let (Probe::Avx512, Some(token)) = (probe, Avx512::detect()) {
+                return Kernel::Avx512(token);
+            }
+            if let (Probe::Avx512 | Probe::Avx2, Some(token)) = (probe, Avx2::detect()) {
+                return Kernel::Avx2(token);
+            }
+        }
+        let _ = probe;
+        Kernel::Portable
+    }
+
+    fn probe(self) -> Probe {
+        match self {
+            Kernel::Portable => Probe::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) => Probe::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(_) => Probe::Avx512,
+        }
+    }
+}
+
+/// The portable test on a line whose word `w` `word` reads: each word shifted so that its
+/// bit lands in bit 0, ANDed (branch-free: for an absent key an early exit would be a coin
+/// flip per word).
+#[inline(always)]
+fn test_words(word: impl Fn(usize) -> u64, f: u64) -> bool {
+    let mut all = !0u64;
+    for w in 0..LINE_WORDS {
+        all &= word(w) >> ((f >> (6 * w)) & 63);
+    }
+    all & 1 != 0
+}
+
+/// [`test_words`] on a line's 64 little-endian bytes.
+#[inline(always)]
+fn test_le_bytes(line: &[u8; 64], f: u64) -> bool {
+    test_words(
+        |w| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&line[8 * w..8 * w + 8]);
+            u64::from_le_bytes(word)
+        },
+        f,
+    )
+}
+
+impl Multiblock {
+    fn of(num_blocks: u64) -> Result<Multiblock, Error> {
+        internal::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
+        Ok(Multiblock {
+            num_blocks,
+            kernel: Kernel::new(Probe::best()),
+        })
+    }
+
+    /// The expected rate of `num_blocks` blocks holding `num_items` keys.
+    fn rate(num_blocks: u64, num_items: u64) -> f64 {
+        math::multiblock_fpr(num_blocks * BLOCK_BITS, 64, MULTIBLOCK_HASHES, num_items)
+    }
+}
+
+impl Layout for Multiblock {
+    type Hash = u64;
+    const NAME: &'static str = "MultiblockBloomFilter";
+    const ATOMIC_NAME: &'static str = "AtomicMultiblockBloomFilter";
+    const VARIANT: Variant = Variant::Multiblock;
+    const PARAMS_LEN: usize = internal::SIZE_AND_HASHES_LEN;
+    const INSERT_BURST: usize = INSERT_BURST;
+    const BLOCK_WORDS: usize = LINE_WORDS;
+
+    /// The smallest number of blocks whose rate by
+    /// [`multiblock_fpr`](bloom_core::math::multiblock_fpr) is at most `fpr` (with the
+    /// blocked layout's 5% of headroom) for `expected_items` keys.
+    fn for_items(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        // A blocked filter never beats the classic optimum: start the search there.
+        let classic = internal::optimal_num_bits_with::<Native>(expected_items, fpr)?;
+        let target = fpr * SIZING_HEADROOM;
+        let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
+        let fits = |blocks: u64| Multiblock::rate(blocks, expected_items) <= target;
+        let mut hi = (classic / BLOCK_BITS).clamp(1, max_blocks);
+        let mut lo = hi - 1;
+        while !fits(hi) {
+            if hi == max_blocks {
+                return Err(Error::TooLarge {
+                    requested_bits: (hi as f64 * 2.0) * BLOCK_BITS as f64,
+                    max_bits: math::MAX_NUM_BITS,
+                });
+            }
+            lo = hi;
+            hi = (hi * 2).min(max_blocks);
+        }
+        Multiblock::of(params::smallest_fitting(lo, hi, fits))
+    }
+
+    /// `num_bits` rounded up to whole 512-bit blocks; `num_hashes` must be 8, the layout's
+    /// one bit per word.
+    fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+        internal::check_num_bits(num_bits)?;
+        if num_hashes != MULTIBLOCK_HASHES {
+            return Err(Error::invalid(
+                "num_hashes",
+                format!(
+                    "a multiblock filter sets one bit in each of a block's 8 words (got {num_hashes})"
+                ),
+            ));
+        }
+        Multiblock::of(num_bits.div_ceil(BLOCK_BITS))
+    }
+
+    #[inline(always)]
+    fn num_bits(&self) -> u64 {
+        self.num_blocks * BLOCK_BITS
+    }
+
+    #[inline(always)]
+    fn num_hashes(&self) -> u32 {
+        MULTIBLOCK_HASHES
+    }
+
+    #[inline(always)]
+    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u64 {
+        hashing.hash64(key)
+    }
+
+    #[inline(always)]
+    unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
+        let (first, f) = LineLayout::locate(self, hash);
+        // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
+        // below `num_blocks`.
+        unsafe { lines::test(self, store, first, f) }
+    }
+
+    #[inline(always)]
+    fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
+        S::prefetch_line(store.base(), LineLayout::locate(self, hash).0);
+    }
+
+    #[inline]
+    fn insert(&self, words: &mut [u64], hash: u64) -> bool {
+        lines::insert(self, words, hash)
+    }
+
+    #[inline]
+    fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
+        lines::insert_shared(self, words, hash)
+    }
+
+    fn contains_batch_into<S: Storage, T: Hash>(
+        &self,
+        hashing: &Hashing,
+        store: &S,
+        keys: &[T],
+        out: &mut Vec<bool>,
+    ) {
+        lines::contains_batch_into(self, hashing, store, keys, out);
+    }
+
+    fn expected_fpr(&self, num_items: u64) -> f64 {
+        Multiblock::rate(self.num_blocks, num_items)
+    }
+
+    /// The sum over words of the keys each word's fill suggests (a word of x bits set has
+    /// seen about `ln(1 - x/64) / ln(1 - 1/64)` keys of its block), divided by the eight
+    /// words every key sets a bit in.
+    fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
+        let per_key = Native::ln_1p(-1.0 / 64.0);
+        let sum: f64 = store
+            .words()
+            .map(|word| match word.count_ones() {
+                64 => f64::INFINITY,
+                x => Native::ln_1p(-f64::from(x) / 64.0) / per_key,
+            })
+            .sum();
+        sum / f64::from(MULTIBLOCK_HASHES)
+    }
+
+    /// The mean over blocks of the product over their words of `x/64`, the chance a query's
+    /// bit is set in a word with x bits set.
+    fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
+        let mut words = store.words();
+        let mut total = 0.0;
+        for _ in 0..self.num_blocks {
+            let mut block = 1.0;
+            for word in words.by_ref().take(LINE_WORDS) {
+                block *= f64::from(word.count_ones()) / 64.0;
+            }
+            total += block;
+        }
+        total / self.num_blocks as f64
+    }
+
+    fn check_same(&self, other: &Self) -> Result<(), Error> {
+        Error::check_same("num_bits", self.num_bits(), other.num_bits())
+    }
+
+    fn write_params(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.num_bits().to_le_bytes());
+        out[8..12].copy_from_slice(&MULTIBLOCK_HASHES.to_le_bytes());
+    }
+
+    fn read_params(params: &[u8]) -> Result<Self, Error> {
+        let mut r = ByteReader::new(params);
+        let (num_bits, num_hashes) = (r.u64()?, r.u32()?);
+        if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+            return Err(Error::corrupt(format!(
+                "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+            )));
+        }
+        if num_hashes != MULTIBLOCK_HASHES {
+            return Err(Error::corrupt(format!(
+                "num_hashes {num_hashes} is not {MULTIBLOCK_HASHES}, one bit per word"
+            )));
+        }
+        Multiblock::of(num_bits / BLOCK_BITS)
+    }
+
+    /// Always in bursts, whatever the size: one line per key keeps a burst cheap.
+    fn bursts_from(&self) -> usize {
+        0
+    }
+
+    fn probe(&self) -> Probe {
+        self.kernel.probe()
+    }
+
+    fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
+        self.kernel = Kernel::new(probe);
+        Ok(self)
+    }
+
+    /// Sizes a power of two apart: the larger folds to the smaller.
+    fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
+        params::fold_factors(self.num_blocks, other.num_blocks)
+    }
+
+    fn folded(&self, factor: u32) -> Result<Self, Error> {
+        Ok(Multiblock {
+            num_blocks: params::folded_blocks(self.num_blocks, factor)?,
+            ..*self
+        })
+    }
+
+    #[cfg(feature = "rayon")]
+    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+        lines::par_scatter(self, hashing, words, keys);
+    }
+}
+
+impl BlockLayout for Multiblock {
+    #[inline]
+    fn num_blocks(&self) -> u64 {
+        self.num_blocks
+    }
+
+    /// Always 8: the layout sets one bit in each word of a block.
+    fn optimal_num_hashes(_bits_per_key: f64) -> u32 {
+        MULTIBLOCK_HASHES
+    }
+}
+
+impl LineLayout for Multiblock {
+    #[inline(always)]
+    fn num_lines(&self) -> u64 {
+        self.num_blocks
+    }
+
+    #[inline(always)]
+    fn locate(&self, hash: u64) -> (usize, u64) {
+        // Below `num_blocks`, which exists in memory, so the product fits a `usize`.
+        let block = reduce(hash, self.num_blocks) as usize;
+        (block * LINE_WORDS, fields(hash))
+    }
+
+    #[inline(always)]
+    fn test_words(&self, word: impl Fn(usize) -> u64, f: u64) -> bool {
+        test_words(word, f)
+    }
+
+    #[inline(always)]
+    fn with_test<R>(&self, run: impl TestUser<R>) -> R {
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(t) => run.run(move |line: &[u8; 64], f| {
+                crate::probe::avx2::multi_contains(t, line.into(), f)
+            }),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(t) => run.run(move |line: &[u8; 64], f| {
+                crate::probe::avx2::multi_contains_512(t, line.into(), f)
+            }),
+            Kernel::Portable => run.run(test_le_bytes),
+        }
+    }
+
+    #[inline(always)]
+    fn mask(&self, f: u64) -> [u64; LINE_WORDS] {
+        core::array::from_fn(|w| bit(f, w))
+    }
+
+    #[inline(always)]
+    fn test_line(&self, line: &[u8; 64], f: u64) -> bool {
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(t) => crate::probe::avx2::multi_contains(t, line.into(), f),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(t) => crate::probe::avx2::multi_contains_512(t, line.into(), f),
+            Kernel::Portable => test_le_bytes(line, f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bloom_core::keys::SplitMix64;
+
+    /// Every kernel the CPU has gives the portable test's answer, on random lines of every
+    /// density and random field words, present and absent.
+    #[test]
+    fn kernels_agree_with_the_portable_test() {
+        let mut rng = SplitMix64(11);
+        let kernels: Vec<Kernel> = [Probe::Portable, Probe::Avx2, Probe::Avx512]
+            .into_iter()
+            .filter(|p| p.is_available())
+            .map(Kernel::new)
+            .collect();
+        for density in [1u32, 2, 3, 5, 8] {
+            for _ in 0..20_000 {
+                let mut words = [0u64; 8];
+                for w in &mut words {
+                    *w = (0..density).fold(!0, |a, _| a & rng.next_u64());
+                    *w = !*w;
+                }
+                let f = rng.next_u64();
+                // Half the time, the key's own bits set: a present key.
+                if rng.next_u64() & 1 == 0 {
+                    for (w, word) in words.iter_mut().enumerate() {
+                        *word |= bit(f, w);
+                    }
+                }
+                let mut line = [0u8; 64];
+                for (chunk, w) in line.chunks_exact_mut(8).zip(words) {
+                    chunk.copy_from_slice(&w.to_le_bytes());
+                }
+                let expected = test_words(|w| words[w], f);
+                for &kernel in &kernels {
+                    let layout = Multiblock {
+                        num_blocks: 1,
+                        kernel,
+                    };
+                    assert_eq!(layout.test_line(&line, f), expected, "{kernel:?}");
+                }
+            }
+        }
+    }
+
+    /// The fields take every value in every word (no position is unreachable).
+    #[test]
+    fn every_bit_of_every_word_is_reachable() {
+        let mut seen = [0u64; 8];
+        for h in SplitMix64(3).take(20_000) {
+            let f = fields(h);
+            for (w, s) in seen.iter_mut().enumerate() {
+                *s |= bit(f, w);
+            }
+        }
+        assert_eq!(seen, [!0u64; 8]);
+    }
+}

@@ -1,0 +1,196 @@
+//! The shared suite and the layout's own checks for `MultiblockBloomFilter` and
+//! `AtomicMultiblockBloomFilter`: kernels against the portable test on random filters,
+//! sizing and accuracy against the formula on several kinds
+//! of keys, a filter above 2^32 bits, and the bytes of an independent model. Folding and
+//! unions across sizes are in `fold.rs`, views in `views.rs`.
+
+use bloom_blocked::{
+    AtomicMultiblockBloomFilter, MultiblockBloomFilter, MultiblockBloomFilterRef, Probe,
+};
+use bloom_core::Error;
+use bloom_tests::keyed::Keyed;
+use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
+use proptest::prelude::*;
+
+filter_suite!(multiblock, MultiblockBloomFilter);
+filter_suite!(atomic_multiblock, AtomicMultiblockBloomFilter);
+filter_suite!(keyed_multiblock, Keyed<MultiblockBloomFilter>);
+
+/// Every probe this CPU has gives the portable answers on random filters of random sizes and
+/// fills (block counts that are not powers of two included), single and batch, seeded and
+/// keyed.
+#[test]
+fn simd_and_portable_probes_agree_on_random_filters() {
+    let mut rng = SplitMix64(12);
+    let available: Vec<Probe> = [Probe::Avx2, Probe::Avx512]
+        .into_iter()
+        .filter(|p| p.is_available())
+        .collect();
+    for round in 0..40u64 {
+        let num_blocks = 1 + rng.next_u64() % 3000;
+        let mut f = MultiblockBloomFilter::with_params(num_blocks * 512, 8).unwrap();
+        if round % 4 == 3 {
+            f = f.with_key([round as u8; 16]);
+        }
+        let n = num_blocks * 512 / (4 + rng.next_u64() % 16);
+        f.insert_all(distinct_keys(round << 32, n));
+        let portable = f.clone().with_probe(Probe::Portable).unwrap();
+        assert_eq!(portable.probe(), Probe::Portable);
+        let queries: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
+        let a = portable.contains_batch(&queries);
+        assert!(a.iter().any(|&x| x), "some positives to compare");
+        for &probe in &available {
+            let fast = f.clone().with_probe(probe).unwrap();
+            assert_eq!(fast.probe(), probe);
+            assert_eq!(a, fast.contains_batch(&queries), "{probe:?} round {round}");
+            for (q, &expected) in queries.iter().zip(&a).take(2_000) {
+                assert_eq!(fast.contains(q), expected, "{probe:?} round {round}");
+            }
+        }
+    }
+}
+
+/// `new(n, p)` measures at most its target, at 10%, 1% and 0.1%, on random, sequential,
+/// strided (by 2^32 and by 64) integers, URLs and keys one byte apart, and its bits per key
+/// are those the formula needs: within 3% of the blocked layout's sizing at 1% and 0.1%.
+#[test]
+fn new_meets_the_rate_on_every_kind_of_key() {
+    let n = 100_000u64;
+    let kinds = bloom_tests::key_kinds();
+    for p in [0.1, 0.01, 0.001] {
+        for (name, key) in &kinds {
+            let mut f = MultiblockBloomFilter::new(n, p).unwrap();
+            for i in 0..n {
+                f.insert(key(i).as_slice());
+            }
+            let absent = 1_000_000u64;
+            let fp = (n..n + absent)
+                .filter(|&i| f.contains(key(i).as_slice()))
+                .count() as f64;
+            let expected = f.expected_fpr(n);
+            // Three standard deviations of a binomial count above the formula's rate.
+            let sigma = (absent as f64 * expected * (1.0 - expected)).sqrt();
+            assert!(
+                fp <= absent as f64 * expected + 3.0 * sigma,
+                "{name}, p {p}: {fp} false positives in {absent}, formula {expected}"
+            );
+            assert!(expected <= p, "{name}, p {p}: formula {expected}");
+            assert!(
+                (0..n).all(|i| f.contains(key(i).as_slice())),
+                "{name}: a false negative"
+            );
+        }
+        let bits = MultiblockBloomFilter::new(1_000_000, p).unwrap().num_bits() as f64 / 1e6;
+        let blocked = bloom_blocked::BlockedBloomFilter::new(1_000_000, p)
+            .unwrap()
+            .num_bits() as f64
+            / 1e6;
+        println!("p {p}: {bits:.3} bits per key, blocked {blocked:.3}");
+        if p < 0.05 {
+            assert!(bits <= blocked * 1.03, "p {p}: {bits} against {blocked}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Concurrent inserts into the atomic filter, and the parallel build, set exactly the
+    /// bits of one-by-one inserts.
+    #[test]
+    fn atomic_and_parallel_builds_are_the_sequential_one(
+        keys in proptest::collection::vec(any::<u64>(), 0..20_000),
+    ) {
+        let n = keys.len().max(1) as u64;
+        let mut sequential = MultiblockBloomFilter::new(n, 0.01).unwrap();
+        for k in &keys {
+            sequential.insert(k);
+        }
+        let atomic = AtomicMultiblockBloomFilter::new(n, 0.01).unwrap();
+        std::thread::scope(|s| {
+            for half in keys.chunks(keys.len() / 2 + 1) {
+                let atomic = &atomic;
+                s.spawn(move || atomic.insert_all(half));
+            }
+        });
+        prop_assert_eq!(atomic.to_bytes(), sequential.to_bytes());
+        let mut parallel = MultiblockBloomFilter::new(n, 0.01).unwrap();
+        parallel.par_insert_all(&keys);
+        prop_assert_eq!(parallel.to_bytes(), sequential.to_bytes());
+    }
+}
+
+/// Sizes, k and bytes the layout cannot hold are errors.
+#[test]
+fn bad_parameters_are_errors() {
+    for k in [0, 1, 7, 9, 16] {
+        assert!(matches!(
+            MultiblockBloomFilter::with_params(1024, k),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+    assert!(MultiblockBloomFilter::new(0, 0.01).is_err());
+    assert!(MultiblockBloomFilter::new(10, 1.0).is_err());
+    assert!(matches!(
+        MultiblockBloomFilter::new(u64::MAX, 1e-9),
+        Err(Error::TooLarge { .. })
+    ));
+    // Another k in the bytes: corrupt.
+    let mut bytes = MultiblockBloomFilter::with_params(1024, 8)
+        .unwrap()
+        .to_bytes();
+    bytes[24] = 7;
+    assert!(MultiblockBloomFilter::from_bytes(&bytes).is_err());
+    assert!(MultiblockBloomFilterRef::from_bytes(&bytes).is_err());
+    // A blocked filter's bytes are another variant.
+    let blocked = bloom_blocked::BlockedBloomFilter::with_params(1024, 8)
+        .unwrap()
+        .to_bytes();
+    assert!(matches!(
+        MultiblockBloomFilter::from_bytes(&blocked),
+        Err(Error::WrongVariant { .. })
+    ));
+}
+
+/// A filter of 2^33 bits (1 GiB, zeroed lazily by the kernel): keys land in blocks beyond bit
+/// 2^32 and are found there.
+#[test]
+fn a_filter_above_two_to_the_32_bits() {
+    bloom_tests::check_above_two_to_the_32(MultiblockBloomFilter::with_params(1 << 33, 8).unwrap());
+}
+
+/// The bytes of small filters, pinned: a change here is a change of format. The vectors come
+/// from `tests/golden/multiblock_golden.py`, an independent model (the reference XXH3
+/// through Python's `xxhash`, the block choice, the field re-mix and the framing written out
+/// from `docs/format.md`).
+#[test]
+fn golden_bytes() {
+    let mut f = MultiblockBloomFilter::with_params(1024, 8).unwrap();
+    f.insert_all(0..10u64);
+    let bytes = f.to_bytes();
+    assert_eq!(&bytes[..8], b"BLMF\x03\x00\x07\x01");
+    assert_eq!(hex(&bytes), GOLDEN_A);
+    assert_eq!(MultiblockBloomFilter::from_bytes(&bytes).unwrap(), f);
+
+    let mut g = MultiblockBloomFilter::with_params(1536, 8)
+        .unwrap()
+        .with_seed(7);
+    for i in 0..40 {
+        g.insert(format!("key{i}").as_str());
+    }
+    let bytes = g.to_bytes();
+    assert_eq!(hex(&bytes), GOLDEN_B);
+    assert_eq!(
+        AtomicMultiblockBloomFilter::from_bytes(&bytes)
+            .unwrap()
+            .to_bytes(),
+        bytes
+    );
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+const GOLDEN_A: &str = "424c4d4603000701157c4a7fb979379e000400000000000008000000800000000000000000000000000000000000000000000000000000000000000000000000220220890000000000400a01020002021012440000000840020800c0000042021080020020204000000041100200241000020810408a00000000014c000410080000040000001200020000080000000200002800000010000000080008002000000210000000008010100000000800000000000000181000000080000000210025eb568c8a3fcb20";
+const GOLDEN_B: &str = "424c4d46030007010700000000000000000600000000000008000000c0000000000000000000000000000000000000000000000000000000000000000000000002110101084403022505208022200980226c00000104c105022900860202054040001c240a04018998009824060800010860c0100a804420022008810500a041a040089114422d0022d50904a400200480a402003011100a80641c26020026410028a5800050320819308084118d2110084831120309050014432522a020224000600006404049008010018040100090a80008801080008100402a04504800000080013029020020207280a000000200e0010001820008014001000019100122cf41c6e5fed6622e";
