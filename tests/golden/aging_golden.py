@@ -2,7 +2,7 @@
 """Golden bytes of AgingBloomFilter, computed without the Rust code.
 
 An independent model of the aging filter as docs/format.md ("Aging") and docs/aging.md
-describe it: XXH3-128 from the reference C library (through the `xxhash` package, `pip
+describe it: the seeded hash of golden_model.py (XXH3 from the reference C library, through the `xxhash` package, `pip
 install xxhash`); the blocked layout, a key's row `(a * rows) >> 64` (a the digest's low
 half), and in the row's 128-bit block of physical slice j the bit given by the top 7 bits of
 MurmurHash3's fmix32 of `x + j c mod 2^32` (x, c the low and high 32-bit halves of the

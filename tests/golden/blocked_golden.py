@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Golden bytes of BlockedBloomFilter, computed without the Rust code.
 
-An independent model of the 512-bit blocked filter: XXH3 from the reference C library
-(through the `xxhash` package, `pip install xxhash`), the block choice, the bit positions and
-the framing written out as docs/format.md (blocked section) describes them.
+An independent model of the 512-bit blocked filter: the seeded hash of golden_model.py (XXH3
+from the reference C library through the `xxhash` package, `pip install xxhash`, for long
+keys), the block choice, the bit positions and the framing written out as docs/format.md (blocked section) describes them.
 tests/tests/blocked.rs pins its output; run this script to regenerate it after a deliberate
 change of format.
 """
@@ -29,7 +29,7 @@ def build(num_bits, k, seed, keys):
     num_blocks = num_bits // 512
     words = [0] * (num_bits // 64)
     for key in keys:
-        h = digest(key, seed) & M64  # the low half of XXH3-128
+        h = digest(key, seed) & M64  # the seeded hash, the low half
         b = (h * num_blocks) >> 64
         for p in positions(h, k):
             words[8 * b + p // 64] |= 1 << (p % 64)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden bytes of BloomFilter, computed without the Rust code.
 
-An independent model of the classic filter: XXH3-128 from the reference C library (through
+An independent model of the classic filter: the seeded hash of golden_model.py (XXH3 from the reference C library, through
 the `xxhash` package, `pip install xxhash`), the probe sequence's closed form (pairs sharing
 a 512-bit group, docs/format.md and bloom-core's `Probes`) and the framing of docs/format.md.
 tests/tests/classic.rs pins its output; run this script to regenerate it after a deliberate

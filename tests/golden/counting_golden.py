@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Golden bytes of CountingBloomFilter, computed without the Rust code.
 
-An independent model of the counting filter: XXH3 from the reference C library (through the
+An independent model of the counting filter: the seeded hash of golden_model.py (XXH3 from the reference C library, through the
 `xxhash` package, `pip install xxhash`), the probe sequence and the framing written out as
 docs/format.md describes them. tests/tests/counting.rs pins its output; run this script to
 regenerate it after a deliberate change of format.

@@ -1,10 +1,11 @@
 """The parts of the golden models every filter shares, written without the Rust code.
 
 The framing of docs/format.md (magic, version, variant, hash scheme, seed, the size and
-probe-count parameters, payload length, payload, XXH3-64 checksum), the classic probe
-sequence (pairs sharing a 512-position group, docs/format.md, classic section), and the key
-encodings of the key hasher. The reference XXH3 comes from the C library through the
-`xxhash` package (`pip install xxhash`).
+probe-count parameters, payload length, payload, XXH3-64 checksum), the seeded hash (two
+folded multiplies for keys of at most 16 bytes, XXH3-64 beyond, docs/format.md, "Hashing"),
+the classic probe sequence (pairs sharing a 512-position group, docs/format.md, classic
+section), and the key encodings of the key hasher. The reference XXH3 comes from the C
+library through the `xxhash` package (`pip install xxhash`).
 """
 import struct
 
@@ -15,9 +16,47 @@ DEFAULT_SEED = 0x9E3779B97F4A7C15
 SPREAD = 0x9E3779B97F4A7C15
 
 
+K = [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0x27D4EB2F165667C5]
+HIGH_SALT = 0xD1B54A32D192ED03
+
+
+def fold_mul(a, b):
+    """lo ^ hi of the 128-bit product."""
+    p = a * b
+    return (p & M64) ^ (p >> 64)
+
+
+def short_hash(key, seed):
+    """The seeded hash of at most 16 bytes: two words read from the ends, two products."""
+    n = len(key)
+    if n >= 8:
+        a = struct.unpack("<Q", key[:8])[0]
+        b = struct.unpack("<Q", key[n - 8:])[0]
+    elif n >= 4:
+        a = struct.unpack("<I", key[:4])[0]
+        b = struct.unpack("<I", key[n - 4:])[0]
+    elif n >= 1:
+        a = key[0] << 16 | key[n // 2] << 8 | key[n - 1]
+        b = 0
+    else:
+        a = b = 0
+    x = fold_mul(a ^ K[0] ^ seed, b ^ K[1])
+    return fold_mul(x ^ K[2] ^ n, K[3])
+
+
+def hash64(key, seed):
+    """The seeded hash of a key's bytes (format version 4): short keys by `short_hash`,
+    longer ones by seeded XXH3-64."""
+    if len(key) <= 16:
+        return short_hash(key, seed)
+    return xxhash.xxh3_64_intdigest(key, seed)
+
+
 def digest(key, seed):
-    """Seeded XXH3-128 of a key's bytes."""
-    return xxhash.xxh3_128_intdigest(key, seed)
+    """The 128 bits a key's positions come from: the seeded hash in the low half, and in the
+    high half lo ^ hi of the product of the hash XOR a salt and the golden ratio."""
+    h = hash64(key, seed)
+    return fold_mul(h ^ HIGH_SALT, 0x9E3779B97F4A7C15) << 64 | h
 
 
 def classic_probes(h, k, m):
@@ -34,11 +73,11 @@ def classic_probes(h, k, m):
     return out[:k]
 
 
-VERSION = 3
+VERSION = 4
 
 
 def frame_params(variant, seed, params, payload):
-    """A filter's bytes, format version 3, hash scheme XXH3-128: the header, the variant's
+    """A filter's bytes, format version 4, the seeded hash scheme: the header, the variant's
     parameter bytes, the payload length, zero padding up to the next multiple of 64 bytes
     (docs/format.md, "Framing"), the payload and the XXH3-64 checksum."""
     out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, variant, 1, seed)

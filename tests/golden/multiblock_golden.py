@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Golden bytes of MultiblockBloomFilter, computed without the Rust code.
 
-An independent model of the multiblock layout: XXH3 from the reference C library (through
-the `xxhash` package, `pip install xxhash`), the block choice, the field re-mix, one bit per
-64-bit word and the framing written out as docs/format.md (multiblock section) describes
+An independent model of the multiblock layout: the seeded hash of golden_model.py (XXH3 from
+the reference C library through the `xxhash` package for long keys), the block choice, the
+field re-mix, one bit per 64-bit word and the framing written out as docs/format.md (multiblock section) describes
 them. tests/tests/multiblock.rs pins its output; run this script to regenerate it after a
 deliberate change of format.
 """
@@ -20,7 +20,7 @@ def build(num_bits, seed, keys):
     num_blocks = num_bits // 512
     words = [0] * (num_bits // 64)
     for key in keys:
-        h = digest(key, seed) & M64  # the low half of XXH3-128
+        h = digest(key, seed) & M64  # the seeded hash, the low half
         b = (h * num_blocks) >> 64
         f = fields(h)
         for w in range(8):

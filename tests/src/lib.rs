@@ -48,6 +48,11 @@ pub trait Subject: Filter + Clone + Debug + Sized {
     /// keys.
     fn theory_fpr(&self, num_items: u64) -> f64;
 
+    /// The least share of [`theory_fpr`](Subject::theory_fpr) a single filter's measured rate
+    /// may fall to (before three standard deviations of the measurement): a rate far below
+    /// theory means the theory describes another filter.
+    const THEORY_FLOOR: f64 = 0.9;
+
     /// Whether a copy read back from bytes answers exactly like the original (false for a
     /// filter whose bytes are lossy, none so far).
     fn bytes_are_exact() -> bool {
@@ -207,8 +212,8 @@ pub fn measure_fpr<F: Subject>(
 }
 
 /// Measures the rate of a filter built for (n, p) holding n keys and checks it against
-/// theory: at most `theory x 1.1 + 3 sigma`, and at least `theory x 0.9 - 3 sigma` (a rate
-/// far below theory means the theory describes another filter).
+/// theory: at most `theory x 1.1 + 3 sigma`, and at least `theory x THEORY_FLOOR - 3 sigma`
+/// (a rate far below theory means the theory describes another filter).
 ///
 /// # Panics
 ///
@@ -223,7 +228,7 @@ pub fn check_fpr_against_theory<F: Subject>(n: u64, p: f64, seed: u64) -> FprMea
         F::NAME
     );
     assert!(
-        measured >= theory * 0.9 - 3.0 * sigma,
+        measured >= theory * F::THEORY_FLOOR - 3.0 * sigma,
         "{}: n {n} p {p}: measured FPR {measured:.6} far below theory {theory:.6}",
         F::NAME
     );

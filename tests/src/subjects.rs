@@ -141,4 +141,10 @@ impl Subject for AgingBloomFilter {
     fn theory_fpr(&self, num_items: u64) -> f64 {
         self.expected_fpr(num_items)
     }
+
+    /// The expected fills overstate a small window's rate: over 24 key sets of 1,000 keys
+    /// the measured rate averaged 0.90 to 0.92 of it at 1% and 0.1%, one set going down to
+    /// 0.77, with either seeded hash format versions 3 and 4 used; at 10,000 keys, 0.99 to
+    /// 1.00 (docs/aging.md, "The false-positive rate, and sizing").
+    const THEORY_FLOOR: f64 = 0.75;
 }

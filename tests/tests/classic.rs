@@ -95,21 +95,21 @@ fn golden_bytes() {
 }
 
 /// Computed independently of the Rust code by `tests/golden/classic_golden.py`: docs/format.md's
-/// layout, the reference XXH3 (Python's `xxhash`, binding the C library) and the probe
+/// layout, the seeded hash written out in Python and the probe
 /// sequence's closed form.
 const GOLDEN_CLASSIC_HEX: &str = concat!(
     "424c4d46",                         // magic "BLMF"
-    "0300",                             // version 3
+    "0400",                             // version 4
     "01",                               // variant: classic
-    "01",                               // hash scheme: XXH3-128
+    "01",                               // hash scheme: the seeded hash
     "157c4a7fb979379e",                 // seed: DEFAULT_SEED
     "8000000000000000",                 // num_bits = 128
     "03000000",                         // num_hashes = 3
     "1000000000000000",                 // payload length = 16
     "00000000000000000000000000000000", // zero padding to offset 64 (28 bytes)
     "000000000000000000000000",
-    "240680028a88360200003a1047002820", // the two words of bits
-    "ced3c2605def1157",                 // XXH3-64 checksum
+    "0012040100408089406c4423820e2514", // the two words of bits
+    "8a7b9446308a260f",                 // XXH3-64 checksum
 );
 
 /// A filter of 2^33 bits (1 GiB): positions above 2^32 are used, nothing is lost, and the

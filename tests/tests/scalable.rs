@@ -452,9 +452,10 @@ fn golden_bytes() {
 /// holding 4, 8 and 3 keys (one of the last four was already "possibly present"), and the
 /// checksum. (Regenerated when the classic layers' probes became pairs sharing a 512-bit
 /// group, and when integers began to hash in one canonical width: the `u32` keys are now
-/// hashed as 8 bytes. The classic golden vector pins both independently.)
+/// hashed as 8 bytes, and with format version 4's seeded hash. The classic golden vector
+/// pins the layers' bytes independently.)
 const GOLDEN: &str = concat!(
-    "424c4d4603000301efcdab8967452301",
+    "424c4d4604000301efcdab8967452301",
     "0400000000000000",
     "9a9999999999b93f",
     "02000000",
@@ -469,16 +470,16 @@ const GOLDEN: &str = concat!(
     "2100000000000000",
     "05000000",
     "0400000000000000",
-    "5829a35101000000",
+    "607305d600000000",
     "4500000000000000",
     "06000000",
     "0800000000000000",
-    "740acf3edb34b2bb0500000000000000",
+    "bf12e71812942b2b0c00000000000000",
     "9200000000000000",
     "06000000",
-    "0300000000000000",
-    "104042208811100000000100527200000000000000000000",
-    "97eb7ff3cecab5ac",
+    "0400000000000000",
+    "0000104008590003408080002c3810108050000000000000",
+    "429f32d9febf16c7",
 );
 
 #[test]

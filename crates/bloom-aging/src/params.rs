@@ -177,7 +177,7 @@ pub(crate) fn read_frame(
     key: Option<&SecretKey>,
 ) -> Result<(Shape, Ring, bloom_core::bits::Words<u64>), Error> {
     let frame =
-        internal::FrameReader::open(reader, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        internal::FrameReader::open(reader, Variant::Aging, HashScheme::Seeded, PARAMS_LEN)?;
     let (shape, ring) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
     let payload_len = frame.remaining();
     let words = frame.finish_with_words()?;
@@ -191,8 +191,7 @@ pub(crate) fn decode<'a>(
     bytes: &'a [u8],
     key: Option<&SecretKey>,
 ) -> Result<(Shape, Ring, &'a [u8]), Error> {
-    let frame =
-        bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Xxh3_128, PARAMS_LEN)?;
+    let frame = bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Seeded, PARAMS_LEN)?;
     let (shape, ring) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
     check_payload_len(&shape, frame.payload.len() as u64)?;
     Ok((shape, ring, frame.payload))

@@ -309,7 +309,7 @@ impl AnyFilter {
                 let mut seeded = bytes;
                 let mut field = [0u8; 8];
                 field.copy_from_slice(&seeded[SEED_OFFSET..format::HEADER_LEN]);
-                seeded[SCHEME_OFFSET] = HashScheme::Xxh3_128 as u8;
+                seeded[SCHEME_OFFSET] = HashScheme::Seeded as u8;
                 let end = seeded.len() - 8;
                 let checksum = format::checksum(&seeded[..end]);
                 seeded[end..].copy_from_slice(&checksum.to_le_bytes());

@@ -1,11 +1,14 @@
 //! Key hashing and probe positions.
 //!
 //! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
-//! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes
-//! with a single seeded XXH3-128 call. The two 64-bit halves of that digest are all a filter
-//! needs: the k bit positions derive from them by enhanced double hashing, each reduced to the
-//! filter's range with Lemire's multiply-shift (no `%`, no modulo bias, no 32-bit ceiling).
-//! `docs/design.md` describes the probe sequence; it is part of the binary format.
+//! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes with one call
+//! of the seeded hash: two folded 64x64-bit multiplies for a key of at most 16 bytes (every
+//! integer, short strings), seeded XXH3-64 for a longer one. That gives one 64-bit word `h`;
+//! a filter that needs more bits (the classic layout's two halves) takes a re-mix of `h` as
+//! the second half, never a second hash of the key. The k bit positions derive from the
+//! halves by enhanced double hashing, each reduced to the filter's range with Lemire's
+//! multiply-shift (no `%`, no modulo bias, no 32-bit ceiling). `docs/format.md` ("Hashing")
+//! describes the scheme; it is part of the binary format.
 //!
 //! # Integer keys: one canonical width
 //!
@@ -44,14 +47,14 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash, Hasher};
 
-use crate::internal::digest::{BufferedHasher, Xxh3_128};
+use crate::internal::digest::{BufferedHasher, Seeded64};
 
 /// The seed every filter uses unless given another: the 64-bit golden-ratio constant
 /// `0x9E37_79B9_7F4A_7C15`. Fixed forever, so filters built anywhere can be merged.
 pub const DEFAULT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The project's key hasher: it buffers the bytes a key's [`Hash`] writes and digests them
-/// with one call of seeded XXH3-128, the digest [`hash_key`] returns.
+/// with one call of the seeded hash, into the 128 bits [`hash_key`] returns.
 ///
 /// Integers that fit in 64 bits are written in one canonical width, so `5u8`, `5i32` and
 /// `5u64` are one key (see the [module docs](self)). Keys longer than an internal buffer of
@@ -71,7 +74,7 @@ pub const DEFAULT_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 /// assert_eq!(hasher.finish(), hash_key("hello", DEFAULT_SEED) as u64);
 /// ```
 #[derive(Clone, Debug)]
-pub struct KeyHasher(BufferedHasher<Xxh3_128>);
+pub struct KeyHasher(BufferedHasher<Seeded64>);
 
 impl KeyHasher {
     /// An empty hasher with the given seed.
@@ -80,10 +83,10 @@ impl KeyHasher {
         KeyHasher(BufferedHasher::new(seed))
     }
 
-    /// The full 128-bit digest of everything written so far.
+    /// The 128 bits of everything written so far: the digest, and its re-mix above it.
     #[inline(always)]
     pub fn finish128(&self) -> u128 {
-        self.0.digest()
+        widen(self.0.digest())
     }
 }
 
@@ -193,8 +196,9 @@ impl BuildHasher for BuildKeyHasher {
     }
 }
 
-/// Hashes a key to the 128-bit digest every filter of the workspace derives its positions
-/// from: seeded XXH3-128 over the bytes `key.hash()` writes.
+/// Hashes a key to the 128 bits every filter of the workspace derives its positions from:
+/// the seeded hash of the bytes `key.hash()` writes in the low half, its re-mix in the high
+/// half ([`widen`]).
 ///
 /// The same key and seed give the same digest on every platform.
 ///
@@ -209,13 +213,44 @@ impl BuildHasher for BuildKeyHasher {
 /// ```
 #[inline]
 pub fn hash_key<T: Hash + ?Sized>(key: &T, seed: u64) -> u128 {
-    let mut hasher = BufferedHasher::<Xxh3_128>::new(seed);
+    widen(hash_key64(key, seed))
+}
+
+/// The low half of [`hash_key`]: the seeded hash alone, what the blocked layouts take.
+#[inline(always)]
+fn hash_key64<T: Hash + ?Sized>(key: &T, seed: u64) -> u64 {
+    let mut hasher = BufferedHasher::<Seeded64>::new(seed);
     key.hash(&mut hasher);
     hasher.digest()
 }
 
-/// Hashes raw bytes with seeded XXH3-128 (no `Hash` framing: `hash_bytes(b"ab", s)` differs
-/// from `hash_key("ab", s)`, because `str`'s `Hash` appends a `0xff` terminator).
+/// XORed into a digest before the mix that gives its second half, so a digest of 0 does not
+/// give a second half of 0 (the mix's fixed point).
+const HIGH_SALT: u64 = 0xD1B5_4A32_D192_ED03;
+
+/// A 64-bit digest widened to the 128 bits the classic layout takes: the digest in the low
+/// half, and above it `lo ^ hi` of the 128-bit product of the digest XOR a salt and the
+/// 64-bit golden ratio (one `mulx`), a re-mix in which every bit depends on every bit of
+/// the digest. Both schemes (seeded and keyed) widen this way: more bits come from re-mixing
+/// the digest, never from hashing the key again.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::{DEFAULT_SEED, hash_key, widen};
+///
+/// let wide = hash_key(&7u64, DEFAULT_SEED);
+/// assert_eq!(widen(wide as u64), wide);
+/// ```
+#[inline(always)]
+pub fn widen(digest: u64) -> u128 {
+    let high = crate::internal::digest::fold_mul(digest ^ HIGH_SALT, 0x9E37_79B9_7F4A_7C15);
+    (u128::from(high) << 64) | u128::from(digest)
+}
+
+/// Hashes raw bytes with the seeded hash, widened as [`hash_key`] is (no `Hash` framing:
+/// `hash_bytes(b"ab", s)` differs from `hash_key("ab", s)`, because `str`'s `Hash` appends a
+/// `0xff` terminator).
 ///
 /// # Examples
 ///
@@ -227,7 +262,8 @@ pub fn hash_key<T: Hash + ?Sized>(key: &T, seed: u64) -> u128 {
 /// ```
 #[inline]
 pub fn hash_bytes(bytes: &[u8], seed: u64) -> u128 {
-    xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed)
+    use crate::internal::digest::Digest;
+    widen(Seeded64::oneshot(bytes, seed))
 }
 
 /// A seed drawn from the operating system's randomness (through the standard library's
@@ -243,7 +279,7 @@ pub fn random_seed() -> u64 {
 }
 
 /// A 128-bit secret key for keyed hashing ([`Hashing::Keyed`]): SipHash-1-3, a keyed
-/// pseudo-random function, replaces seeded XXH3, so positions cannot be predicted, or keys
+/// pseudo-random function, replaces the seeded hash, so positions cannot be predicted, or keys
 /// crafted to collide, without the key.
 ///
 /// The key never appears in a filter's bytes, nor in this type's `Debug` output; a filter
@@ -348,7 +384,7 @@ impl From<[u8; 16]> for SecretKey {
 
 /// How a filter hashes its keys: the two schemes every general-purpose variant can use.
 ///
-/// * [`Seeded`](Hashing::Seeded): XXH3-128 with a 64-bit seed ([`hash_key`]), the default
+/// * [`Seeded`](Hashing::Seeded): the seeded hash with a 64-bit seed ([`hash_key`]), the default
 ///   ([`DEFAULT_SEED`]). Fast, identical everywhere, and the seed is stored in the filter's
 ///   bytes: right when keys are not chosen by an adversary, or the bytes stay private.
 /// * [`Keyed`](Hashing::Keyed): SipHash-1-3 under a 128-bit [`SecretKey`], a keyed
@@ -375,7 +411,7 @@ impl From<[u8; 16]> for SecretKey {
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Hashing {
-    /// Seeded XXH3-128 ([`hash_key`]).
+    /// The seeded hash ([`hash_key`]).
     Seeded(u64),
     /// SipHash-1-3 under a secret key.
     Keyed(SecretKey),
@@ -394,21 +430,13 @@ impl From<u64> for Hashing {
     }
 }
 
-/// XORed into a keyed digest before the mix that gives its second half, so a digest of 0 does
-/// not give a second half of 0 (the mix's fixed point).
-const KEYED_HIGH_SALT: u64 = 0xD1B5_4A32_D192_ED03;
-
 impl Hashing {
     /// The 128-bit digest of `key`, whose two halves a filter derives its positions from.
     #[inline(always)]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
         match *self {
             Hashing::Seeded(seed) => hash_key(key, seed),
-            Hashing::Keyed(secret) => {
-                let low = keyed_hash(key, &secret);
-                (u128::from(crate::internal::digest::mix(low ^ KEYED_HIGH_SALT)) << 64)
-                    | u128::from(low)
-            }
+            Hashing::Keyed(secret) => widen(keyed_hash(key, &secret)),
         }
     }
 
@@ -417,7 +445,7 @@ impl Hashing {
     #[inline(always)]
     pub fn hash64<T: Hash + ?Sized>(&self, key: &T) -> u64 {
         match *self {
-            Hashing::Seeded(seed) => hash_key(key, seed) as u64,
+            Hashing::Seeded(seed) => hash_key64(key, seed),
             Hashing::Keyed(secret) => keyed_hash(key, &secret),
         }
     }
@@ -444,7 +472,7 @@ impl Hashing {
         out.reserve(keys.len());
         let secret = match *self {
             Hashing::Seeded(seed) => {
-                out.extend(keys.iter().map(|k| hash_key(k, seed) as u64));
+                out.extend(keys.iter().map(|k| hash_key64(k, seed)));
                 return;
             }
             Hashing::Keyed(secret) => secret,
@@ -507,7 +535,7 @@ impl Hashing {
     /// The format's tag for this scheme.
     pub fn scheme(&self) -> crate::format::fields::HashScheme {
         match self {
-            Hashing::Seeded(_) => crate::format::fields::HashScheme::Xxh3_128,
+            Hashing::Seeded(_) => crate::format::fields::HashScheme::Seeded,
             Hashing::Keyed(_) => crate::format::fields::HashScheme::SipHash13Keyed,
         }
     }
@@ -539,8 +567,8 @@ impl Hashing {
     ) -> Result<Hashing, crate::Error> {
         use crate::format::fields::HashScheme;
         match (scheme, key) {
-            (HashScheme::Xxh3_128, None) => Ok(Hashing::Seeded(word)),
-            (HashScheme::Xxh3_128, Some(_)) => Err(crate::Error::NotKeyed),
+            (HashScheme::Seeded, None) => Ok(Hashing::Seeded(word)),
+            (HashScheme::Seeded, Some(_)) => Err(crate::Error::NotKeyed),
             (HashScheme::SipHash13Keyed, None) => Err(crate::Error::KeyRequired),
             (HashScheme::SipHash13Keyed, Some(secret)) => {
                 if secret.fingerprint() == word {

@@ -28,7 +28,7 @@ pub mod siphash;
 pub mod stream;
 
 // The names the filter crates use most, at one path.
-pub use digest::{BufferedHasher, Digest, Xxh3_128, Xxh64};
+pub use digest::{BufferedHasher, Digest, Seeded64, Xxh64};
 pub use probe::{Pairs, Probes, Steps, high_half, low_half, reduce};
 pub use stream::STREAM_CHUNK;
 

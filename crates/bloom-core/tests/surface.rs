@@ -111,6 +111,7 @@ const SURFACE: &[&str] = &[
     "hash::KeyHasher::finish128",
     "hash::BuildKeyHasher",
     "hash::hash_key",
+    "hash::widen",
     "hash::hash_bytes",
     "hash::random_seed",
     "hash::SecretKey",

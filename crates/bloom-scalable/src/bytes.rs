@@ -128,12 +128,8 @@ impl ScalableBloomFilter {
         reader: &mut dyn Read,
         key: Option<&bloom_core::hash::SecretKey>,
     ) -> Result<Self, Error> {
-        let mut frame = internal::FrameReader::open(
-            reader,
-            Variant::Scalable,
-            HashScheme::Xxh3_128,
-            PARAMS_LEN,
-        )?;
+        let mut frame =
+            internal::FrameReader::open(reader, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
         let (config, num_layers) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
         let filter = read_layers(config, num_layers, &mut frame)?;
         frame.finish()?;
@@ -201,7 +197,7 @@ impl ScalableBloomFilter {
         bytes: &[u8],
         key: Option<&bloom_core::hash::SecretKey>,
     ) -> Result<Self, Error> {
-        let frame = format::decode(bytes, Variant::Scalable, HashScheme::Xxh3_128, PARAMS_LEN)?;
+        let frame = format::decode(bytes, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
         let (config, num_layers) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
         let mut payload = ByteReader::new(frame.payload);
         let filter = read_layers(config, num_layers, &mut payload)?;

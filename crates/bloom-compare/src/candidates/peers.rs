@@ -4,8 +4,8 @@
 //! all of them pay for the same XXH3 call per key and the comparison measures the filters,
 //! not their hash functions:
 //!
-//! * `fastbloom`, `qfilter` take a `BuildHasher`: they get [`BuildKeyHasher`] (XXH3-128 of
-//!   the key, low 64 bits).
+//! * `fastbloom`, `qfilter` take a `BuildHasher`: they get [`BuildKeyHasher`] (the seeded
+//!   hash of the key, 64 bits).
 //! * `cuckoofilter` takes a `Hasher + Default`: it gets [`KeyHasher`] with the default seed.
 //! * `sbbf-rs-safe` and `xorf` take 64-bit hashes: they get the low half of the key's
 //!   [`hash_key`] digest, exactly what our filters compute.
@@ -40,9 +40,9 @@ fn our_hash64<K: Key>(key: &K) -> u64 {
 }
 
 /// The hasher description of peers given our hash as a `BuildHasher`/`Hasher`.
-const GIVEN_OUR_HASHER: &str = "XXH3-128 low 64 bits (ours, passed in as its hasher)";
+const GIVEN_OUR_HASHER: &str = "the seeded hash, 64 bits (ours, passed in as its hasher)";
 /// The hasher description of peers given our hash as a pre-computed u64.
-const GIVEN_OUR_HASH: &str = "XXH3-128 low 64 bits (ours, passed in as a pre-hashed u64)";
+const GIVEN_OUR_HASH: &str = "the seeded hash, 64 bits (ours, passed in as a pre-hashed u64)";
 
 /// `fastbloom::BloomFilter`: a classic Bloom filter, its k probes anywhere in m bits,
 /// derived by double hashing from one 64-bit hash.
@@ -352,7 +352,7 @@ impl Candidate for Cuckoofilter {
         name: "cuckoofilter::CuckooFilter",
         crate_name: "cuckoofilter 0.5",
         origin: Origin::Peer,
-        hasher: "XXH3-128 low 64 bits (ours, passed in as its Hasher); fingerprints rehashed for the alternate bucket",
+        hasher: "the seeded hash, 64 bits (ours, passed in as its Hasher); fingerprints rehashed for the alternate bucket",
         structure: "cuckoo, 8-bit fingerprints, buckets of 4",
         deletes: true,
         grows: false,

@@ -628,7 +628,7 @@ pub fn guide(report: &Report) -> String {
     let _ = writeln!(
         out,
         "- **Keys come from an adversary, or the filter's bytes are published: hash under a \
-         secret key** (`with_key`, `with_random_key`): SipHash-1-3 instead of seeded XXH3, \
+         secret key** (`with_key`, `with_random_key`): SipHash-1-3 instead of the seeded hash, \
          so nobody without the key can craft keys that collide or test keys against the \
          bytes, which keep only the key's fingerprint (docs/security.md)."
     );

@@ -229,7 +229,7 @@ pub(super) fn decode<'a, L: Layout>(
     let frame = crate::internal::frame::decode_frame(
         bytes,
         L::VARIANT,
-        crate::format::HashScheme::Xxh3_128,
+        crate::format::HashScheme::Seeded,
         L::PARAMS_LEN,
         checksum,
     )?;

@@ -214,7 +214,7 @@ impl<L: Layout, S: Writable> Engine<L, S> {
             let frame = crate::internal::frame::FrameReader::open(
                 reader,
                 L::VARIANT,
-                crate::format::HashScheme::Xxh3_128,
+                crate::format::HashScheme::Seeded,
                 L::PARAMS_LEN,
             )?;
             let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;

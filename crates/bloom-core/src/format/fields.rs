@@ -7,9 +7,10 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The four bytes every serialised filter starts with.
 pub const MAGIC: [u8; 4] = *b"BLMF";
 
-/// The format version this build writes and reads: 3, whose payload starts at a multiple of
-/// [`PAYLOAD_ALIGN`] bytes from the frame's start (version 2 had no padding).
-pub const VERSION: u16 = 3;
+/// The format version this build writes and reads: 4, whose seeded hash is the short-key
+/// multiply hash and XXH3-64 (version 3 hashed with XXH3-128; its payload alignment is
+/// kept: the payload starts at a multiple of [`PAYLOAD_ALIGN`] bytes from the frame's start).
+pub const VERSION: u16 = 4;
 
 /// The payload of every frame starts at a multiple of this many bytes from the frame's first
 /// byte: zero bytes after the payload length fill the gap. A frame at a page-aligned address
@@ -116,13 +117,15 @@ impl Variant {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum HashScheme {
-    /// Seeded XXH3-128 over the bytes `Hash` writes (integers little-endian), positions by
-    /// the variant's derivation from the two halves (see [`crate::hash`]).
-    Xxh3_128 = 1,
+    /// The seeded hash over the bytes `Hash` writes (integers little-endian in one canonical
+    /// width): two folded multiplies for at most 16 bytes, seeded XXH3-64 beyond, widened by
+    /// a re-mix where a layout takes two halves (see [`crate::hash`]). Until format version 3
+    /// this tag meant seeded XXH3-128.
+    Seeded = 1,
     /// Parquet's: XXH64 with seed 0 over the value's plain encoding.
     ParquetXxh64 = 2,
     /// SipHash-1-3 under a secret 128-bit key over the bytes `Hash` writes (integers as for
-    /// [`Xxh3_128`](HashScheme::Xxh3_128)), the second half a mix of the first (see
+    /// [`Seeded`](HashScheme::Seeded)), the second half a mix of the first (see
     /// [`Hashing`](crate::hash::Hashing)); the header's seed field holds the key's
     /// [fingerprint](crate::hash::SecretKey::fingerprint), never the key.
     SipHash13Keyed = 3,
@@ -131,7 +134,7 @@ pub enum HashScheme {
 impl HashScheme {
     /// Every scheme, in tag order.
     pub const ALL: [HashScheme; 3] = [
-        HashScheme::Xxh3_128,
+        HashScheme::Seeded,
         HashScheme::ParquetXxh64,
         HashScheme::SipHash13Keyed,
     ];
@@ -155,7 +158,7 @@ impl HashScheme {
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<'a> {
     /// The hash scheme: the one asked for, or [`HashScheme::SipHash13Keyed`] where the
-    /// variant's scheme is [`HashScheme::Xxh3_128`] (every such variant can be keyed).
+    /// variant's scheme is [`HashScheme::Seeded`] (every such variant can be keyed).
     pub scheme: HashScheme,
     /// The header's hashing field: the seed, or a keyed filter's key fingerprint.
     pub seed: u64,

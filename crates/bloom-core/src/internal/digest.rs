@@ -1,13 +1,13 @@
 //! The digests a key is hashed with, and the hasher that feeds them: [`BufferedHasher`]
 //! buffers the bytes a key's `Hash` writes (integers in one canonical width) and finishes
-//! with one call of a [`Digest`] ([`Xxh3_128`], the shared format's hash; [`Xxh64`],
+//! with one call of a [`Digest`] ([`Seeded64`], the shared format's hash; [`Xxh64`],
 //! Parquet's; SipHash-1-3 in [`siphash`](super::siphash)). The bottom of the hashing layers:
 //! it imports nothing of this crate.
 
 use alloc::boxed::Box;
 use core::hash::Hasher;
 
-use xxhash_rust::xxh3::{Xxh3, xxh3_128_with_seed};
+use xxhash_rust::xxh3::{Xxh3, xxh3_64_with_seed};
 
 /// Bytes a [`BufferedHasher`] keeps on the stack before it switches to streaming. Keys up to
 /// this size (as `Hash` writes them) cost one one-shot call of the hash function.
@@ -38,19 +38,25 @@ pub trait Digest {
     const CANONICAL_INTEGERS: bool;
 }
 
-/// Seeded XXH3-128, the project's key hash ([`KeyHasher`](crate::hash::KeyHasher)).
+/// The shared format's seeded key hash (format version 4): an input of at most 16 bytes (an
+/// integer in its canonical width, a short string) goes through [`short_hash`], two folded
+/// 64x64-bit multiplies; a longer one through seeded XXH3-64.
 #[derive(Debug, Clone, Copy)]
-pub struct Xxh3_128;
+pub struct Seeded64;
 
-impl Digest for Xxh3_128 {
-    type Output = u128;
+impl Digest for Seeded64 {
+    type Output = u64;
     type Key = u64;
     type Stream = Xxh3;
     const CANONICAL_INTEGERS: bool = true;
 
     #[inline(always)]
-    fn oneshot(bytes: &[u8], seed: u64) -> u128 {
-        xxh3_128_with_seed(bytes, seed)
+    fn oneshot(bytes: &[u8], seed: u64) -> u64 {
+        if bytes.len() <= SHORT_MAX {
+            short_hash(bytes, seed)
+        } else {
+            xxh3_64_with_seed(bytes, seed)
+        }
     }
 
     fn stream(seed: u64) -> Xxh3 {
@@ -61,14 +67,75 @@ impl Digest for Xxh3_128 {
         stream.update(bytes);
     }
 
-    fn digest(stream: &Xxh3) -> u128 {
-        stream.digest128()
+    /// Streaming starts only past the inline buffer (128 bytes), where the one-shot form is
+    /// XXH3-64 too: the two agree.
+    fn digest(stream: &Xxh3) -> u64 {
+        stream.digest()
     }
 
     #[inline(always)]
-    fn low64(output: u128) -> u64 {
-        output as u64
+    fn low64(output: u64) -> u64 {
+        output
     }
+}
+
+/// The longest input [`short_hash`] takes.
+pub const SHORT_MAX: usize = 16;
+
+/// The multipliers and whiteners of [`short_hash`]: the 64-bit golden ratio and three of
+/// XXH64's primes (odd, with set bits spread over the whole word).
+const SHORT_K: [u64; 4] = [
+    0x9E37_79B9_7F4A_7C15,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+    0x27D4_EB2F_1656_67C5,
+];
+
+/// `lo ^ hi` of the 128-bit product: one `mulx` and one `xor`. Every bit of each factor
+/// reaches the high half; the low half keeps the low bits' detail.
+#[inline(always)]
+pub const fn fold_mul(a: u64, b: u64) -> u64 {
+    let product = (a as u128) * (b as u128);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// The seeded hash of an input of at most 16 bytes. The input becomes two words `a` and `b`:
+/// 8 to 16 bytes, the first and the last 8 (overlapping below 16); 4 to 7 bytes, the first
+/// and the last 4; 1 to 3 bytes, the first, middle and last byte in `a`; none, zeros. Then
+///
+/// ```text
+/// x = fold_mul(a ^ K0 ^ seed, b ^ K1)
+/// h = fold_mul(x ^ K2 ^ len, K3)
+/// ```
+///
+/// The length enters the second product, so inputs that read the same words (a 4-byte and
+/// an 8-byte input of equal value) differ. Inlined where the length is a constant (an integer
+/// key), it is two loads and two multiplies.
+#[inline(always)]
+pub fn short_hash(bytes: &[u8], seed: u64) -> u64 {
+    debug_assert!(bytes.len() <= SHORT_MAX);
+    let len = bytes.len();
+    let le64 = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    let le32 = |at: usize| {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(&bytes[at..at + 4]);
+        u64::from(u32::from_le_bytes(word))
+    };
+    let (a, b) = match len {
+        8.. => (le64(0), le64(len - 8)),
+        4.. => (le32(0), le32(len - 4)),
+        1.. => (
+            u64::from(bytes[0]) << 16 | u64::from(bytes[len / 2]) << 8 | u64::from(bytes[len - 1]),
+            0,
+        ),
+        0 => (0, 0),
+    };
+    let x = fold_mul(a ^ SHORT_K[0] ^ seed, b ^ SHORT_K[1]);
+    fold_mul(x ^ SHORT_K[2] ^ len as u64, SHORT_K[3])
 }
 
 /// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
@@ -161,7 +228,7 @@ pub fn xxh64_short(bytes: &[u8], seed: u64) -> u64 {
 ///
 /// Keys longer than an internal buffer (128 bytes) are streamed through the function's
 /// incremental state instead; the digest is the same either way, because the streaming and
-/// one-shot forms agree. With [`Xxh3_128`], integers that fit in 64 bits are written in the
+/// one-shot forms agree. With [`Seeded64`], integers that fit in 64 bits are written in the
 /// canonical width (see the [module docs](self)); with [`Xxh64`], each at its own width,
 /// little-endian, `usize` and `isize` as 64 bits.
 pub struct BufferedHasher<D: Digest> {

@@ -38,10 +38,10 @@ pub const fn framing_len(params_len: usize) -> usize {
 /// use bloom_core::format::{decode, HashScheme, Variant};
 /// use bloom_core::internal::encode;
 ///
-/// let bytes = encode(Variant::Classic, HashScheme::Xxh3_128, 7, &[1, 2], 3, |out| {
+/// let bytes = encode(Variant::Classic, HashScheme::Seeded, 7, &[1, 2], 3, |out| {
 ///     out.put(&[9, 9, 9])
 /// });
-/// let frame = decode(&bytes, Variant::Classic, HashScheme::Xxh3_128, 2)?;
+/// let frame = decode(&bytes, Variant::Classic, HashScheme::Seeded, 2)?;
 /// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -613,7 +613,7 @@ fn check_header(
         });
     }
     let found_scheme = r.u8()?;
-    let keyable = scheme == HashScheme::Xxh3_128;
+    let keyable = scheme == HashScheme::Seeded;
     let found = match HashScheme::from_tag(found_scheme) {
         Some(found) if found == scheme => found,
         Some(HashScheme::SipHash13Keyed) if keyable => HashScheme::SipHash13Keyed,
@@ -801,7 +801,7 @@ pub fn decode_size_and_hashes<'a>(
     let frame = decode_frame(
         bytes,
         variant,
-        HashScheme::Xxh3_128,
+        HashScheme::Seeded,
         SIZE_AND_HASHES_LEN,
         checksum,
     )?;
@@ -830,7 +830,7 @@ pub fn read_size_and_hashes_words(
     key: Option<&crate::hash::SecretKey>,
     check_size: impl FnOnce(u64) -> Result<(), Error>,
 ) -> Result<(u64, u32, crate::hash::Hashing, crate::bits::Words<u64>), Error> {
-    let frame = FrameReader::open(reader, variant, HashScheme::Xxh3_128, SIZE_AND_HASHES_LEN)?;
+    let frame = FrameReader::open(reader, variant, HashScheme::Seeded, SIZE_AND_HASHES_LEN)?;
     let (size, num_hashes, hashing) =
         size_and_hashes(frame.scheme, frame.seed, &frame.params, key, check_size)?;
     Ok((size, num_hashes, hashing, frame.finish_with_words()?))
@@ -864,7 +864,7 @@ mod tests {
     fn sample() -> Vec<u8> {
         encode(
             Variant::Counting,
-            HashScheme::Xxh3_128,
+            HashScheme::Seeded,
             0xABCD,
             &[5; 12],
             16,
@@ -876,7 +876,7 @@ mod tests {
     fn layout_is_as_documented() {
         let b = sample();
         assert_eq!(&b[0..4], b"BLMF");
-        assert_eq!(&b[4..6], &[3, 0]);
+        assert_eq!(&b[4..6], &[4, 0]);
         assert_eq!(b[6], 2);
         assert_eq!(b[7], 1);
         assert_eq!(&b[8..16], &0xABCDu64.to_le_bytes());
@@ -900,14 +900,14 @@ mod tests {
             );
             let b = encode(
                 Variant::Classic,
-                HashScheme::Xxh3_128,
+                HashScheme::Seeded,
                 1,
                 &vec![7; params_len],
                 3,
                 |out| out.put(&[9, 9, 9]),
             );
             assert_eq!(&b[start..start + 3], &[9, 9, 9]);
-            let frame = decode(&b, Variant::Classic, HashScheme::Xxh3_128, params_len).unwrap();
+            let frame = decode(&b, Variant::Classic, HashScheme::Seeded, params_len).unwrap();
             assert_eq!(frame.payload, &[9, 9, 9]);
         }
     }
@@ -923,7 +923,7 @@ mod tests {
             x[end..].copy_from_slice(&sum.to_le_bytes());
             assert!(
                 matches!(
-                    decode(&x, Variant::Counting, HashScheme::Xxh3_128, 12),
+                    decode(&x, Variant::Counting, HashScheme::Seeded, 12),
                     Err(Error::Corrupt { .. })
                 ),
                 "padding byte {at}"
@@ -931,7 +931,7 @@ mod tests {
             #[cfg(feature = "std")]
             assert!(
                 matches!(
-                    read_frame(&mut &x[..], Variant::Counting, HashScheme::Xxh3_128, 12),
+                    read_frame(&mut &x[..], Variant::Counting, HashScheme::Seeded, 12),
                     Err(Error::Corrupt { .. })
                 ),
                 "streamed padding byte {at}"
@@ -943,22 +943,21 @@ mod tests {
     fn every_truncation_is_an_error() {
         let b = sample();
         for len in 0..b.len() {
-            assert!(decode(&b[..len], Variant::Counting, HashScheme::Xxh3_128, 12).is_err());
+            assert!(decode(&b[..len], Variant::Counting, HashScheme::Seeded, 12).is_err());
         }
-        assert!(decode(&b, Variant::Counting, HashScheme::Xxh3_128, 12).is_ok());
+        assert!(decode(&b, Variant::Counting, HashScheme::Seeded, 12).is_ok());
     }
 
     #[test]
     fn header_checks() {
         let b = sample();
-        let d =
-            |bytes: &[u8]| decode(bytes, Variant::Counting, HashScheme::Xxh3_128, 12).map(|_| ());
+        let d = |bytes: &[u8]| decode(bytes, Variant::Counting, HashScheme::Seeded, 12).map(|_| ());
         let mut x = b.clone();
         x[0] = b'X';
         assert!(matches!(d(&x), Err(Error::BadMagic { .. })));
         // Version 1 (the blocked filter's earlier bit placement), 2 (no padding before the
-        // payload) and any later one.
-        for version in [1u8, 2, 4] {
+        // payload), 3 (seeded XXH3-128) and any later one.
+        for version in [1u8, 2, 3, 5] {
             let mut x = b.clone();
             x[4] = version;
             assert!(matches!(
@@ -967,7 +966,7 @@ mod tests {
             ));
         }
         assert!(matches!(
-            decode(&b, Variant::Classic, HashScheme::Xxh3_128, 12),
+            decode(&b, Variant::Classic, HashScheme::Seeded, 12),
             Err(Error::WrongVariant {
                 expected: 1,
                 found: 2
@@ -1001,7 +1000,7 @@ mod tests {
         };
         let bytes = encode(
             Variant::Counting,
-            HashScheme::Xxh3_128,
+            HashScheme::Seeded,
             9,
             &[5; 12],
             len,
@@ -1011,7 +1010,7 @@ mod tests {
         let empty = encode_to(
             Output::Writer(&mut streamed),
             Variant::Counting,
-            HashScheme::Xxh3_128,
+            HashScheme::Seeded,
             9,
             &[5; 12],
             len,
@@ -1037,7 +1036,7 @@ mod tests {
             let (bytes, streamed) = streamed(len);
             assert_eq!(bytes, streamed, "{len}");
             let mut r = &streamed[..];
-            let read = read_frame(&mut r, Variant::Counting, HashScheme::Xxh3_128, 12).unwrap();
+            let read = read_frame(&mut r, Variant::Counting, HashScheme::Seeded, 12).unwrap();
             assert_eq!(read, bytes);
             assert!(r.is_empty());
         }
@@ -1048,7 +1047,7 @@ mod tests {
     fn stream_reader_checks_the_header_first() {
         let b = sample();
         let read = |bytes: &[u8], variant| {
-            read_frame(&mut &bytes[..], variant, HashScheme::Xxh3_128, 12).map(|_| ())
+            read_frame(&mut &bytes[..], variant, HashScheme::Seeded, 12).map(|_| ())
         };
         assert!(matches!(
             read(&b[..16], Variant::Classic),

@@ -356,20 +356,21 @@ mod tests {
         assert_eq!(big, GOLDEN_URL_PROBES_2_40);
     }
 
-    // Computed independently of this crate, with the reference XXH3 implementation (the C
-    // library, through Python's `xxhash` package) and the closed form of the probe sequence
-    // written out in Python. The URL's bytes end with its `str` terminator in the canonical
-    // width: `0xff` as 8 little-endian bytes.
-    const GOLDEN_42: u128 = 0xc8ad_0053_8ea0_9cd0_bf9c_129c_d1b5_be7c;
+    // Computed independently of this crate by tests/golden/golden_model.py: the seeded hash
+    // written out in Python (the short-key products; the reference XXH3-64 of the C library,
+    // through Python's `xxhash` package, for the URL's 28 bytes), its widening and the
+    // closed form of the probe sequence. The URL's bytes end with its `str` terminator in the
+    // canonical width: `0xff` as 8 little-endian bytes.
+    const GOLDEN_42: u128 = 0xd023_1307_753b_d414_5c1c_02ad_936f_fc01;
     const GOLDEN_42_PROBES: [u64; 7] = [
-        717_417, 717_731, 510_275, 510_144, 895_521, 895_708, 548_534,
+        344_872, 344_870, 165_665, 165_393, 578_848, 579_066, 259_797,
     ];
-    const GOLDEN_URL: u128 = 0x60f1_264c_38c6_3cf8_a75d_2a37_7e96_50cc;
+    const GOLDEN_URL: u128 = 0xb5ab_40bb_24cf_98d3_c435_6029_305f_dc60;
     const GOLDEN_URL_PROBES_2_40: [u64; 4] = [
-        718_822_586_238,
-        718_822_586_109,
-        35_673_637_815,
-        35_673_637_742,
+        842_709_084_464,
+        842_709_084_256,
+        523_459_683_413,
+        523_459_683_498,
     ];
 
     #[test]

@@ -249,7 +249,7 @@ mod tests {
         // Six zero bytes: good base64, but not the format's magic.
         let de = StrDeserializer::<ValueError>::new("AAAAAAAA");
         let err = deserialize(de, |b| {
-            decode(b, Variant::Classic, HashScheme::Xxh3_128, 0).map(|_| ())
+            decode(b, Variant::Classic, HashScheme::Seeded, 0).map(|_| ())
         })
         .unwrap_err();
         assert_eq!(
