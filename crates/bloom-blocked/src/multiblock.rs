@@ -113,16 +113,17 @@ impl Kernel {
     }
 }
 
-/// The portable test on a line whose word `w` `word` reads: each word shifted so that its
-/// bit lands in bit 0, ANDed (branch-free: for an absent key an early exit would be a coin
-/// flip per word).
+/// The portable test on a line whose word `w` `word` reads: each word's bit tested (a `bt`
+/// on x86-64, where shifting each word by its field would need every count in `cl`), the
+/// answers ANDed without a branch (for an absent key an early exit would be a coin flip per
+/// word).
 #[inline(always)]
 fn test_words(word: impl Fn(usize) -> u64, f: u64) -> bool {
-    let mut all = !0u64;
+    let mut all = true;
     for w in 0..LINE_WORDS {
-        all &= word(w) >> ((f >> (6 * w)) & 63);
+        all &= word(w) & bit(f, w) != 0;
     }
-    all & 1 != 0
+    all
 }
 
 /// [`test_words`] on a line's 64 little-endian bytes.
