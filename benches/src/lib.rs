@@ -37,7 +37,7 @@ pub fn url_keys(count: usize, seed: u64) -> Vec<String> {
         .collect()
 }
 
-/// The hasher peers get: the workspace's own (seeded XXH3-128, truncated to 64 bits by
+/// The hasher peers get: the workspace's own (the seeded hash, 64 bits, by
 /// `Hasher::finish`), so a comparison measures the filters, not their hash functions.
 pub fn peer_hasher() -> BuildKeyHasher {
     BuildKeyHasher::default()

@@ -1,5 +1,5 @@
 //! What keyed hashing costs: `contains` of a keyed `BloomFilter` and `BlockedBloomFilter`
-//! (SipHash-1-3 under a secret key) against the same filter with the default seeded XXH3,
+//! (SipHash-1-3 under a secret key) against the same filter with the default seeded hash,
 //! built from the same u64 keys at p = 1%, queried with the same keys in one run.
 //!
 //! The queries (present keys, then keys never inserted) are cut into chunks of 10,000 and

@@ -37,7 +37,7 @@ pub const DEFAULT_FPR: f64 = 0.01;
 /// present with probability at most p, like a never-inserted key; the false-positive rate
 /// stays at or below p at every point of a stream, by the exact rate of the blocked layout
 /// ([`blocked_run_probability`](crate::blocked_run_probability)). Each key is hashed once
-/// (seeded XXH3-128), whatever `k + l`.
+/// (the seeded hash, widened), whatever `k + l`.
 ///
 /// # Examples
 ///
@@ -464,7 +464,7 @@ impl AgingBloomFilter {
         self.ring.count
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128, or keyed SipHash-1-3:
+    /// The 128-bit hash this filter computes for `key` (the seeded hash widened to 128 bits, or keyed SipHash-1-3:
     /// see [`Hashing`]), as taken by
     /// [`insert_hash`](AgingBloomFilter::insert_hash) and
     /// [`contains_hash`](AgingBloomFilter::contains_hash).

@@ -5,7 +5,7 @@
 //!
 //! # The 512-bit block
 //!
-//! A key's hash is one 64-bit word `h` (the low half of the workspace's seeded XXH3-128). It
+//! A key's hash is one 64-bit word `h` (the workspace's seeded hash). It
 //! picks the block by multiply-shift ([`reduce`](bloom_core::internal::reduce)), so any block
 //! count works. The positions inside the block come from a second word, `g = h ×
 //! 0x9E3779B97F4A7C15 (mod 2^64)` ([`spread`]), whose two 32-bit halves `x_0` (low) and `x_1`

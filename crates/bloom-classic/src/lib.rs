@@ -12,7 +12,7 @@
 //! * [`BloomFilterRef`]: a read-only view of a filter's bytes (a memory-mapped file),
 //!   queried in place without copying them; it opens in O(1).
 //!
-//! Both hash every key once (seeded XXH3-128, [`bloom_core::hash`]), derive all probe
+//! Both hash every key once (the seeded hash, [`bloom_core::hash`]), derive all probe
 //! positions from that hash, and share the workspace's binary format, [`Filter`] trait and
 //! [`Error`] type.
 //!
@@ -38,7 +38,7 @@
 //! All filters use [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) unless given another
 //! with `with_seed`, so filters built anywhere can be merged with `union`. When keys come
 //! from an adversary, or the filter's bytes are published, hash under a secret key
-//! (`with_key`, `with_random_key`): SipHash-1-3 instead of seeded XXH3, so nobody without the
+//! (`with_key`, `with_random_key`): SipHash-1-3 instead of the seeded hash, so nobody without the
 //! key can craft keys that share bits, find false positives offline, or test keys against
 //! the bytes. The bytes keep only the key's fingerprint; `docs/security.md` has the threats
 //! and the cost.

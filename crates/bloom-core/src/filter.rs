@@ -49,7 +49,7 @@ use crate::Error;
 /// # }
 /// ```
 pub trait Filter {
-    /// The pre-computed hash a key is reduced to: `u128` (seeded XXH3-128) for the workspace's
+    /// The pre-computed hash a key is reduced to: `u128` (the seeded hash, widened) for the workspace's
     /// own filters, `u64` (XXH64) for Parquet's split-block filter.
     type Hash: Copy;
 
@@ -176,7 +176,7 @@ macro_rules! if_std {
 /// and `read_from`. `NAME`
 /// is the type's name.
 ///
-/// `hash: H` is the type's hash (`u128` for the workspace's XXH3-128, `u64` for Parquet's
+/// `hash: H` is the type's hash (`u128` for the workspace's widened hash, `u64` for Parquet's
 /// XXH64). An inherent `insert_hash` returns `bool`; with `insert: fallible` it returns
 /// `Result<bool, Error>` (a filter that can refuse a key, such as a scalable one at its cap).
 ///
@@ -406,7 +406,7 @@ macro_rules! keyed_via_inherent {
     ($filter:ident) => {
         impl $filter {
             /// Returns this filter emptied and keyed with the 128-bit secret `key`: keys
-            /// are hashed with SipHash-1-3 under it instead of seeded XXH3
+            /// are hashed with SipHash-1-3 under it instead of the seeded hash
             /// ([`Hashing::Keyed`]($crate::hash::Hashing::Keyed)), so nobody without the
             /// key can tell which bits a key sets or craft keys that collide. The filter's
             /// bytes hold only the key's fingerprint: load them with

@@ -5,7 +5,7 @@
 //! `bloom-blocked`) is built on this one. Most users depend on a filter crate and never name
 //! this one, except for [`Error`] and, in generic code, [`Filter`].
 //!
-//! * [`hash`]: the key hash every filter uses ([`hash_key`](hash::hash_key), seeded XXH3-128,
+//! * [`hash`]: the key hash every filter uses ([`hash_key`](hash::hash_key), the seeded hash,
 //!   identical on every platform), the [default seed](hash::DEFAULT_SEED),
 //!   [`random_seed`](hash::random_seed) for keys an adversary may choose, and the same hashing
 //!   as a `Hasher`/`BuildHasher` ([`KeyHasher`](hash::KeyHasher),

@@ -166,7 +166,7 @@ impl CountingBloomFilter {
         self.params.hashing.seed()
     }
 
-    /// The 128-bit hash this filter computes for `key` (seeded XXH3-128, or keyed SipHash-1-3:
+    /// The 128-bit hash this filter computes for `key` (the seeded hash widened to 128 bits, or keyed SipHash-1-3:
     /// see [`Hashing`]), as taken by the `_hash` methods.
     #[inline]
     pub fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {

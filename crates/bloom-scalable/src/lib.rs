@@ -9,7 +9,7 @@
 //! Preguiça, Hutchison, "Scalable Bloom Filters", Information Processing Letters 101(6),
 //! 2007).
 //!
-//! * Every key is hashed once per operation (seeded XXH3-128), whatever the number of
+//! * Every key is hashed once per operation (the seeded hash, widened), whatever the number of
 //!   layers: all layers share the seed and derive their probes from the same hash.
 //! * Queries test the newest, largest layer first (it holds the most keys), and on filters
 //!   larger than a cache share stop each layer at its first pair of probes with a zero bit.

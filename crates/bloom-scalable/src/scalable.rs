@@ -131,7 +131,7 @@ impl ScalableBloomFilter {
         std::mem::size_of::<Self>() as u64
     }
 
-    /// The 128-bit hash every layer derives its probes from (seeded XXH3-128, or keyed
+    /// The 128-bit hash every layer derives its probes from (the seeded hash widened, or keyed
     /// SipHash-1-3: see [`Hashing`](bloom_core::hash::Hashing)), as taken by
     /// [`insert_hash`](ScalableBloomFilter::insert_hash) and
     /// [`contains_hash`](ScalableBloomFilter::contains_hash).

@@ -590,7 +590,7 @@ pub fn verify_checksum(bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// Reads the [`HEADER_LEN`] bytes before the parameters, checks them in `decode`'s order and
-/// returns the scheme found (`scheme`, or the keyed scheme where `scheme` is XXH3-128) and the
+/// returns the scheme found (`scheme`, or the keyed scheme where `scheme` is the seeded one) and the
 /// seed field.
 fn check_header(
     r: &mut ByteReader<'_>,
