@@ -6,12 +6,12 @@ use alloc::{format, vec::Vec};
 use core::hash::Hash;
 use core::sync::atomic::AtomicU64;
 
+use bloom_core::Error;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
 use bloom_core::internal::float::{Float, Native};
-use bloom_core::internal::{self, ByteReader, reduce};
-use bloom_core::{Error, math};
+use bloom_core::internal::{self, reduce};
 
 use crate::lines::{self, LineLayout};
 use crate::params::{self, Params};
@@ -166,25 +166,18 @@ impl Layout for Blocked {
     }
 
     fn write_params(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.num_bits().to_le_bytes());
-        out[8..12].copy_from_slice(&self.num_hashes.to_le_bytes());
+        params::write_block_params(self.num_blocks, self.num_hashes, out);
     }
 
     fn read_params(params: &[u8]) -> Result<Self, Error> {
-        let mut r = ByteReader::new(params);
-        let (num_bits, num_hashes) = (r.u64()?, r.u32()?);
-        if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-            return Err(Error::corrupt(format!(
-                "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-            )));
-        }
+        let (num_blocks, num_hashes) = params::read_block_params(params)?;
         if !(1..=MAX_PROBES).contains(&num_hashes) {
             return Err(Error::corrupt(format!(
                 "num_hashes {num_hashes} is not in 1..={MAX_PROBES}"
             )));
         }
         Ok(Blocked::of(Params {
-            num_blocks: num_bits / BLOCK_BITS,
+            num_blocks,
             num_hashes,
         }))
     }

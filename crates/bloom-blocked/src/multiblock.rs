@@ -26,8 +26,9 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
+use bloom_core::internal::digest::fold_mul;
 use bloom_core::internal::float::{Float, Native};
-use bloom_core::internal::{self, ByteReader, reduce};
+use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::lines::{self, LINE_WORDS, LineLayout};
@@ -46,8 +47,7 @@ const FIELD_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 /// The word whose six-bit fields are a key's positions (see the module docs).
 #[inline(always)]
 fn fields(hash: u64) -> u64 {
-    let product = u128::from(hash) * u128::from(FIELD_MIX);
-    (product as u64) ^ ((product >> 64) as u64)
+    fold_mul(hash, FIELD_MIX)
 }
 
 /// Bit `(f >> 6i) & 63` of word i, as one mask per word.
@@ -171,20 +171,16 @@ impl Layout for Multiblock {
         let classic = internal::optimal_num_bits_with::<Native>(expected_items, fpr)?;
         let target = fpr * SIZING_HEADROOM;
         let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
-        let fits = |blocks: u64| Multiblock::rate(blocks, expected_items) <= target;
-        let mut hi = (classic / BLOCK_BITS).clamp(1, max_blocks);
-        let mut lo = hi - 1;
-        while !fits(hi) {
-            if hi == max_blocks {
-                return Err(Error::TooLarge {
-                    requested_bits: (hi as f64 * 2.0) * BLOCK_BITS as f64,
-                    max_bits: math::MAX_NUM_BITS,
-                });
-            }
-            lo = hi;
-            hi = (hi * 2).min(max_blocks);
+        let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
+        match params::smallest_from(start, |blocks| {
+            Multiblock::rate(blocks, expected_items) <= target
+        }) {
+            Some(num_blocks) => Multiblock::of(num_blocks),
+            None => Err(Error::TooLarge {
+                requested_bits: (max_blocks as f64 * 2.0) * BLOCK_BITS as f64,
+                max_bits: math::MAX_NUM_BITS,
+            }),
         }
-        Multiblock::of(params::smallest_fitting(lo, hi, fits))
     }
 
     /// `num_bits` rounded up to whole 512-bit blocks; `num_hashes` must be 8, the layout's
@@ -289,24 +285,17 @@ impl Layout for Multiblock {
     }
 
     fn write_params(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.num_bits().to_le_bytes());
-        out[8..12].copy_from_slice(&MULTIBLOCK_HASHES.to_le_bytes());
+        params::write_block_params(self.num_blocks, MULTIBLOCK_HASHES, out);
     }
 
     fn read_params(params: &[u8]) -> Result<Self, Error> {
-        let mut r = ByteReader::new(params);
-        let (num_bits, num_hashes) = (r.u64()?, r.u32()?);
-        if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
-            return Err(Error::corrupt(format!(
-                "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
-            )));
-        }
+        let (num_blocks, num_hashes) = params::read_block_params(params)?;
         if num_hashes != MULTIBLOCK_HASHES {
             return Err(Error::corrupt(format!(
                 "num_hashes {num_hashes} is not {MULTIBLOCK_HASHES}, one bit per word"
             )));
         }
-        Multiblock::of(num_bits / BLOCK_BITS)
+        Multiblock::of(num_blocks)
     }
 
     /// Always in bursts, whatever the size: one line per key keeps a burst cheap.

@@ -98,24 +98,15 @@ impl Params {
             let fits = |blocks: u64| theory_fpr_with::<F>(blocks, k, expected_items) <= fpr;
             // Bracket the smallest fitting size: fits(hi), and lo below the classic size or
             // known not to fit.
-            let (lo, hi) = match best {
+            let hi = match best {
                 // Only a size at most the best one can win (or tie with a smaller k).
                 Some((b, _)) if !fits(b) => continue,
-                Some((b, _)) => (start - 1, b),
-                None => {
-                    // Gallop up from the classic size.
-                    let (mut lo, mut hi) = (start - 1, start);
-                    while !fits(hi) && hi < max_blocks {
-                        lo = hi;
-                        hi = (hi * 2).min(max_blocks);
-                    }
-                    if !fits(hi) {
-                        continue;
-                    }
-                    (lo, hi)
-                }
+                Some((b, _)) => smallest_fitting(start - 1, b, fits),
+                None => match smallest_from(start, fits) {
+                    Some(hi) => hi,
+                    None => continue,
+                },
             };
-            let hi = smallest_fitting(lo, hi, fits);
             let better = match best {
                 None => true,
                 Some((b, bk)) => hi < b || (hi == b && k < bk),
@@ -147,6 +138,44 @@ impl Params {
             num_hashes,
         })
     }
+}
+
+/// The smallest number of blocks from `start` (at least 1) for which `fits` holds, `fits`
+/// monotonic (more blocks, a lower rate): gallop up from `start` to bracket it, then bisect
+/// ([`smallest_fitting`]). `None` when even the most blocks a filter may have do not fit.
+pub(crate) fn smallest_from(start: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
+    let (mut lo, mut hi) = (start - 1, start);
+    while !fits(hi) && hi < max_blocks {
+        lo = hi;
+        hi = (hi * 2).min(max_blocks);
+    }
+    fits(hi).then(|| smallest_fitting(lo, hi, &fits))
+}
+
+/// The parameters of a layout of 512-bit blocks in the format: `num_bits` (u64) and
+/// `num_hashes` (u32), little-endian.
+pub(crate) fn write_block_params(num_blocks: u64, num_hashes: u32, out: &mut [u8]) {
+    out[..8].copy_from_slice(&(num_blocks * BLOCK_BITS).to_le_bytes());
+    out[8..12].copy_from_slice(&num_hashes.to_le_bytes());
+}
+
+/// The number of blocks and `num_hashes` of [`write_block_params`]'s bytes; the caller
+/// checks `num_hashes` against its layout.
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] for a `num_bits` that is not a whole number of blocks in range, and
+/// for parameters shorter than their 12 bytes.
+pub(crate) fn read_block_params(params: &[u8]) -> Result<(u64, u32), Error> {
+    let mut r = internal::ByteReader::new(params);
+    let (num_bits, num_hashes) = (r.u64()?, r.u32()?);
+    if num_bits == 0 || num_bits % BLOCK_BITS != 0 || num_bits > math::MAX_NUM_BITS {
+        return Err(Error::corrupt(format!(
+            "num_bits {num_bits} is not a whole number of 512-bit blocks in range"
+        )));
+    }
+    Ok((num_bits / BLOCK_BITS, num_hashes))
 }
 
 /// `first`, then the values of `1..=last` ever farther from it, alternating below and above
