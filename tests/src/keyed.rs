@@ -11,7 +11,7 @@ use bloom_blocked::{
     MultiblockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Keyed as _};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use bloom_classic::BloomFilter;
 use bloom_core::internal::Probes;
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Keyed};
 use bloom_counting::{CountingBloomFilter, Removed};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;

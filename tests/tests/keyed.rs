@@ -5,9 +5,9 @@ use std::hash::Hasher;
 
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::Error;
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::keys::distinct_keys;
+use bloom_core::{Error, Keyed as _};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use bloom_tests::filter_suite;

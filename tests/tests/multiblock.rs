@@ -7,7 +7,7 @@
 use bloom_blocked::{
     AtomicMultiblockBloomFilter, MultiblockBloomFilter, MultiblockBloomFilterRef, Probe,
 };
-use bloom_core::Error;
+use bloom_core::{Error, Keyed as _};
 use bloom_tests::keyed::Keyed;
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;

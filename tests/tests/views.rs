@@ -10,8 +10,8 @@ use bloom_blocked::{
     SplitBlockBloomFilter, SplitBlockBloomFilterRef,
 };
 use bloom_classic::{BloomFilter, BloomFilterRef};
-use bloom_core::Error;
 use bloom_core::format::payload_offset;
+use bloom_core::{Error, Keyed};
 use proptest::prelude::*;
 
 /// An owning filter with a view type: what the checks below need of each.

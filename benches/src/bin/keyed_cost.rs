@@ -18,6 +18,7 @@
 use bloom_benches::{ChunkTimes, chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_classic::BloomFilter;
+use bloom_core::Keyed;
 use bloom_core::hash::{Hashing, SecretKey};
 
 /// Times each chunk is timed, per candidate.

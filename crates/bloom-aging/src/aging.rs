@@ -7,7 +7,7 @@ use bloom_core::bits::BitStore;
 use bloom_core::engine::Probe;
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::{self, Output};
-use bloom_core::{Error, math};
+use bloom_core::{Error, Filter, Keyed, math};
 
 use crate::params::{self, Ring, Shape};
 use crate::row::{self, BLOCK_WORDS, Kernel, Key};
@@ -163,9 +163,9 @@ impl AgingBloomFilterBuilder {
     }
 
     /// Hashes keys with SipHash-1-3 under the secret `key` instead of a seed
-    /// ([`Hashing::Keyed`]): see [`AgingBloomFilter::with_key`]. The bytes hold only the
+    /// ([`Hashing::Keyed`]): see [`AgingBloomFilter::with_key`](bloom_core::Keyed::with_key). The bytes hold only the
     /// key's fingerprint; load them with
-    /// [`from_bytes_with_key`](AgingBloomFilter::from_bytes_with_key).
+    /// [`from_bytes_with_key`](bloom_core::Keyed::from_bytes_with_key).
     pub fn key(mut self, key: [u8; 16]) -> Self {
         self.hashing = Hashing::Keyed(SecretKey::from_bytes(key));
         self
@@ -391,21 +391,10 @@ impl AgingBloomFilter {
         (self.shape.span > 0).then_some(self.shape.span)
     }
 
-    /// The hash seed; `None` for a [keyed](AgingBloomFilter::with_key) filter.
+    /// The hash seed; `None` for a [keyed](bloom_core::Keyed::with_key) filter.
     #[inline]
     pub fn seed(&self) -> Option<u64> {
         self.shape.hashing.seed()
-    }
-
-    /// The filter emptied and rehashed.
-    fn with_hashing(mut self, hashing: Hashing) -> Self {
-        self.clear();
-        self.shape.hashing = hashing;
-        self
-    }
-
-    fn current_hashing(&self) -> Hashing {
-        self.shape.hashing
     }
 
     /// Which implementation of the query runs ([`Probe`]): [`Probe::Avx512`] where the CPU
@@ -1067,6 +1056,115 @@ impl AgingBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
+    /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
+    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
+    /// [keyed](bloom_core::Keyed::with_key) filter's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::decode_with(bytes, None)
+    }
+}
+
+/// Adds every key of the iterator ([`insert_all`](AgingBloomFilter::insert_all)).
+impl<T: Hash> Extend<T> for AgingBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.insert_all(iter);
+    }
+}
+
+/// Collects keys into a filter sized for their number (at least 1) at a 1% false-positive
+/// rate, with the default seed. The keys are gathered first, to count them.
+///
+/// # Panics
+///
+/// Only if the number of keys is more than a filter can be sized for; build with
+/// [`new`](AgingBloomFilter::new) to get an `Err` instead.
+impl<T: Hash> FromIterator<T> for AgingBloomFilter {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let keys: Vec<T> = iter.into_iter().collect();
+        // A slice's length always fits a `u64` (no target has a wider `usize`).
+        let mut filter = AgingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
+            .expect("the number of keys held in memory fits a filter");
+        filter.insert_all(&keys);
+        filter
+    }
+}
+
+impl Filter for AgingBloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "AgingBloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        Ok(AgingBloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        AgingBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        AgingBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        AgingBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        AgingBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> u64 {
+        AgingBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        AgingBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        AgingBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        AgingBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        AgingBloomFilter::from_bytes(bytes)
+    }
+
+    fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
+        AgingBloomFilter::write_to(self, writer)
+    }
+
+    fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
+        AgingBloomFilter::read_from(reader)
+    }
+}
+
+impl bloom_core::internal::Sealed for AgingBloomFilter {}
+
+impl Keyed for AgingBloomFilter {
+    fn hashing(&self) -> Hashing {
+        self.shape.hashing
+    }
+
+    /// The filter emptied and rehashed.
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.clear();
+        self.shape.hashing = hashing;
+        self
+    }
+
     /// `read_from`, the hashing checked against `key`: the slices' words are read straight
     /// into the bit array, so the filter is held once.
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
@@ -1078,18 +1176,6 @@ impl AgingBloomFilter {
             ring,
             kernel: Kernel::detect(),
         })
-    }
-
-    /// Reads a filter written by [`to_bytes`](AgingBloomFilter::to_bytes).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
-    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
-    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
-    /// [keyed](AgingBloomFilter::with_key) filter's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::decode_with(bytes, None)
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
@@ -1104,14 +1190,22 @@ impl AgingBloomFilter {
     }
 }
 
-bloom_core::internal::collect_via_insert_all!(AgingBloomFilter, fpr: DEFAULT_FPR);
-
-bloom_core::internal::filter_via_inherent!(AgingBloomFilter, hash: u128);
-
-bloom_core::internal::keyed_via_inherent!(AgingBloomFilter);
-
+/// The bytes of [`to_bytes`](AgingBloomFilter::to_bytes) (base64 in human-readable formats).
 #[cfg(feature = "serde")]
-bloom_core::internal::serde_via_bytes!(AgingBloomFilter);
+impl serde::Serialize for AgingBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+/// From the bytes of [`to_bytes`](AgingBloomFilter::to_bytes), checked as
+/// [`from_bytes`](AgingBloomFilter::from_bytes) checks them.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for AgingBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::internal::serde_bytes::deserialize(deserializer, AgingBloomFilter::from_bytes)
+    }
+}
 
 /// The batch engine's view of the filter: a key reads its row (every line of it), in one
 /// test; its state is its hash.

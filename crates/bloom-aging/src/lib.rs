@@ -37,7 +37,7 @@
 //!
 //! As for every filter of the workspace: [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED)
 //! unless given another, so filters built anywhere can be united; a secret key
-//! ([`AgingBloomFilterBuilder::key`], [`AgingBloomFilter::with_key`]: SipHash-1-3, bytes
+//! ([`AgingBloomFilterBuilder::key`], [`AgingBloomFilter::with_key`](bloom_core::Keyed::with_key): SipHash-1-3, bytes
 //! that hold only the key's fingerprint) when keys come from an adversary or the bytes are
 //! published (`docs/security.md`).
 //!

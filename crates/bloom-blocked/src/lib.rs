@@ -187,6 +187,7 @@ pub type AtomicBlockedBloomFilter = Engine<Blocked, AtomicBitStore>;
 ///
 /// ```
 /// use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
+/// use bloom_core::Keyed;
 ///
 /// let mut filter = BlockedBloomFilter::new(10_000, 0.01)?;
 /// filter.insert_all(0..10_000u64);

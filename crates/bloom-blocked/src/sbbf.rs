@@ -3,13 +3,13 @@
 use alloc::{format, vec::Vec};
 use core::hash::{Hash, Hasher};
 
-use bloom_core::Error;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{
     self, BufferedHasher, ByteReader, Checksum, Digest, Output, Sink, Xxh64,
 };
+use bloom_core::{Error, Filter};
 
 use crate::params::fold_factor;
 use crate::probe::split_contains_le_bytes;
@@ -792,10 +792,84 @@ impl<T: Hash> Extend<T> for SplitBlockBloomFilter {
     }
 }
 
-bloom_core::internal::filter_via_inherent!(SplitBlockBloomFilter, hash: u64);
+impl Filter for SplitBlockBloomFilter {
+    type Hash = u64;
+    const NAME: &'static str = "SplitBlockBloomFilter";
 
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u64 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        Ok(SplitBlockBloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u64) -> bool {
+        SplitBlockBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        SplitBlockBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        SplitBlockBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        SplitBlockBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> u64 {
+        SplitBlockBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        SplitBlockBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        SplitBlockBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        SplitBlockBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        SplitBlockBloomFilter::from_bytes(bytes)
+    }
+
+    bloom_core::internal::if_std! {
+        fn write_to<W: bloom_core::internal::io::Write>(&self, writer: W) -> Result<(), Error> {
+            SplitBlockBloomFilter::write_to(self, writer)
+        }
+
+        fn read_from<R: bloom_core::internal::io::Read>(reader: R) -> Result<Self, Error> {
+            SplitBlockBloomFilter::read_from(reader)
+        }
+    }
+}
+
+/// The bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) (base64 in human-readable formats).
 #[cfg(feature = "serde")]
-bloom_core::internal::serde_via_bytes!(SplitBlockBloomFilter);
+impl serde::Serialize for SplitBlockBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+/// From the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes), checked as
+/// [`from_bytes`](SplitBlockBloomFilter::from_bytes) checks them.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::internal::serde_bytes::deserialize(
+            deserializer,
+            SplitBlockBloomFilter::from_bytes,
+        )
+    }
+}
 
 /// Split blocks in the batch engine, wherever they lie (the owning filter's memory, a
 /// view's bytes): one block per key.
@@ -851,7 +925,16 @@ impl<S: BlockRead<SplitBlock>> OneLine for SplitBatch<S> {
 }
 
 #[cfg(feature = "rayon")]
-bloom_core::internal::par_queries_via_batch!(SplitBlockBloomFilter);
+impl SplitBlockBloomFilter {
+    /// [`contains_batch`](SplitBlockBloomFilter::contains_batch) on all of rayon's threads: the keys
+    /// split into one task per share, each answered by the batch query. The answers are
+    /// those of `contains_batch`.
+    pub fn par_contains_batch<T: Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
+        bloom_core::internal::par::par_contains_batch(keys, |part, out| {
+            self.contains_batch_into(part, out)
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

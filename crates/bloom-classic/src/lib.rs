@@ -38,14 +38,14 @@
 //! All filters use [`DEFAULT_SEED`](bloom_core::hash::DEFAULT_SEED) unless given another
 //! with `with_seed`, so filters built anywhere can be merged with `union`. When keys come
 //! from an adversary, or the filter's bytes are published, hash under a secret key
-//! (`with_key`, `with_random_key`): SipHash-1-3 instead of the seeded hash, so nobody without the
+//! (`with_key`, `with_random_key`, methods of [`Keyed`](bloom_core::Keyed)): SipHash-1-3 instead of the seeded hash, so nobody without the
 //! key can craft keys that share bits, find false positives offline, or test keys against
 //! the bytes. The bytes keep only the key's fingerprint; `docs/security.md` has the threats
 //! and the cost.
 //!
 //! ```
 //! use bloom_classic::BloomFilter;
-//! use bloom_core::Error;
+//! use bloom_core::{Error, Keyed};
 //!
 //! let key = *b"0123456789abcdef"; // in practice, from a secret store
 //! let mut seen = BloomFilter::new(10_000, 0.01)?.with_key(key);
@@ -179,6 +179,7 @@ pub type AtomicBloomFilter = Engine<Classic, AtomicBitStore>;
 ///
 /// ```
 /// use bloom_classic::{BloomFilter, BloomFilterRef};
+/// use bloom_core::Keyed;
 ///
 /// let mut filter = BloomFilter::new(10_000, 0.01)?;
 /// filter.insert_all(0..10_000u64);

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::BloomFilter;
-use bloom_core::Error;
 use bloom_core::engine::{BitStore, Engine, Layout};
 use bloom_core::format::{self, HashScheme, Variant};
 use bloom_core::hash::Hashing;
+use bloom_core::{Error, Keyed};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use clap::ValueEnum;

@@ -4,6 +4,7 @@ use alloc::vec::Vec;
 use core::hash::Hash;
 
 use crate::Error;
+use crate::hash::{Hashing, SecretKey};
 
 /// Approximate membership: the operations every filter of the workspace shares, so generic
 /// code (the shared test suite, the comparison crate, a caller that wants to switch variants
@@ -170,305 +171,93 @@ macro_rules! if_std {
     ($($items:tt)*) => {};
 }
 
-/// Implements [`Filter`] for a filter type by calling its inherent methods of the same names:
-/// `hash` (for `key_hash`), `insert_hash`, `contains_hash`, `contains_batch`, `memory_usage`,
-/// `estimated_fpr`, `estimated_len`, `clear`, `union`, `to_bytes`, `from_bytes`, `write_to`
-/// and `read_from`. `NAME`
-/// is the type's name.
+/// Keyed hashing: a filter whose keys are hashed with SipHash-1-3 under a 128-bit secret key
+/// instead of the seeded hash ([`Hashing::Keyed`]), so nobody without the key can tell
+/// which bits a key sets or craft keys that collide. `docs/security.md` weighs keys and seeds.
 ///
-/// `hash: H` is the type's hash (`u128` for the workspace's widened hash, `u64` for Parquet's
-/// XXH64). An inherent `insert_hash` returns `bool`; with `insert: fallible` it returns
-/// `Result<bool, Error>` (a filter that can refuse a key, such as a scalable one at its cap).
+/// Every filter of the shared format that owns its bits implements it: the classic, blocked
+/// and multiblock filters and their atomic twins, the counting, scalable and aging filters.
+/// The trait is sealed: the promise that keyed bytes never load without their key is kept by
+/// the format readers of this workspace, so no other crate implements it. (A view reads keyed
+/// bytes with its own `from_bytes_with_key`, which borrows them.)
 ///
 /// # Examples
 ///
 /// ```
-/// use std::hash::Hash;
-/// use bloom_core::{Error, Filter};
+/// use bloom_classic::BloomFilter;
+/// use bloom_core::{Error, Keyed};
 ///
-/// /// A stand-in for a filter: remembers whether anything was inserted.
-/// #[derive(Default)]
-/// struct Flag(bool);
-///
-/// impl Flag {
-///     fn hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
-///         bloom_core::hash::hash_key(key, 1)
-///     }
-///     fn insert_hash(&mut self, _: u128) -> bool {
-///         std::mem::replace(&mut self.0, true)
-///     }
-///     fn contains_hash(&self, _: u128) -> bool {
-///         self.0
-///     }
-///     fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
-///         vec![self.0; keys.len()]
-///     }
-///     fn memory_usage(&self) -> usize {
-///         1
-///     }
-///     fn estimated_fpr(&self) -> f64 {
-///         f64::from(u8::from(self.0))
-///     }
-///     fn estimated_len(&self) -> u64 {
-///         u64::from(self.0)
-///     }
-///     fn clear(&mut self) {
-///         self.0 = false;
-///     }
-///     fn union(&mut self, other: &Self) -> Result<(), Error> {
-///         self.0 |= other.0;
-///         Ok(())
-///     }
-///     fn to_bytes(&self) -> Vec<u8> {
-///         vec![u8::from(self.0)]
-///     }
-///     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-///         match bytes {
-///             [0] => Ok(Flag(false)),
-///             [1] => Ok(Flag(true)),
-///             _ => Err(Error::corrupt("one byte, 0 or 1, expected")),
-///         }
-///     }
-///     fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-///         Ok(writer.write_all(&self.to_bytes())?)
-///     }
-///     fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-///         let mut byte = [0];
-///         reader.read_exact(&mut byte)?;
-///         Self::from_bytes(&byte)
-///     }
-/// }
-///
-/// bloom_core::internal::filter_via_inherent!(Flag, hash: u128);
-///
-/// let mut flag = Flag::default();
-/// assert_eq!(Filter::insert(&mut flag, "key")?, false);
-/// assert!(Filter::contains(&flag, "anything"));
-/// assert_eq!(Flag::NAME, "Flag");
+/// let key = *b"0123456789abcdef";
+/// let mut seen = BloomFilter::new(10_000, 0.01)?.with_key(key);
+/// seen.insert("https://example.com/");
+/// let bytes = seen.to_bytes();
+/// assert_eq!(BloomFilter::from_bytes(&bytes), Err(Error::KeyRequired));
+/// let loaded = BloomFilter::from_bytes_with_key(&bytes, &key)?;
+/// assert!(loaded.contains("https://example.com/"));
 /// # Ok::<(), Error>(())
 /// ```
-#[macro_export]
-#[doc(hidden)]
-macro_rules! filter_via_inherent {
-    ($filter:ident, hash: $hash:ty) => {
-        $crate::filter_via_inherent!(@impl $filter, $hash, |f, h| Ok($filter::insert_hash(f, h)));
-    };
-    ($filter:ident, hash: $hash:ty, insert: fallible) => {
-        $crate::filter_via_inherent!(@impl $filter, $hash, |f, h| $filter::insert_hash(f, h));
-    };
-    (@impl $filter:ident, $hash:ty, |$f:ident, $h:ident| $insert:expr) => {
-        impl $crate::Filter for $filter {
-            type Hash = $hash;
-            const NAME: &'static str = stringify!($filter);
+pub trait Keyed: Sized + crate::internal::Sealed {
+    /// Returns this filter emptied and keyed with the 128-bit secret `key`. The filter's
+    /// bytes hold only the key's fingerprint: load them with
+    /// [`from_bytes_with_key`](Keyed::from_bytes_with_key). Filters merge only with filters
+    /// of the same key.
+    fn with_key(self, key: [u8; 16]) -> Self {
+        self.with_hashing(Hashing::Keyed(SecretKey::from_bytes(key)))
+    }
 
-            fn key_hash<T: ::core::hash::Hash + ?Sized>(&self, key: &T) -> $hash {
-                $filter::hash(self, key)
-            }
+    /// Returns this filter emptied and keyed with a key from the operating system's
+    /// randomness ([`SecretKey::random`]). The key lives only in memory:
+    /// [`hashing`](Keyed::hashing) gives it to a caller who must save the filter and load it
+    /// again. Only with the `std` feature.
+    #[cfg(feature = "std")]
+    fn with_random_key(self) -> Self {
+        self.with_hashing(Hashing::Keyed(SecretKey::random()))
+    }
 
-            fn insert_hash(&mut self, hash: $hash) -> Result<bool, $crate::Error> {
-                let ($f, $h) = (self, hash);
-                $insert
-            }
+    /// How this filter hashes its keys: a seed, or a secret key.
+    fn hashing(&self) -> Hashing;
 
-            fn contains_hash(&self, hash: $hash) -> bool {
-                $filter::contains_hash(self, hash)
-            }
+    /// Reads a keyed filter's bytes (from `to_bytes` or `write_to`) with its key.
+    ///
+    /// # Errors
+    ///
+    /// Those of the type's `from_bytes`; [`Error::WrongKey`] when `key` is not the filter's;
+    /// [`Error::NotKeyed`] for the bytes of a seeded filter.
+    fn from_bytes_with_key(bytes: &[u8], key: &[u8; 16]) -> Result<Self, Error> {
+        Self::decode_with(bytes, Some(&SecretKey::from_bytes(*key)))
+    }
 
-            fn contains_batch<T: ::core::hash::Hash>(
-                &self,
-                keys: &[T],
-            ) -> $crate::internal::Vec<bool> {
-                $filter::contains_batch(self, keys)
-            }
+    /// [`from_bytes_with_key`](Keyed::from_bytes_with_key) from a stream, as the type's
+    /// `read_from` reads (exactly the filter's bytes, memory growing as they arrive). Only
+    /// with the `std` feature.
+    ///
+    /// # Errors
+    ///
+    /// Those of the type's `read_from` and of
+    /// [`from_bytes_with_key`](Keyed::from_bytes_with_key).
+    #[cfg(feature = "std")]
+    fn read_from_with_key<R: std::io::Read>(mut reader: R, key: &[u8; 16]) -> Result<Self, Error> {
+        Self::read_with(&mut reader, Some(&SecretKey::from_bytes(*key)))
+    }
 
-            fn memory_usage(&self) -> usize {
-                $filter::memory_usage(self)
-            }
+    /// The filter emptied and hashing with `hashing`.
+    #[doc(hidden)]
+    fn with_hashing(self, hashing: Hashing) -> Self;
 
-            fn estimated_fpr(&self) -> f64 {
-                $filter::estimated_fpr(self)
-            }
+    /// `from_bytes`, the header's hashing checked against `key` (`None`: seeded bytes only).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes_with_key`](Keyed::from_bytes_with_key).
+    #[doc(hidden)]
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error>;
 
-            fn estimated_len(&self) -> u64 {
-                $filter::estimated_len(self)
-            }
-
-            fn clear(&mut self) {
-                $filter::clear(self);
-            }
-
-            fn union(&mut self, other: &Self) -> Result<(), $crate::Error> {
-                $filter::union(self, other)
-            }
-
-            fn to_bytes(&self) -> $crate::internal::Vec<u8> {
-                $filter::to_bytes(self)
-            }
-
-            fn from_bytes(bytes: &[u8]) -> Result<Self, $crate::Error> {
-                $filter::from_bytes(bytes)
-            }
-
-            $crate::if_std! {
-                fn write_to<W: $crate::internal::io::Write>(
-                    &self,
-                    writer: W,
-                ) -> Result<(), $crate::Error> {
-                    $filter::write_to(self, writer)
-                }
-
-                fn read_from<R: $crate::internal::io::Read>(
-                    reader: R,
-                ) -> Result<Self, $crate::Error> {
-                    $filter::read_from(reader)
-                }
-            }
-        }
-    };
-}
-
-/// Implements `Extend` and `FromIterator` for a filter type through its inherent
-/// `insert_all(keys)` and `new(n, p)`: `extend` inserts every key, and `collect` gathers the
-/// keys first (to count them) and builds a filter sized for exactly their number at `fpr`
-/// with the default seed. `collect` panics only if that number is beyond what the filter can
-/// be sized for (build with `new` to get an `Err` instead).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::Error;
-///
-/// /// A stand-in for a filter: it remembers how many keys it was given.
-/// struct Count(usize);
-///
-/// impl Count {
-///     fn new(_n: u64, _p: f64) -> Result<Self, Error> {
-///         Ok(Count(0))
-///     }
-///     fn insert_all<T, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-///         self.0 += keys.into_iter().count();
-///     }
-/// }
-///
-/// bloom_core::internal::collect_via_insert_all!(Count, fpr: 0.01);
-///
-/// let mut count: Count = (0..10u32).collect();
-/// count.extend(["a", "b"]);
-/// assert_eq!(count.0, 12);
-/// ```
-#[macro_export]
-#[doc(hidden)]
-macro_rules! collect_via_insert_all {
-    ($filter:ident, fpr: $fpr:expr) => {
-        impl<T: ::core::hash::Hash> ::core::iter::Extend<T> for $filter {
-            fn extend<I: ::core::iter::IntoIterator<Item = T>>(&mut self, iter: I) {
-                self.insert_all(iter);
-            }
-        }
-
-        /// Collects keys into a filter sized for exactly their number at the crate's default
-        /// false-positive rate (1%), with the default seed. The keys are gathered first, to
-        /// count them.
-        ///
-        /// # Panics
-        ///
-        /// Only if the number of keys is more than a filter can be sized for; build with
-        /// `new` to get an `Err` instead.
-        impl<T: ::core::hash::Hash> ::core::iter::FromIterator<T> for $filter {
-            fn from_iter<I: ::core::iter::IntoIterator<Item = T>>(iter: I) -> Self {
-                let keys: $crate::internal::Vec<T> = iter.into_iter().collect();
-                // A slice's length always fits a `u64` (no target has a wider `usize`).
-                let mut filter = $filter::new(keys.len().max(1) as u64, $fpr)
-                    .expect("the number of keys held in memory fits a filter");
-                filter.insert_all(&keys);
-                filter
-            }
-        }
-    };
-}
-
-/// Implements the keyed-hashing methods of a filter type (`with_key`, `with_random_key`,
-/// `from_bytes_with_key`, `read_from_with_key`, `hashing`) through four private inherent
-/// functions every keyable variant has:
-///
-/// * `fn with_hashing(self, hashing: Hashing) -> Self`: the filter emptied and rehashed;
-/// * `fn current_hashing(&self) -> Hashing`;
-/// * `fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error>`:
-///   `from_bytes`, checking the header's scheme against the key;
-/// * `fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error>`:
-///   `read_from`, checking the header's scheme against the key.
-///
-/// One set of methods, documented once, for the classic, atomic, counting, scalable,
-/// blocked and atomic blocked filters.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! keyed_via_inherent {
-    ($filter:ident) => {
-        impl $filter {
-            /// Returns this filter emptied and keyed with the 128-bit secret `key`: keys
-            /// are hashed with SipHash-1-3 under it instead of the seeded hash
-            /// ([`Hashing::Keyed`]($crate::hash::Hashing::Keyed)), so nobody without the
-            /// key can tell which bits a key sets or craft keys that collide. The filter's
-            /// bytes hold only the key's fingerprint: load them with
-            /// [`from_bytes_with_key`](Self::from_bytes_with_key). Filters merge only with
-            /// filters of the same key. `docs/security.md` weighs keys and seeds.
-            pub fn with_key(self, key: [u8; 16]) -> Self {
-                self.with_hashing($crate::hash::Hashing::Keyed(
-                    $crate::hash::SecretKey::from_bytes(key),
-                ))
-            }
-
-            $crate::if_std! {
-                /// Returns this filter emptied and keyed with a key from the operating
-                /// system's randomness
-                /// ([`SecretKey::random`]($crate::hash::SecretKey::random)). The key lives
-                /// only in memory: [`hashing`](Self::hashing) gives it to a caller who must
-                /// save the filter and load it again. Only with the `std` feature.
-                pub fn with_random_key(self) -> Self {
-                    self.with_hashing($crate::hash::Hashing::Keyed(
-                        $crate::hash::SecretKey::random(),
-                    ))
-                }
-            }
-
-            /// How this filter hashes its keys: a seed, or a secret key.
-            pub fn hashing(&self) -> $crate::hash::Hashing {
-                self.current_hashing()
-            }
-
-            /// Reads a keyed filter's bytes (from `to_bytes` or `write_to`) with its key.
-            ///
-            /// # Errors
-            ///
-            /// Those of `from_bytes`, and [`Error::WrongKey`]($crate::Error::WrongKey) when
-            /// `key` is not the filter's; [`Error::NotKeyed`]($crate::Error::NotKeyed) for the
-            /// bytes of a seeded filter.
-            pub fn from_bytes_with_key(
-                bytes: &[u8],
-                key: &[u8; 16],
-            ) -> Result<Self, $crate::Error> {
-                Self::decode_with(bytes, Some(&$crate::hash::SecretKey::from_bytes(*key)))
-            }
-
-            $crate::if_std! {
-                /// [`from_bytes_with_key`](Self::from_bytes_with_key) from a stream, as
-                /// `read_from` reads (exactly the filter's bytes, memory growing as they
-                /// arrive). Only with the `std` feature.
-                ///
-                /// # Errors
-                ///
-                /// Those of `read_from` and of
-                /// [`from_bytes_with_key`](Self::from_bytes_with_key).
-                pub fn read_from_with_key<R: $crate::internal::io::Read>(
-                    mut reader: R,
-                    key: &[u8; 16],
-                ) -> Result<Self, $crate::Error> {
-                    Self::read_with(
-                        &mut reader,
-                        Some(&$crate::hash::SecretKey::from_bytes(*key)),
-                    )
-                }
-            }
-        }
-    };
+    /// `read_from`, the header's hashing checked against `key`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`read_from_with_key`](Keyed::read_from_with_key).
+    #[cfg(feature = "std")]
+    #[doc(hidden)]
+    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error>;
 }

@@ -1,6 +1,7 @@
 //! What the workspace's own crates share and a user of the filters does not need: the probe
 //! sequence, the raw bit loops, the batch engine, the format's building blocks, the checks
-//! behind every constructor and the macros that implement the shared traits.
+//! behind every constructor, the seal of [`Keyed`](crate::Keyed) and the `std` gate of the
+//! filter crates' I/O items.
 //!
 //! This module is for the crates of the bloom-family workspace (the filter crates, the
 //! comparison, the shared tests and the benchmarks). It is not covered by semantic
@@ -51,17 +52,16 @@ pub use checks::{
     check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
 };
 
-// The macros that implement the shared traits (exported at the crate root, as every
+// The `std` gate of the filter crates' I/O items (exported at the crate root, as every
 // `#[macro_export]` macro is; named here so the crates have one path for everything internal).
-#[cfg(feature = "serde")]
-pub use crate::serde_via_bytes;
-pub use crate::{collect_via_insert_all, filter_via_inherent, if_std, keyed_via_inherent};
+pub use crate::if_std;
 
-// What the macros and the filter crates name through this crate, so that a crate built
-// without `std` names no `std` path of its own: `Vec` from `alloc`, and `std::io` (only with
-// `std`).
-#[cfg(feature = "rayon")]
-pub use crate::{par_collect_via_par_insert_all, par_queries_via_batch};
+// What the filter crates name through this crate, so that a crate built without `std` names
+// no `std` path of its own: `Vec` from `alloc`, and `std::io` (only with `std`).
 pub use alloc::vec::Vec;
+
+/// The seal of [`Keyed`](crate::Keyed): implemented by the workspace's filter types only, in
+/// their crates (this module is no public interface).
+pub trait Sealed {}
 #[cfg(feature = "std")]
 pub use std::io;

@@ -134,4 +134,4 @@ pub mod math;
 pub use error::Error;
 #[cfg(feature = "std")]
 pub use error::IoError;
-pub use filter::Filter;
+pub use filter::{Filter, Keyed};

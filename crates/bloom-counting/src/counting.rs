@@ -8,7 +8,7 @@ use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
 use bloom_core::internal::{self, Output, Probes};
-use bloom_core::{Error, math};
+use bloom_core::{Error, Filter, Keyed, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
 use crate::params::Params;
@@ -132,16 +132,6 @@ impl CountingBloomFilter {
         self.with_hashing(Hashing::Seeded(seed))
     }
 
-    fn with_hashing(mut self, hashing: Hashing) -> Self {
-        self.params.hashing = hashing;
-        self.clear();
-        self
-    }
-
-    fn current_hashing(&self) -> Hashing {
-        self.params.hashing
-    }
-
     /// Returns this filter emptied and re-keyed with a seed from the operating system's
     /// randomness ([`random_seed`]).
     pub fn with_random_seed(self) -> Self {
@@ -160,7 +150,7 @@ impl CountingBloomFilter {
         self.params.num_hashes
     }
 
-    /// The hash seed; `None` for a [keyed](Self::with_key) filter.
+    /// The hash seed; `None` for a [keyed](bloom_core::Keyed::with_key) filter.
     #[inline]
     pub fn seed(&self) -> Option<u64> {
         self.params.hashing.seed()
@@ -654,14 +644,6 @@ impl CountingBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
-    /// `read_from`, the hashing checked against `key`: the payload is read straight into
-    /// the counters' words, so the filter is held once.
-    fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, words) = Params::read_frame(reader, key)?;
-        let counters = Counters::from_words(words, params.num_counters)?;
-        Ok(CountingBloomFilter { counters, params })
-    }
-
     /// Reads a filter written by [`to_bytes`](Self::to_bytes).
     ///
     /// # Errors
@@ -670,9 +652,113 @@ impl CountingBloomFilter {
     /// [`Error::WrongVariant`], [`Error::UnsupportedHashScheme`],
     /// [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a panic, and never an
     /// allocation larger than `bytes`. [`Error::KeyRequired`] for a
-    /// [keyed](Self::with_key) filter's bytes.
+    /// [keyed](bloom_core::Keyed::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::decode_with(bytes, None)
+    }
+}
+
+/// Adds every key of the iterator ([`insert_all`](CountingBloomFilter::insert_all)).
+impl<T: Hash> Extend<T> for CountingBloomFilter {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        self.insert_all(iter);
+    }
+}
+
+/// Collects keys into a filter sized for their number (at least 1) at a 1% false-positive
+/// rate, with the default seed. The keys are gathered first, to count them.
+///
+/// # Panics
+///
+/// Only if the number of keys is more than a filter can be sized for; build with
+/// [`new`](CountingBloomFilter::new) to get an `Err` instead.
+impl<T: Hash> FromIterator<T> for CountingBloomFilter {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let keys: Vec<T> = iter.into_iter().collect();
+        // A slice's length always fits a `u64` (no target has a wider `usize`).
+        let mut filter = CountingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
+            .expect("the number of keys held in memory fits a filter");
+        filter.insert_all(&keys);
+        filter
+    }
+}
+
+impl Filter for CountingBloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "CountingBloomFilter";
+
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
+
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        Ok(CountingBloomFilter::insert_hash(self, hash))
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        CountingBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        CountingBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        CountingBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        CountingBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> u64 {
+        CountingBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        CountingBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        CountingBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        CountingBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        CountingBloomFilter::from_bytes(bytes)
+    }
+
+    fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
+        CountingBloomFilter::write_to(self, writer)
+    }
+
+    fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
+        CountingBloomFilter::read_from(reader)
+    }
+}
+
+impl bloom_core::internal::Sealed for CountingBloomFilter {}
+
+impl Keyed for CountingBloomFilter {
+    fn hashing(&self) -> Hashing {
+        self.params.hashing
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.params.hashing = hashing;
+        self.clear();
+        self
+    }
+
+    /// `read_from`, the hashing checked against `key`: the payload is read straight into
+    /// the counters' words, so the filter is held once.
+    fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (params, words) = Params::read_frame(reader, key)?;
+        let counters = Counters::from_words(words, params.num_counters)?;
+        Ok(CountingBloomFilter { counters, params })
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
@@ -682,18 +768,32 @@ impl CountingBloomFilter {
     }
 }
 
-bloom_core::internal::collect_via_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
-
-bloom_core::internal::filter_via_inherent!(CountingBloomFilter, hash: u128);
-
-bloom_core::internal::keyed_via_inherent!(CountingBloomFilter);
-
+/// The bytes of [`to_bytes`](CountingBloomFilter::to_bytes) (base64 in human-readable formats).
 #[cfg(feature = "serde")]
-bloom_core::internal::serde_via_bytes!(CountingBloomFilter);
+impl serde::Serialize for CountingBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+/// From the bytes of [`to_bytes`](CountingBloomFilter::to_bytes), checked as
+/// [`from_bytes`](CountingBloomFilter::from_bytes) checks them.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for CountingBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::internal::serde_bytes::deserialize(
+            deserializer,
+            CountingBloomFilter::from_bytes,
+        )
+    }
+}
 
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::*;
+    use rayon::iter::{
+        FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
+    };
 
     impl CountingBloomFilter {
         /// Adds every key of `keys` using all of rayon's threads. The result is identical to
@@ -759,11 +859,56 @@ mod parallel {
         }
     }
 
-    bloom_core::internal::par_collect_via_par_insert_all!(CountingBloomFilter, fpr: DEFAULT_FPR);
-}
+    impl CountingBloomFilter {
+        /// [`contains_batch`](CountingBloomFilter::contains_batch) on all of rayon's threads: the keys
+        /// split into one task per share, each answered by the batch query. The answers are
+        /// those of `contains_batch`.
+        pub fn par_contains_batch<T: Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
+            bloom_core::internal::par::par_contains_batch(keys, |part, out| {
+                self.contains_batch_into(part, out)
+            })
+        }
 
-#[cfg(feature = "rayon")]
-bloom_core::internal::par_queries_via_batch!(CountingBloomFilter, insert: mut);
+        /// Adds every key of an iterator using all of rayon's threads: the keys are gathered
+        /// in chunks, each chunk built by [`par_insert_all`](CountingBloomFilter::par_insert_all)
+        /// while the next is gathered.
+        pub fn par_insert_iter<T, I>(&mut self, keys: I)
+        where
+            T: Hash + Send + Sync,
+            I: IntoIterator<Item = T>,
+            I::IntoIter: Send,
+        {
+            bloom_core::internal::par::par_insert_iter(keys, |chunk: &[T]| {
+                self.par_insert_all(chunk)
+            });
+        }
+    }
+
+    /// Adds the keys with [`par_insert_all`](CountingBloomFilter::par_insert_all).
+    impl<T: Hash + Send + Sync> ParallelExtend<T> for CountingBloomFilter {
+        fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+            let keys: Vec<T> = par_iter.into_par_iter().collect();
+            self.par_insert_all(&keys);
+        }
+    }
+
+    /// Collects keys into a filter sized for their number at 1%, built by
+    /// [`par_insert_all`](CountingBloomFilter::par_insert_all).
+    ///
+    /// # Panics
+    ///
+    /// As `FromIterator`.
+    impl<T: Hash + Send + Sync> FromParallelIterator<T> for CountingBloomFilter {
+        fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+            let keys: Vec<T> = par_iter.into_par_iter().collect();
+            // A slice's length always fits a `u64` (no target has a wider `usize`).
+            let mut filter = CountingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
+                .expect("the number of keys held in memory fits a filter");
+            filter.par_insert_all(&keys);
+            filter
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -333,7 +333,7 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Keyed};
 pub use bloom_core::{bits, format, hash, keys, math};
 
 #[cfg(feature = "classic")]

@@ -119,9 +119,9 @@ impl Builder {
 
     /// Hashes every layer's keys with SipHash-1-3 under the secret `key` instead of a seed
     /// ([`Hashing::Keyed`]): see
-    /// [`ScalableBloomFilter::with_key`]. The bytes of the filter hold only the key's
+    /// [`ScalableBloomFilter::with_key`](bloom_core::Keyed::with_key). The bytes of the filter hold only the key's
     /// fingerprint; load them with
-    /// [`from_bytes_with_key`](ScalableBloomFilter::from_bytes_with_key).
+    /// [`from_bytes_with_key`](bloom_core::Keyed::from_bytes_with_key).
     pub fn key(mut self, key: [u8; 16]) -> Builder {
         self.config.hashing = Hashing::Keyed(SecretKey::from_bytes(key));
         self

@@ -21,10 +21,11 @@
 
 use std::io::{Read, Write};
 
-use bloom_core::Error;
 use bloom_core::bits::BitStore;
 use bloom_core::format::{self, HashScheme, Variant};
+use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::internal::{self, ByteReader, Output};
+use bloom_core::{Error, Keyed};
 
 use crate::ScalableBloomFilter;
 use crate::config::{Config, MAX_LAYERS};
@@ -122,20 +123,6 @@ impl ScalableBloomFilter {
         Self::read_with(&mut reader, None)
     }
 
-    /// `read_from`, the hashing checked against `key`: each layer's words are read straight
-    /// into its bit array, so the filter is held once.
-    pub(crate) fn read_with(
-        reader: &mut dyn Read,
-        key: Option<&bloom_core::hash::SecretKey>,
-    ) -> Result<Self, Error> {
-        let mut frame =
-            internal::FrameReader::open(reader, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
-        let (config, num_layers) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
-        let filter = read_layers(config, num_layers, &mut frame)?;
-        frame.finish()?;
-        Ok(filter)
-    }
-
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         let c = &self.config;
         let mut params = Vec::with_capacity(PARAMS_LEN);
@@ -188,26 +175,9 @@ impl ScalableBloomFilter {
     /// are allocated only once their bytes are known to be present, so a short input
     /// cannot make it allocate much: the bit arrays take the bytes the input holds for them,
     /// plus a fixed bookkeeping struct per layer (64 layers at most). [`Error::KeyRequired`]
-    /// for a [keyed](ScalableBloomFilter::with_key) filter's bytes.
+    /// for a [keyed](bloom_core::Keyed::with_key) filter's bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::decode_with(bytes, None)
-    }
-
-    pub(crate) fn decode_with(
-        bytes: &[u8],
-        key: Option<&bloom_core::hash::SecretKey>,
-    ) -> Result<Self, Error> {
-        let frame = format::decode(bytes, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
-        let (config, num_layers) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
-        let mut payload = ByteReader::new(frame.payload);
-        let filter = read_layers(config, num_layers, &mut payload)?;
-        if payload.remaining() != 0 {
-            return Err(Error::corrupt(format!(
-                "{} bytes after the last of {num_layers} layers",
-                payload.remaining()
-            )));
-        }
-        Ok(filter)
     }
 }
 
@@ -216,7 +186,7 @@ fn decode_params(
     scheme: HashScheme,
     seed: u64,
     params: &[u8],
-    key: Option<&bloom_core::hash::SecretKey>,
+    key: Option<&SecretKey>,
 ) -> Result<(Config, usize), Error> {
     let hashing = bloom_core::hash::Hashing::from_header(scheme, seed, key)?;
     let mut r = ByteReader::new(params);
@@ -343,6 +313,57 @@ fn read_layer(config: &Config, index: usize, source: &mut dyn LayerSource) -> Re
         )));
     }
     ScalableBloomFilter::layer_from_bits(bits, num_hashes, config.hashing, expected.capacity, len)
+}
+
+impl bloom_core::internal::Sealed for ScalableBloomFilter {}
+
+impl Keyed for ScalableBloomFilter {
+    fn hashing(&self) -> Hashing {
+        self.config.hashing
+    }
+
+    /// The filter emptied (as [`clear`](ScalableBloomFilter::clear) empties it) and rehashed.
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.clear();
+        self.config.hashing = hashing;
+        let layers = std::mem::take(&mut self.layers);
+        self.layers = layers
+            .into_iter()
+            .map(|layer| Layer {
+                filter: match hashing {
+                    Hashing::Seeded(seed) => layer.filter.with_seed(seed),
+                    Hashing::Keyed(key) => layer.filter.with_key(key.to_bytes()),
+                },
+                ..layer
+            })
+            .collect();
+        self
+    }
+
+    /// `read_from`, the hashing checked against `key`: each layer's words are read straight
+    /// into its bit array, so the filter is held once.
+    fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        let mut frame =
+            internal::FrameReader::open(reader, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
+        let (config, num_layers) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
+        let filter = read_layers(config, num_layers, &mut frame)?;
+        frame.finish()?;
+        Ok(filter)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let frame = format::decode(bytes, Variant::Scalable, HashScheme::Seeded, PARAMS_LEN)?;
+        let (config, num_layers) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
+        let mut payload = ByteReader::new(frame.payload);
+        let filter = read_layers(config, num_layers, &mut payload)?;
+        if payload.remaining() != 0 {
+            return Err(Error::corrupt(format!(
+                "{} bytes after the last of {num_layers} layers",
+                payload.remaining()
+            )));
+        }
+        Ok(filter)
+    }
 }
 
 #[cfg(test)]

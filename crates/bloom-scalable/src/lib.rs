@@ -53,7 +53,7 @@
 //! bits and push up the false-positive rate. Better, hash under a secret key
 //! ([`Builder::key`], [`Builder::random_key`]): SipHash-1-3 for every layer, and bytes that
 //! hold only the key's fingerprint (load them with
-//! [`ScalableBloomFilter::from_bytes_with_key`]; `docs/security.md`).
+//! [`ScalableBloomFilter::from_bytes_with_key`](bloom_core::Keyed::from_bytes_with_key); `docs/security.md`).
 //!
 //! # Sizes
 //!

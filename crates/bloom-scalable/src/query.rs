@@ -225,6 +225,7 @@ fn for_each_layer(mut mask: u64, mut f: impl FnMut(usize)) {
 mod tests {
     use super::*;
     use crate::ScalableBloomFilter;
+    use bloom_core::Keyed;
     use proptest::prelude::*;
 
     /// The reference: every layer asked through its classic filter's own query.

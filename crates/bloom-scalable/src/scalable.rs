@@ -1,10 +1,11 @@
 //! The scalable Bloom filter: classic layers of growing size and tightening error.
 
 use std::hash::Hash;
+use std::io::{Read, Write};
 
-use bloom_core::Error;
 use bloom_core::bits::BitStore;
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
+use bloom_core::{Error, Filter};
 
 use crate::Builder;
 use crate::config::Config;
@@ -420,33 +421,10 @@ impl ScalableBloomFilter {
         self.config.scaling
     }
 
-    /// The hash seed every layer uses; `None` for a [keyed](ScalableBloomFilter::with_key)
+    /// The hash seed every layer uses; `None` for a [keyed](bloom_core::Keyed::with_key)
     /// filter.
     pub fn seed(&self) -> Option<u64> {
         self.config.hashing.seed()
-    }
-
-    /// The filter emptied (as [`clear`](ScalableBloomFilter::clear) empties it) and rehashed.
-    fn with_hashing(mut self, hashing: bloom_core::hash::Hashing) -> Self {
-        use bloom_core::hash::Hashing;
-        self.clear();
-        self.config.hashing = hashing;
-        let layers = std::mem::take(&mut self.layers);
-        self.layers = layers
-            .into_iter()
-            .map(|layer| Layer {
-                filter: match hashing {
-                    Hashing::Seeded(seed) => layer.filter.with_seed(seed),
-                    Hashing::Keyed(key) => layer.filter.with_key(key.to_bytes()),
-                },
-                ..layer
-            })
-            .collect();
-        self
-    }
-
-    fn current_hashing(&self) -> bloom_core::hash::Hashing {
-        self.config.hashing
     }
 
     /// Removes every key: drops every layer but the first, and empties that one, so the
@@ -602,15 +580,94 @@ impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     }
 }
 
-bloom_core::internal::filter_via_inherent!(ScalableBloomFilter, hash: u128, insert: fallible);
+impl Filter for ScalableBloomFilter {
+    type Hash = u128;
+    const NAME: &'static str = "ScalableBloomFilter";
 
-bloom_core::internal::keyed_via_inherent!(ScalableBloomFilter);
+    fn key_hash<T: Hash + ?Sized>(&self, key: &T) -> u128 {
+        self.hash(key)
+    }
 
+    fn insert_hash(&mut self, hash: u128) -> Result<bool, Error> {
+        ScalableBloomFilter::insert_hash(self, hash)
+    }
+
+    fn contains_hash(&self, hash: u128) -> bool {
+        ScalableBloomFilter::contains_hash(self, hash)
+    }
+
+    fn contains_batch<T: Hash>(&self, keys: &[T]) -> Vec<bool> {
+        ScalableBloomFilter::contains_batch(self, keys)
+    }
+
+    fn memory_usage(&self) -> usize {
+        ScalableBloomFilter::memory_usage(self)
+    }
+
+    fn estimated_fpr(&self) -> f64 {
+        ScalableBloomFilter::estimated_fpr(self)
+    }
+
+    fn estimated_len(&self) -> u64 {
+        ScalableBloomFilter::estimated_len(self)
+    }
+
+    fn clear(&mut self) {
+        ScalableBloomFilter::clear(self);
+    }
+
+    fn union(&mut self, other: &Self) -> Result<(), Error> {
+        ScalableBloomFilter::union(self, other)
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        ScalableBloomFilter::to_bytes(self)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        ScalableBloomFilter::from_bytes(bytes)
+    }
+
+    fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
+        ScalableBloomFilter::write_to(self, writer)
+    }
+
+    fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
+        ScalableBloomFilter::read_from(reader)
+    }
+}
+
+/// The bytes of [`to_bytes`](ScalableBloomFilter::to_bytes) (base64 in human-readable formats).
 #[cfg(feature = "serde")]
-bloom_core::internal::serde_via_bytes!(ScalableBloomFilter);
+impl serde::Serialize for ScalableBloomFilter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        bloom_core::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
+    }
+}
+
+/// From the bytes of [`to_bytes`](ScalableBloomFilter::to_bytes), checked as
+/// [`from_bytes`](ScalableBloomFilter::from_bytes) checks them.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ScalableBloomFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        bloom_core::internal::serde_bytes::deserialize(
+            deserializer,
+            ScalableBloomFilter::from_bytes,
+        )
+    }
+}
 
 #[cfg(feature = "rayon")]
-bloom_core::internal::par_queries_via_batch!(ScalableBloomFilter);
+impl ScalableBloomFilter {
+    /// [`contains_batch`](ScalableBloomFilter::contains_batch) on all of rayon's threads: the keys
+    /// split into one task per share, each answered by the batch query. The answers are
+    /// those of `contains_batch`.
+    pub fn par_contains_batch<T: Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
+        bloom_core::internal::par::par_contains_batch(keys, |part, out| {
+            self.contains_batch_into(part, out)
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

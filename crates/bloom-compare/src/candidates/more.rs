@@ -10,6 +10,7 @@ use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
 use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, our_hasher};
 use crate::keys::Key;
+use bloom_core::Keyed;
 
 /// [`AgingBloomFilter`] with a window of the setting's capacity and its default slices: the
 /// last `capacity` keys inserted are all held. The sweep offers more keys than that at its

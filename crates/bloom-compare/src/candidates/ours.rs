@@ -13,6 +13,7 @@ use crate::candidate::{
     BuildError, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE, insert_until_full, our_hasher,
 };
 use crate::keys::Key;
+use bloom_core::Keyed;
 
 /// The kernel name of a blocked filter's [`Probe`], as reports show it: `portable`, `avx2`,
 /// `avx512`.

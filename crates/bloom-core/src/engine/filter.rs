@@ -34,7 +34,7 @@ impl<L: Layout, S: Storage> Engine<L, S> {
         self.layout.num_hashes()
     }
 
-    /// The hash seed; `None` for a [keyed](Engine::with_key) filter.
+    /// The hash seed; `None` for a [keyed](crate::Keyed::with_key) filter.
     #[inline]
     pub fn seed(&self) -> Option<u64> {
         self.hashing.seed()

@@ -68,7 +68,7 @@ impl<L: Layout, S: Writable> Engine<L, S> {
     /// filters built in different places must be merged; use a secret seed (for example
     /// [`with_random_seed`](Engine::with_random_seed)) when keys may come from an
     /// adversary, who could otherwise craft keys that share bits and inflate the
-    /// false-positive rate; a secret [key](Engine::with_key) protects even filters whose
+    /// false-positive rate; a secret [key](crate::Keyed::with_key) protects even filters whose
     /// bytes are published (`docs/security.md`).
     ///
     /// # Examples
@@ -84,45 +84,12 @@ impl<L: Layout, S: Writable> Engine<L, S> {
         self.with_hashing(Hashing::Seeded(seed))
     }
 
-    /// Returns this filter emptied and keyed with a 128-bit secret key: keys are hashed
-    /// with SipHash-1-3 under it ([`Hashing::Keyed`]), so nobody without the key can craft
-    /// keys that share bits, find false positives offline, or test keys against the bytes.
-    /// The bytes keep only the key's fingerprint; loading them needs the key again
-    /// ([`from_bytes_with_key`](Engine::from_bytes_with_key)). `docs/security.md` has the
-    /// threats and the cost.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_classic::BloomFilter;
-    /// use bloom_core::Error;
-    ///
-    /// let key = *b"0123456789abcdef";
-    /// let mut seen = BloomFilter::new(10_000, 0.01)?.with_key(key);
-    /// seen.insert("https://example.com/");
-    /// let bytes = seen.to_bytes();
-    /// assert_eq!(BloomFilter::from_bytes(&bytes), Err(Error::KeyRequired));
-    /// let loaded = BloomFilter::from_bytes_with_key(&bytes, &key)?;
-    /// assert!(loaded.contains("https://example.com/"));
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn with_key(self, key: [u8; 16]) -> Self {
-        self.with_hashing(Hashing::Keyed(SecretKey::from_bytes(key)))
-    }
-
     crate::if_std! {
         /// Returns this filter emptied and re-keyed with a seed from the operating system's
         /// randomness ([`random_seed`](crate::hash::random_seed)). Only with the `std`
         /// feature.
         pub fn with_random_seed(self) -> Self {
             self.with_seed(crate::hash::random_seed())
-        }
-
-        /// [`with_key`](Engine::with_key) with a key from the operating system's randomness
-        /// ([`SecretKey::random`]). The key lives only in this filter: its bytes cannot be
-        /// read again by any other. Only with the `std` feature.
-        pub fn with_random_key(self) -> Self {
-            self.with_hashing(Hashing::Keyed(SecretKey::random()))
         }
     }
 
@@ -140,20 +107,10 @@ impl<L: Layout, S: Writable> Engine<L, S> {
     /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
     /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
     /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
-    /// [keyed](Engine::with_key) filter's bytes (see
-    /// [`from_bytes_with_key`](Engine::from_bytes_with_key)).
+    /// [keyed](crate::Keyed::with_key) filter's bytes (see
+    /// [`from_bytes_with_key`](crate::Keyed::from_bytes_with_key)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::decode_with(bytes, None)
-    }
-
-    /// [`from_bytes`](Engine::from_bytes) for a [keyed](Engine::with_key) filter's bytes.
-    ///
-    /// # Errors
-    ///
-    /// Those of `from_bytes`, and [`Error::WrongKey`] when `key` is not the one the bytes
-    /// were written with, [`Error::NotKeyed`] for a seeded filter's bytes.
-    pub fn from_bytes_with_key(bytes: &[u8], key: &[u8; 16]) -> Result<Self, Error> {
-        Self::decode_with(bytes, Some(&SecretKey::from_bytes(*key)))
     }
 
     pub(super) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
@@ -195,18 +152,6 @@ impl<L: Layout, S: Writable> Engine<L, S> {
             Self::read_with(&mut reader, None)
         }
 
-        /// [`read_from`](Engine::read_from) for a [keyed](Engine::with_key) filter's bytes.
-        ///
-        /// # Errors
-        ///
-        /// Those of `read_from` and of [`from_bytes_with_key`](Engine::from_bytes_with_key).
-        pub fn read_from_with_key<R: std::io::Read>(
-            mut reader: R,
-            key: &[u8; 16],
-        ) -> Result<Self, Error> {
-            Self::read_with(&mut reader, Some(&SecretKey::from_bytes(*key)))
-        }
-
         fn read_with(
             reader: &mut dyn std::io::Read,
             key: Option<&SecretKey>,
@@ -225,6 +170,29 @@ impl<L: Layout, S: Writable> Engine<L, S> {
                 hashing,
                 store,
             }))
+        }
+    }
+}
+
+impl<L: Layout, S: Writable> crate::internal::Sealed for Engine<L, S> {}
+
+/// The keyed forms, written once for every owning filter.
+impl<L: Layout, S: Writable> crate::Keyed for Engine<L, S> {
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn with_hashing(self, hashing: Hashing) -> Self {
+        Engine::with_hashing(self, hashing)
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        Engine::decode_with(bytes, key)
+    }
+
+    crate::if_std! {
+        fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+            Engine::read_with(reader, key)
         }
     }
 }

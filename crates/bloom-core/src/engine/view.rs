@@ -37,7 +37,7 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
         Self::open(bytes, None)
     }
 
-    /// [`from_bytes`](Engine::from_bytes) for a [keyed](Engine::with_key) filter's bytes.
+    /// [`from_bytes`](Engine::from_bytes) for a [keyed](crate::Keyed::with_key) filter's bytes.
     ///
     /// # Errors
     ///

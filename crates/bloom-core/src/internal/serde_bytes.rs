@@ -21,67 +21,6 @@ use crate::Error;
 
 mod base64;
 
-#[doc(hidden)]
-pub use serde as __serde;
-
-/// Implements `serde::Serialize` and `serde::Deserialize` for a filter type as the bytes of
-/// its `to_bytes`, read back through its `from_bytes` ([`serialize`], [`deserialize`]): the
-/// impls every filter crate's `serde` feature provides.
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::Error;
-///
-/// /// A stand-in for a filter: its binary format is its one byte.
-/// #[derive(Debug, PartialEq)]
-/// struct Tiny(u8);
-///
-/// impl Tiny {
-///     fn to_bytes(&self) -> Vec<u8> {
-///         vec![self.0]
-///     }
-///     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-///         match bytes {
-///             [b] => Ok(Tiny(*b)),
-///             _ => Err(Error::corrupt("one byte expected")),
-///         }
-///     }
-/// }
-///
-/// bloom_core::internal::serde_via_bytes!(Tiny);
-///
-/// // JSON is human-readable: the byte is written in base64.
-/// let json = serde_json::to_string(&Tiny(7)).unwrap();
-/// assert_eq!(json, r#""Bw==""#);
-/// assert_eq!(serde_json::from_str::<Tiny>(&json).unwrap(), Tiny(7));
-/// // Two bytes are the right base64 but not a Tiny: `from_bytes` says why.
-/// let err = serde_json::from_str::<Tiny>(r#""BwE=""#).unwrap_err();
-/// assert!(err.to_string().starts_with("corrupt filter: one byte expected"), "{err}");
-/// ```
-#[macro_export]
-#[doc(hidden)]
-macro_rules! serde_via_bytes {
-    ($filter:ty) => {
-        impl $crate::internal::serde_bytes::__serde::Serialize for $filter {
-            fn serialize<S: $crate::internal::serde_bytes::__serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> Result<S::Ok, S::Error> {
-                $crate::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
-            }
-        }
-
-        impl<'de> $crate::internal::serde_bytes::__serde::Deserialize<'de> for $filter {
-            fn deserialize<D: $crate::internal::serde_bytes::__serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> Result<Self, D::Error> {
-                $crate::internal::serde_bytes::deserialize(deserializer, <$filter>::from_bytes)
-            }
-        }
-    };
-}
-
 /// Serialises `bytes` (a filter's `to_bytes` output): a base64 string for a human-readable
 /// format, a byte string for a binary one.
 ///
