@@ -5,6 +5,7 @@ use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
 use bloom_core::internal::par::{Plan, with_plan};
+use bloom_core::math::{blocked_fpr_distinct, smallest_fitting};
 use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
 use proptest::prelude::*;
 
@@ -56,17 +57,10 @@ fn distinct_optimum_bits_per_key(n: u64, p: f64) -> f64 {
     let target = p;
     (1..=24u32)
         .map(|k| {
-            // The fewest blocks with the rate at most `target`, by bisection.
-            let (mut lo, mut hi) = (1u64, n * 64 / 512 + 1);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if bloom_core::math::blocked_fpr_distinct(mid * 512, 512, k, n) <= target {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            lo
+            // The fewest blocks with the rate at most `target`.
+            smallest_fitting(0, n * 64 / 512 + 1, |blocks| {
+                blocked_fpr_distinct(blocks * 512, 512, k, n) <= target
+            })
         })
         .min()
         .map_or(f64::INFINITY, |blocks| (blocks * 512) as f64 / n as f64)
