@@ -8,7 +8,9 @@ use std::hash::Hasher;
 use bloom_aging::AgingBloomFilter;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, our_hasher};
+use crate::candidate::{
+    BuildError, BuildResult, Built, Candidate, Info, OUR_HASHER, Origin, insert_each, our_hasher,
+};
 use crate::keys::Key;
 
 /// [`AgingBloomFilter`] with a window of the setting's capacity and its default slices: the
@@ -29,19 +31,11 @@ impl Candidate for Aging {
         origin: Origin::Ours,
         hasher: OUR_HASHER,
         structure: "k + l slices in a ring, in rows of 128-bit blocks: a key set in the k newest",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
     const BATCH: bool = true;
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<AgingBloomFilter>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<AgingBloomFilter> {
         let mut filter = AgingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
         let window = usize::try_from(capacity).unwrap_or(usize::MAX);
         let accepted = keys.len().min(window);
@@ -147,29 +141,20 @@ macro_rules! jvm_adapter {
                 origin: Origin::Ours,
                 hasher: $hasher,
                 structure: $structure,
-                deletes: false,
-                grows: false,
-                fixed_fpr: None,
-                static_build: false,
-                evicts_when_full: false,
+                ..Info::PLAIN
             };
             const BATCH: bool = true;
 
-            fn build<K: Key>(
-                capacity: u64,
-                fpr: f64,
-                keys: &[K],
-            ) -> Result<Built<$filter>, BuildError> {
-                let mut filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
-                for key in keys {
+            fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<$filter> {
+                let filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                Ok(insert_each(filter, keys, |f, key| {
                     match jvm_key(key) {
-                        JvmKey::Long(long) => filter.insert_i64(long),
-                        JvmKey::Str(s) => filter.insert_str(s),
-                        JvmKey::Bytes(b) => filter.insert_bytes(b),
-                        JvmKey::Hashed(b) => filter.insert_bytes(&b),
+                        JvmKey::Long(long) => f.insert_i64(long),
+                        JvmKey::Str(s) => f.insert_str(s),
+                        JvmKey::Bytes(b) => f.insert_bytes(b),
+                        JvmKey::Hashed(b) => f.insert_bytes(&b),
                     };
-                }
-                Ok(Built::all(filter, keys.len()))
+                }))
             }
 
             #[inline(always)]
