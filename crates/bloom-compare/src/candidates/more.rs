@@ -123,10 +123,10 @@ fn as_longs<K: Key>(keys: &[K]) -> Option<&[i64]> {
     Some(unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<i64>(), keys.len()) })
 }
 
-/// An adapter for a JVM-compatible filter: its constructor, `insert_*`, `might_contain_*` and
-/// batch query of longs.
+/// An adapter for a JVM-compatible filter, described by `$info`: its constructor,
+/// `insert_*`, `might_contain_*` and batch query of longs.
 macro_rules! jvm_adapter {
-    ($(#[$doc:meta])* $adapter:ident, $filter:ident, $id:literal, $hasher:literal, $structure:literal) => {
+    ($(#[$doc:meta])* $adapter:ident, $filter:ident, $info:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
         pub struct $adapter;
@@ -134,15 +134,7 @@ macro_rules! jvm_adapter {
         impl Candidate for $adapter {
             type Filter<K: Key> = $filter;
 
-            const INFO: Info = Info {
-                id: $id,
-                name: stringify!($filter),
-                crate_name: "bloom-jvm",
-                origin: Origin::Ours,
-                hasher: $hasher,
-                structure: $structure,
-                ..Info::PLAIN
-            };
+            const INFO: Info = $info;
             const BATCH: bool = true;
 
             fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<$filter> {
@@ -186,9 +178,15 @@ jvm_adapter!(
     /// strings as UTF-8 (`putString`).
     Spark,
     SparkBloomFilter,
-    "spark",
-    "Murmur3 x86_32 (Spark's sketch), two calls combined per probe",
-    "Spark's BloomFilter V2: k probes in m bits, big-endian words"
+    Info {
+        id: "spark",
+        name: "SparkBloomFilter",
+        crate_name: "bloom-jvm",
+        origin: Origin::Ours,
+        hasher: "Murmur3 x86_32 (Spark's sketch), two calls combined per probe",
+        structure: "Spark's BloomFilter V2: k probes in m bits, big-endian words",
+        ..Info::PLAIN
+    }
 );
 
 jvm_adapter!(
@@ -196,7 +194,13 @@ jvm_adapter!(
     /// builds. `u64` keys go in as longs (`Funnels.longFunnel`), strings as UTF-8.
     Guava,
     GuavaBloomFilter,
-    "guava",
-    "Murmur3 x64_128 (Guava's), one call per key",
-    "Guava's BloomFilter: k probes in m bits, big-endian words"
+    Info {
+        id: "guava",
+        name: "GuavaBloomFilter",
+        crate_name: "bloom-jvm",
+        origin: Origin::Ours,
+        hasher: "Murmur3 x64_128 (Guava's), one call per key",
+        structure: "Guava's BloomFilter: k probes in m bits, big-endian words",
+        ..Info::PLAIN
+    }
 );
