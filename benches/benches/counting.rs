@@ -21,7 +21,8 @@ use bloom_benches::{in_turn, median, u64_keys};
 use bloom_classic::BloomFilter;
 use bloom_core::internal::Probes;
 use bloom_counting::CountingBloomFilter;
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use fastbloom_rs::{Deletable, FilterBuilder, Membership};
 
 const SIZES: [usize; 2] = [1_000_000, 10_000_000];
@@ -76,21 +77,76 @@ fn load(n: usize) -> Loaded {
     }
 }
 
-/// Times `op` over `iters` rounds, running `undo` after each round outside the timing.
-fn timed_rounds<S>(
-    state: &mut S,
-    iters: u64,
-    mut op: impl FnMut(&mut S),
-    mut undo: impl FnMut(&mut S),
-) -> Duration {
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        let start = Instant::now();
-        op(state);
-        total += start.elapsed();
-        undo(state);
+/// A timed operation on one filter over a key set, and what undoes it outside the timing
+/// (told whether the keys are the present ones).
+struct Undone<F> {
+    op: fn(&mut F, &[u64]),
+    undo: fn(&mut F, &[u64], bool),
+}
+
+/// Benchmarks `ours` on the counting filter and `peer` on `fastbloom-rs`'s in the group
+/// `name`, at every size, with present and with absent keys; then checks that the rounds,
+/// undone, left every present key in both filters, so a fast wrong answer never wins.
+fn bench_undone(
+    c: &mut Criterion,
+    name: &str,
+    ours: Undone<CountingBloomFilter>,
+    peer: Undone<Peer>,
+) {
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Elements(QUERIES as u64));
+    for n in SIZES {
+        let mut l = load(n);
+        let present: Vec<u64> = l.present[..QUERIES].to_vec();
+        let absent = std::mem::take(&mut l.absent);
+        for (which, keys) in [("present", &present), ("absent", &absent)] {
+            let id = |filter: &str| BenchmarkId::new(format!("{filter}/{which}"), n);
+            let is_present = which == "present";
+            rounds(
+                &mut group,
+                id("CountingBloomFilter"),
+                &mut l.ours,
+                keys,
+                is_present,
+                &ours,
+            );
+            rounds(
+                &mut group,
+                id("fastbloom-rs"),
+                &mut l.peer,
+                keys,
+                is_present,
+                &peer,
+            );
+        }
+        assert!(l.present.iter().all(|k| l.ours.contains(k)));
+        assert!(l.present.iter().all(|k| l.peer.contains(&k.to_le_bytes())));
     }
-    total
+    group.finish();
+}
+
+/// Benchmarks `ops` on `filter` over `keys` as `id`: each round of the operation is timed,
+/// then undone outside the timing, so every round starts from the same filter.
+fn rounds<F>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    filter: &mut F,
+    keys: &[u64],
+    present: bool,
+    ops: &Undone<F>,
+) {
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                (ops.op)(filter, keys);
+                total += start.elapsed();
+                (ops.undo)(filter, keys, present);
+            }
+            total
+        })
+    });
 }
 
 fn print_fpr(n: usize, l: &Loaded, classic: &BloomFilter) {
@@ -168,116 +224,70 @@ pub(crate) fn contains(c: &mut Criterion) {
 }
 
 pub(crate) fn insert(c: &mut Criterion) {
-    let mut group = c.benchmark_group("counting/insert/u64");
-    group.throughput(Throughput::Elements(QUERIES as u64));
-    for n in SIZES {
-        let mut l = load(n);
-        let present: Vec<u64> = l.present[..QUERIES].to_vec();
-        let absent = std::mem::take(&mut l.absent);
-        for (which, keys) in [("present", &present), ("absent", &absent)] {
-            group.bench_function(
-                BenchmarkId::new(format!("CountingBloomFilter/{which}"), n),
-                |b| {
-                    b.iter_custom(|iters| {
-                        timed_rounds(
-                            &mut l.ours,
-                            iters,
-                            |f| {
-                                for k in keys {
-                                    black_box(f.insert(k));
-                                }
-                            },
-                            |f| {
-                                for k in keys {
-                                    // Undoes the inserts just timed; the outcome is not measured.
-                                    let _ = f.remove(k).unwrap();
-                                }
-                            },
-                        )
-                    })
-                },
-            );
-            group.bench_function(BenchmarkId::new(format!("fastbloom-rs/{which}"), n), |b| {
-                b.iter_custom(|iters| {
-                    timed_rounds(
-                        &mut l.peer,
-                        iters,
-                        |f| {
-                            for k in keys {
-                                f.add(&k.to_le_bytes());
-                            }
-                        },
-                        |f| {
-                            for k in keys {
-                                f.remove(&k.to_le_bytes());
-                            }
-                        },
-                    )
-                })
-            });
-        }
-    }
-    group.finish();
+    bench_undone(
+        c,
+        "counting/insert/u64",
+        Undone {
+            op: |f, keys| {
+                for k in keys {
+                    black_box(f.insert(k));
+                }
+            },
+            // The outcome of undoing is not measured.
+            undo: |f, keys, _| {
+                for k in keys {
+                    let _ = f.remove(k).unwrap();
+                }
+            },
+        },
+        Undone {
+            op: |f, keys| {
+                for k in keys {
+                    f.add(&k.to_le_bytes());
+                }
+            },
+            undo: |f, keys, _| {
+                for k in keys {
+                    f.remove(&k.to_le_bytes());
+                }
+            },
+        },
+    );
 }
 
+/// Removing an absent key changes nothing (it is not a false positive of either filter), so
+/// only removals of present keys are undone.
 pub(crate) fn remove(c: &mut Criterion) {
-    let mut group = c.benchmark_group("counting/remove/u64");
-    group.throughput(Throughput::Elements(QUERIES as u64));
-    for n in SIZES {
-        let mut l = load(n);
-        let present: Vec<u64> = l.present[..QUERIES].to_vec();
-        let absent = std::mem::take(&mut l.absent);
-        for (which, keys) in [("present", &present), ("absent", &absent)] {
-            // Removing an absent key changes nothing (it is not a false positive of either
-            // filter), so only removals of present keys need undoing.
-            let undo = which == "present";
-            group.bench_function(
-                BenchmarkId::new(format!("CountingBloomFilter/{which}"), n),
-                |b| {
-                    b.iter_custom(|iters| {
-                        timed_rounds(
-                            &mut l.ours,
-                            iters,
-                            |f| {
-                                for k in keys {
-                                    let _ = black_box(f.remove(k));
-                                }
-                            },
-                            |f| {
-                                if undo {
-                                    f.insert_all(keys);
-                                }
-                            },
-                        )
-                    })
-                },
-            );
-            group.bench_function(BenchmarkId::new(format!("fastbloom-rs/{which}"), n), |b| {
-                b.iter_custom(|iters| {
-                    timed_rounds(
-                        &mut l.peer,
-                        iters,
-                        |f| {
-                            for k in keys {
-                                f.remove(&k.to_le_bytes());
-                            }
-                        },
-                        |f| {
-                            if undo {
-                                for k in keys {
-                                    f.add(&k.to_le_bytes());
-                                }
-                            }
-                        },
-                    )
-                })
-            });
-        }
-        // The rounds restored every filter: check it, so a fast wrong answer never wins.
-        assert!(l.present.iter().all(|k| l.ours.contains(k)));
-        assert!(l.present.iter().all(|k| l.peer.contains(&k.to_le_bytes())));
-    }
-    group.finish();
+    bench_undone(
+        c,
+        "counting/remove/u64",
+        Undone {
+            op: |f, keys| {
+                for k in keys {
+                    let _ = black_box(f.remove(k));
+                }
+            },
+            undo: |f, keys, present| {
+                if present {
+                    f.insert_all(keys);
+                }
+            },
+        },
+        Undone {
+            op: |f, keys| {
+                for k in keys {
+                    f.remove(&k.to_le_bytes());
+                }
+            },
+            undo: |f, keys, present| {
+                if present {
+                    for k in keys {
+                        f.add(&k.to_le_bytes());
+                    }
+                }
+            },
+        },
+    );
 }
 
 /// Nanoseconds per key of `op` over `keys`, then `undo` outside the timing.

@@ -190,6 +190,42 @@ pub fn chunked_ratios(
     out
 }
 
+/// The keys of a query benchmark on `n` keys: the `n` keys inserted (seed 1), and keys
+/// never inserted (seed 2), as many as are queried of each set.
+#[derive(Debug, Clone)]
+pub struct QueryKeys {
+    /// The keys inserted.
+    pub present: Vec<u64>,
+    /// Keys never inserted, `min(n, max_queries)` of them.
+    pub absent: Vec<u64>,
+}
+
+impl QueryKeys {
+    /// `n` keys to insert and up to `max_queries` to query from each set.
+    pub fn new(n: usize, max_queries: usize) -> QueryKeys {
+        QueryKeys {
+            present: u64_keys(n, 1),
+            absent: u64_keys(n.min(max_queries), 2),
+        }
+    }
+
+    /// The two query sets by name: `"present"`, a prefix of the inserted keys, and
+    /// `"absent"`, of the same length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let keys = bloom_benches::QueryKeys::new(10, 4);
+    /// let [(_, present), (_, absent)] = keys.sets();
+    /// assert_eq!((keys.present.len(), present.len(), absent.len()), (10, 4, 4));
+    /// assert_eq!(present, &keys.present[..4]);
+    /// ```
+    pub fn sets(&self) -> [(&'static str, &[u64]); 2] {
+        let present = &self.present[..self.absent.len()];
+        [("present", present), ("absent", &self.absent)]
+    }
+}
+
 /// The filter sizes given as command-line arguments, or `default` when there are none.
 ///
 /// # Panics

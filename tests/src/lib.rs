@@ -26,11 +26,12 @@ use std::fmt::Debug;
 use std::hash::Hash;
 use std::io;
 
-use bloom_core::engine::{BitStore, BlockLayout, Engine};
+use bloom_core::engine::{BitStore, BlockLayout, Engine, Probe};
 use bloom_core::keys::mix;
 use bloom_core::{Error, Filter};
 
 pub mod counting;
+pub mod engine;
 pub mod jvm;
 pub mod keyed;
 mod subjects;
@@ -235,6 +236,19 @@ pub fn check_fpr_against_theory<F: Subject>(n: u64, p: f64, seed: u64) -> FprMea
     m
 }
 
+/// Values that are not a rate strictly between 0 and 1: every parameter that is one (a
+/// false-positive rate, a tightening ratio) refuses each of them.
+pub const NOT_PROBABILITIES: [f64; 8] = [
+    0.0,
+    1.0,
+    -0.01,
+    1.5,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    -0.0,
+];
+
 /// Checks that bad parameters are errors, never panics or filters.
 ///
 /// # Panics
@@ -246,16 +260,7 @@ pub fn check_bad_parameters<F: Subject>() {
         "{}: n = 0 accepted",
         F::NAME
     );
-    for p in [
-        0.0,
-        1.0,
-        -0.01,
-        1.5,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        -0.0,
-    ] {
+    for p in NOT_PROBABILITIES {
         assert!(
             matches!(F::build(1000, p), Err(Error::InvalidParameter { .. })),
             "{}: p = {p} accepted",
@@ -805,6 +810,45 @@ pub fn check_above_two_to_the_32<L: BlockLayout<Hash = u64>>(mut filter: Engine<
     assert!(keys.iter().all(|k| filter.contains(k)));
     let atomic = filter.into_atomic();
     assert!(keys.iter().all(|k| atomic.contains(k)));
+}
+
+/// Checks that every kernel this CPU has gives the portable test's answers, single and batch,
+/// on `rounds` random filters of a layout of one 512-bit block per key, of random sizes and
+/// fills (block counts that are not powers of two included): filter `round` is
+/// `make(round, num_blocks)`, filled with distinct keys, the randomness seeded by `seed`.
+pub fn check_kernels_agree_with_portable<L: BlockLayout<Hash = u64>>(
+    seed: u64,
+    rounds: u64,
+    make: impl Fn(u64, u64) -> Engine<L, BitStore>,
+) {
+    let mut rng = SplitMix64(seed);
+    let available: Vec<Probe> = [Probe::Avx2, Probe::Avx512]
+        .into_iter()
+        .filter(|p| p.is_available())
+        .collect();
+    for round in 0..rounds {
+        let num_blocks = 1 + rng.next_u64() % 3000;
+        let mut f = make(round, num_blocks);
+        let n = num_blocks * 512 / (4 + rng.next_u64() % 16);
+        f.insert_all(distinct_keys(round << 32, n));
+        let portable = f.clone().with_probe(Probe::Portable).unwrap();
+        assert_eq!(portable.probe(), Probe::Portable);
+        let queries: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
+        let a = portable.contains_batch(&queries);
+        assert!(a.iter().any(|&x| x), "some positives to compare");
+        for &probe in &available {
+            let fast = f.clone().with_probe(probe).unwrap();
+            assert_eq!(fast.probe(), probe);
+            let what = format!(
+                "{probe:?} round {round}: {num_blocks} blocks, k {}",
+                f.num_hashes()
+            );
+            assert_eq!(a, fast.contains_batch(&queries), "{what}");
+            for (q, &expected) in queries.iter().zip(&a).take(2_000) {
+                assert_eq!(fast.contains(q), expected, "{what}");
+            }
+        }
+    }
 }
 
 /// Key `i` of a kind of keys, as the bytes a filter is given.

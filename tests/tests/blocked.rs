@@ -5,42 +5,23 @@ use bloom_blocked::{
     AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
 use bloom_core::internal::par::{Plan, with_plan};
-use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
+use bloom_core::math::{blocked_fpr_distinct, smallest_fitting};
+use bloom_tests::{distinct_keys, engine_suite, filter_suite};
 use proptest::prelude::*;
 
 filter_suite!(blocked, BlockedBloomFilter);
 filter_suite!(atomic_blocked, AtomicBlockedBloomFilter);
 filter_suite!(split_block, SplitBlockBloomFilter);
+engine_suite!(engine, bloom_blocked::Blocked);
 
 /// Every probe this CPU has gives the portable answers on random filters of random sizes
 /// (block counts that are not powers of two included), for every k, single and batch.
 #[test]
 fn simd_and_portable_probes_agree_on_random_filters() {
-    let mut rng = SplitMix64(11);
-    let available: Vec<Probe> = [Probe::Avx2, Probe::Avx512]
-        .into_iter()
-        .filter(|p| p.is_available())
-        .collect();
-    for round in 0..48 {
-        let num_blocks = 1 + rng.next_u64() % 3000;
+    bloom_tests::check_kernels_agree_with_portable(11, 48, |round, num_blocks| {
         let k = 1 + (round % 16) as u32;
-        let mut f = BlockedBloomFilter::with_params(num_blocks * 512, k).unwrap();
-        let n = num_blocks * 512 / (4 + rng.next_u64() % 16);
-        f.insert_all(distinct_keys(round << 32, n));
-        let portable = f.clone().with_probe(Probe::Portable).unwrap();
-        assert_eq!(portable.probe(), Probe::Portable);
-        let queries: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
-        let a = portable.contains_batch(&queries);
-        assert!(a.iter().any(|&x| x), "some positives to compare");
-        for &probe in &available {
-            let fast = f.clone().with_probe(probe).unwrap();
-            let b = fast.contains_batch(&queries);
-            assert_eq!(a, b, "{probe:?} round {round}: {num_blocks} blocks, k {k}");
-            for (q, &expected) in queries.iter().zip(&a).take(2_000) {
-                assert_eq!(fast.contains(q), expected, "{probe:?} k {k}");
-            }
-        }
-    }
+        BlockedBloomFilter::with_params(num_blocks * 512, k).unwrap()
+    });
     let mut s = SplitBlockBloomFilter::with_num_bytes(1 << 14);
     s.insert_all(0..3_000u64);
     let portable = s.clone().with_probe(Probe::Portable).unwrap();
@@ -56,17 +37,10 @@ fn distinct_optimum_bits_per_key(n: u64, p: f64) -> f64 {
     let target = p;
     (1..=24u32)
         .map(|k| {
-            // The fewest blocks with the rate at most `target`, by bisection.
-            let (mut lo, mut hi) = (1u64, n * 64 / 512 + 1);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if bloom_core::math::blocked_fpr_distinct(mid * 512, 512, k, n) <= target {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            lo
+            // The fewest blocks with the rate at most `target`.
+            smallest_fitting(0, n * 64 / 512 + 1, |blocks| {
+                blocked_fpr_distinct(blocks * 512, 512, k, n) <= target
+            })
         })
         .min()
         .map_or(f64::INFINITY, |blocks| (blocks * 512) as f64 / n as f64)

@@ -5,11 +5,12 @@
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::internal::par::{Plan, with_plan};
 use bloom_core::math;
-use bloom_tests::{distinct_keys, filter_suite};
+use bloom_tests::{distinct_keys, engine_suite, filter_suite};
 use proptest::prelude::*;
 
 filter_suite!(plain, BloomFilter);
 filter_suite!(atomic, AtomicBloomFilter);
+engine_suite!(engine, bloom_classic::Classic);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]

@@ -54,8 +54,9 @@ proptest! {
         prop_assert!(values.iter().all(|&v| folded.contains_i64(v)));
     }
 
+    /// Both line layouts, on the same keys and sizes.
     #[test]
-    fn blocked_union_across_sizes_is_the_smaller_filter_of_both(
+    fn line_layout_union_across_sizes_is_the_smaller_filter_of_both(
         left in proptest::collection::vec(any::<u64>(), 0..1_000),
         right in proptest::collection::vec(any::<u64>(), 0..1_000),
         log_small in 0u32..6,
@@ -66,17 +67,6 @@ proptest! {
         check_union_across_sizes(&left, &right, sizes, |blocks| {
             BlockedBloomFilter::with_params(blocks * 512, 7).unwrap()
         })?;
-    }
-
-    #[test]
-    fn multiblock_union_across_sizes_is_the_smaller_filter_of_both(
-        left in proptest::collection::vec(any::<u64>(), 0..1_000),
-        right in proptest::collection::vec(any::<u64>(), 0..1_000),
-        log_small in 0u32..6,
-        log_factor in 0u32..6,
-        self_is_larger in any::<bool>(),
-    ) {
-        let sizes = (1u64 << log_small, log_factor, self_is_larger);
         check_union_across_sizes(&left, &right, sizes, |blocks| {
             MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
         })?;

@@ -215,15 +215,7 @@ fn fpr_matches_the_jvm_formula() {
 
 #[test]
 fn bad_parameters_are_errors() {
-    for fpp in [
-        0.0,
-        1.0,
-        -0.5,
-        1.5,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ] {
+    for fpp in bloom_tests::NOT_PROBABILITIES {
         assert!(matches!(
             SparkBloomFilter::new(100, fpp),
             Err(Error::InvalidParameter { name: "fpp", .. })

@@ -4,50 +4,30 @@
 //! of keys, a filter above 2^32 bits, and the bytes of an independent model. Folding and
 //! unions across sizes are in `fold.rs`, views in `views.rs`.
 
-use bloom_blocked::{
-    AtomicMultiblockBloomFilter, MultiblockBloomFilter, MultiblockBloomFilterRef, Probe,
-};
+use bloom_blocked::{AtomicMultiblockBloomFilter, MultiblockBloomFilter, MultiblockBloomFilterRef};
 use bloom_core::{Error, Keyed as _};
 use bloom_tests::keyed::Keyed;
-use bloom_tests::{SplitMix64, distinct_keys, filter_suite};
+use bloom_tests::{engine_suite, filter_suite};
 use proptest::prelude::*;
 
 filter_suite!(multiblock, MultiblockBloomFilter);
 filter_suite!(atomic_multiblock, AtomicMultiblockBloomFilter);
 filter_suite!(keyed_multiblock, Keyed<MultiblockBloomFilter>);
+engine_suite!(engine, bloom_blocked::Multiblock);
 
 /// Every probe this CPU has gives the portable answers on random filters of random sizes and
 /// fills (block counts that are not powers of two included), single and batch, seeded and
 /// keyed.
 #[test]
 fn simd_and_portable_probes_agree_on_random_filters() {
-    let mut rng = SplitMix64(12);
-    let available: Vec<Probe> = [Probe::Avx2, Probe::Avx512]
-        .into_iter()
-        .filter(|p| p.is_available())
-        .collect();
-    for round in 0..40u64 {
-        let num_blocks = 1 + rng.next_u64() % 3000;
-        let mut f = MultiblockBloomFilter::with_params(num_blocks * 512, 8).unwrap();
+    bloom_tests::check_kernels_agree_with_portable(12, 40, |round, num_blocks| {
+        let f = MultiblockBloomFilter::with_params(num_blocks * 512, 8).unwrap();
         if round % 4 == 3 {
-            f = f.with_key([round as u8; 16]);
+            f.with_key([round as u8; 16])
+        } else {
+            f
         }
-        let n = num_blocks * 512 / (4 + rng.next_u64() % 16);
-        f.insert_all(distinct_keys(round << 32, n));
-        let portable = f.clone().with_probe(Probe::Portable).unwrap();
-        assert_eq!(portable.probe(), Probe::Portable);
-        let queries: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
-        let a = portable.contains_batch(&queries);
-        assert!(a.iter().any(|&x| x), "some positives to compare");
-        for &probe in &available {
-            let fast = f.clone().with_probe(probe).unwrap();
-            assert_eq!(fast.probe(), probe);
-            assert_eq!(a, fast.contains_batch(&queries), "{probe:?} round {round}");
-            for (q, &expected) in queries.iter().zip(&a).take(2_000) {
-                assert_eq!(fast.contains(q), expected, "{probe:?} round {round}");
-            }
-        }
-    }
+    });
 }
 
 /// `new(n, p)` measures at most its target, at 10%, 1% and 0.1%, on random, sequential,

@@ -25,6 +25,18 @@ fn grown(n0: u64, p: f64, s: u32, r: f64, keys: &[u64]) -> ScalableBloomFilter {
     f
 }
 
+/// Inserts 0, 1, 2, ... into `f` until an insert fails: the keys it took, and the error.
+fn fill_until_full(f: &mut ScalableBloomFilter) -> (Vec<u64>, Error) {
+    let mut held = Vec::new();
+    loop {
+        let k = held.len() as u64;
+        match f.insert(&k) {
+            Ok(_) => held.push(k),
+            Err(e) => return (held, e),
+        }
+    }
+}
+
 fn assert_holds(f: &ScalableBloomFilter, keys: &[u64], stage: &str) {
     for k in keys {
         assert!(f.contains(k), "false negative for {k} {stage}");
@@ -241,14 +253,7 @@ fn full_at_each_cap() {
         .max_layers(2)
         .build()
         .unwrap();
-    let mut held = Vec::new();
-    let err = loop {
-        let k = held.len() as u64;
-        match f.insert(&k) {
-            Ok(_) => held.push(k),
-            Err(e) => break e,
-        }
-    };
+    let (held, err) = fill_until_full(&mut f);
     assert!(matches!(err, Error::Full { ref reason } if reason.contains("layers")));
     assert_eq!(f.num_layers(), 2);
     assert!(held.len() >= 29);
@@ -268,14 +273,7 @@ fn full_at_each_cap() {
         .max_bytes(cap)
         .build()
         .unwrap();
-    let mut held = Vec::new();
-    let err = loop {
-        let k = held.len() as u64;
-        match f.insert(&k) {
-            Ok(_) => held.push(k),
-            Err(e) => break e,
-        }
-    };
+    let (held, err) = fill_until_full(&mut f);
     assert!(matches!(err, Error::Full { ref reason } if reason.contains("bytes")));
     assert!(f.memory_usage() <= cap);
     assert_eq!(f.max_bytes(), Some(cap));
@@ -337,15 +335,7 @@ fn bad_builder_parameters_are_errors() {
     let b = || ScalableBloomFilter::builder(1000, 0.01);
     assert_eq!(name(b().growth_factor(0)), "growth_factor");
     assert_eq!(name(b().growth_factor(1)), "growth_factor");
-    for r in [
-        0.0,
-        1.0,
-        -0.1,
-        1.1,
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    ] {
+    for r in bloom_tests::NOT_PROBABILITIES {
         assert_eq!(name(b().tightening_ratio(r)), "tightening_ratio", "{r}");
     }
     assert_eq!(name(b().max_layers(0)), "max_layers");

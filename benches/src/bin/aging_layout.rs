@@ -214,16 +214,8 @@ fn separate_bits(k: u32, l: u32, generation_len: u64, p: f64, slack: u32) -> f64
     while !fits(hi) {
         hi *= 2;
     }
-    let mut lo = hi / 2;
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    (hi * 64 * u64::from(k + l)) as f64
+    let words = bloom_core::math::smallest_fitting(hi / 2, hi, fits);
+    (words * 64 * u64::from(k + l)) as f64
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@
 //! ```
 
 use bloom_benches::{
-    BLOCKED_BURST, PROBE_SEED, chunked_ratios, cpu_ns_per_key, median, sizes_from_args, u64_keys,
+    BLOCKED_BURST, PROBE_SEED, QueryKeys, chunked_ratios, cpu_ns_per_key, median, sizes_from_args,
 };
 use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, Probe, SplitBlockBloomFilter};
 use bloom_compare::probe::MemoryProbe;
@@ -66,25 +66,25 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
-        let present = u64_keys(n, 1);
-        let absent = u64_keys(n.min(MAX_QUERIES), 2);
+        let key_sets = QueryKeys::new(n, MAX_QUERIES);
+        let present = &key_sets.present;
         let mut ours = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
-        ours.insert_all(&present);
+        ours.insert_all(present);
         let mut multi = MultiblockBloomFilter::new(n as u64, FPR).expect("valid parameters");
-        multi.insert_all(&present);
+        multi.insert_all(present);
         let portable = ours
             .clone()
             .with_probe(Probe::Portable)
             .expect("the portable probe runs everywhere");
         let bits_per_key = (ours.num_bits() as usize).div_ceil(n);
         let mut peer = sbbf_rs_safe::Filter::new(bits_per_key, n);
-        for k in &present {
+        for k in present {
             peer.insert_hash(peer_hash(k));
         }
         // Parquet's split-block filter on the same hashes, sized like the peer (Parquet
         // rounds to a power of two bytes, so it may hold up to twice the memory).
         let mut split = SplitBlockBloomFilter::with_num_bytes(ours.num_bits() as usize / 8);
-        for k in &present {
+        for k in present {
             split.insert_hash(peer_hash(k));
         }
         let blocks = ours.num_blocks();
@@ -96,8 +96,7 @@ fn main() {
             buffer[block * 8 + (g & 7) as usize] >> (g >> 58) & 1 != 0
         };
         let probe = MemoryProbe::new(ours.num_bits() as usize / 8, PROBE_SEED);
-        let q = n.min(MAX_QUERIES);
-        for (which, keys) in [("present", &present[..q]), ("absent", &absent[..q])] {
+        for (which, keys) in key_sets.sets() {
             if which == "present" {
                 assert!(keys.iter().all(|k| ours.contains(k)
                     && peer.contains_hash(peer_hash(k))

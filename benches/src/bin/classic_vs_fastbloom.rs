@@ -18,7 +18,7 @@
 //! cargo run --release -p bloom-benches --bin classic_vs_fastbloom [n ...]
 //! ```
 
-use bloom_benches::{chunked_ratios, cpu_ns_per_key, peer_hasher, sizes_from_args, u64_keys};
+use bloom_benches::{QueryKeys, chunked_ratios, cpu_ns_per_key, peer_hasher, sizes_from_args};
 use bloom_classic::BloomFilter;
 use bloom_core::hash::BuildKeyHasher;
 use bloom_core::internal::Probes;
@@ -52,18 +52,17 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|");
     for n in sizes {
-        let present = u64_keys(n, 1);
-        let absent = u64_keys(n.min(MAX_QUERIES), 2);
+        let key_sets = QueryKeys::new(n, MAX_QUERIES);
+        let present = &key_sets.present;
         let mut ours = BloomFilter::new(n as u64, FPR).expect("valid parameters");
-        ours.insert_all(&present);
+        ours.insert_all(present);
         let mut peer: Fastbloom = fastbloom::BloomFilter::with_false_pos(FPR)
             .hasher(peer_hasher())
             .expected_items(n);
-        for k in &present {
+        for k in present {
             peer.insert(k);
         }
-        let q = n.min(MAX_QUERIES);
-        for (which, keys) in [("present", &present[..q]), ("absent", &absent[..q])] {
+        for (which, keys) in key_sets.sets() {
             // The answers agree before anything is timed (fastbloom's false positives may
             // differ from ours, so only present keys must match exactly).
             if which == "present" {

@@ -15,7 +15,7 @@
 //! cargo run --release -p bloom-benches --bin keyed_cost [n ...]
 //! ```
 
-use bloom_benches::{ChunkTimes, chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
+use bloom_benches::{ChunkTimes, QueryKeys, chunked_ratios, cpu_ns_per_key, sizes_from_args};
 use bloom_blocked::BlockedBloomFilter;
 use bloom_classic::BloomFilter;
 use bloom_core::Keyed;
@@ -78,10 +78,8 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
-        let present = u64_keys(n, 1);
-        let absent = u64_keys(n.min(MAX_QUERIES), 2);
-        let queries = &present[..n.min(MAX_QUERIES)];
-        let sets = [("present", queries), ("absent", &absent[..])];
+        let key_sets = QueryKeys::new(n, MAX_QUERIES);
+        let (present, sets) = (&key_sets.present, key_sets.sets());
 
         // The hash alone: the digest's low word folded, so none is optimised away.
         let (seeded, keyed) = (
@@ -108,14 +106,14 @@ fn main() {
 
         let mut seeded = BloomFilter::new(n as u64, FPR).expect("valid parameters");
         let mut keyed = seeded.clone().with_key(KEY);
-        seeded.insert_all(&present);
-        keyed.insert_all(&present);
+        seeded.insert_all(present);
+        keyed.insert_all(present);
         report!("BloomFilter", n, seeded, keyed, sets);
 
         let mut seeded = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
         let mut keyed = seeded.clone().with_key(KEY);
-        seeded.insert_all(&present);
-        keyed.insert_all(&present);
+        seeded.insert_all(present);
+        keyed.insert_all(present);
         report!("BlockedBloomFilter", n, seeded, keyed, sets);
     }
 }

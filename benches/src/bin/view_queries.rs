@@ -24,7 +24,7 @@
 //! cargo run --release -p bloom-benches --bin view_queries [n ...]
 //! ```
 
-use bloom_benches::{chunked_ratios, cpu_ns_per_key, sizes_from_args, u64_keys};
+use bloom_benches::{QueryKeys, chunked_ratios, cpu_ns_per_key, sizes_from_args};
 use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
 
 /// Times each chunk is timed, per candidate.
@@ -59,13 +59,11 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
-        let present = u64_keys(n, 1);
-        let absent = u64_keys(n.min(MAX_QUERIES), 2);
-        let queries = &present[..n.min(MAX_QUERIES)];
-        let sets = [("present", queries), ("absent", &absent[..])];
+        let key_sets = QueryKeys::new(n, MAX_QUERIES);
+        let (present, sets) = (&key_sets.present, key_sets.sets());
 
         let mut filter = BlockedBloomFilter::new(n as u64, FPR).expect("valid parameters");
-        filter.insert_all(&present);
+        filter.insert_all(present);
         let bytes = filter.to_bytes();
         let placements = [
             ("frame and payload 64-aligned", (64 - PAYLOAD_AT) % 64),

@@ -599,17 +599,8 @@ mod separate {
                 max_bits: math::MAX_NUM_BITS,
             });
         }
-        // The rate falls as the slices grow: bisect on whole words.
-        let (mut lo, mut hi) = (1u64, max_slice_words);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if fits(mid) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        Ok(lo * 64)
+        // The rate falls as the slices grow: bisect on whole words (none never fit).
+        Ok(math::smallest_fitting(0, max_slice_words, fits) * 64)
     }
 
     /// The k with the least memory for separate slices, among those the blocked layout

@@ -60,6 +60,58 @@ impl Blocked {
     }
 }
 
+/// The [`Layout`] methods of a layout of one 512-bit line per key that hand the work to
+/// [`lines`]: the hash, the single-key test, the prefetch, the inserts, the batch query and
+/// the parallel scatter, written once for the blocked and the multiblock layout. Expanded
+/// inside an `impl Layout` of a [`LineLayout`] whose hash is a `u64`.
+macro_rules! line_layout_methods {
+    () => {
+        #[inline(always)]
+        fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u64 {
+            hashing.hash64(key)
+        }
+
+        #[inline(always)]
+        unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
+            let (first, g) = LineLayout::locate(self, hash);
+            // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
+            // below `num_blocks`.
+            unsafe { lines::test(self, store, first, g) }
+        }
+
+        #[inline(always)]
+        fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
+            S::prefetch_line(store.base(), LineLayout::locate(self, hash).0);
+        }
+
+        #[inline]
+        fn insert(&self, words: &mut [u64], hash: u64) -> bool {
+            lines::insert(self, words, hash)
+        }
+
+        #[inline]
+        fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
+            lines::insert_shared(self, words, hash)
+        }
+
+        fn contains_batch_into<S: Storage, T: Hash>(
+            &self,
+            hashing: &Hashing,
+            store: &S,
+            keys: &[T],
+            out: &mut Vec<bool>,
+        ) {
+            lines::contains_batch_into(self, hashing, store, keys, out);
+        }
+
+        #[cfg(feature = "rayon")]
+        fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+            lines::par_scatter(self, hashing, words, keys);
+        }
+    };
+}
+pub(crate) use line_layout_methods;
+
 impl Layout for Blocked {
     type Hash = u64;
     const NAME: &'static str = "BlockedBloomFilter";
@@ -91,43 +143,7 @@ impl Layout for Blocked {
         self.num_hashes
     }
 
-    #[inline(always)]
-    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u64 {
-        hashing.hash64(key)
-    }
-
-    #[inline(always)]
-    unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
-        let (first, g) = self.locate(hash);
-        // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
-        // below `num_blocks`.
-        unsafe { lines::test(self, store, first, g) }
-    }
-
-    #[inline(always)]
-    fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
-        S::prefetch_line(store.base(), self.locate(hash).0);
-    }
-
-    #[inline]
-    fn insert(&self, words: &mut [u64], hash: u64) -> bool {
-        lines::insert(self, words, hash)
-    }
-
-    #[inline]
-    fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
-        lines::insert_shared(self, words, hash)
-    }
-
-    fn contains_batch_into<S: Storage, T: Hash>(
-        &self,
-        hashing: &Hashing,
-        store: &S,
-        keys: &[T],
-        out: &mut Vec<bool>,
-    ) {
-        lines::contains_batch_into(self, hashing, store, keys, out);
-    }
+    line_layout_methods!();
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
         params::theory_fpr(self.num_blocks, self.num_hashes, num_items)
@@ -207,11 +223,6 @@ impl Layout for Blocked {
             num_blocks: params::folded_blocks(self.num_blocks, factor)?,
             ..*self
         })
-    }
-
-    #[cfg(feature = "rayon")]
-    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
-        lines::par_scatter(self, hashing, words, keys);
     }
 }
 

@@ -31,6 +31,7 @@ use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
+use crate::layout::line_layout_methods;
 use crate::lines::{self, LINE_WORDS, LineLayout};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, TestUser};
@@ -208,43 +209,7 @@ impl Layout for Multiblock {
         MULTIBLOCK_HASHES
     }
 
-    #[inline(always)]
-    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u64 {
-        hashing.hash64(key)
-    }
-
-    #[inline(always)]
-    unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
-        let (first, f) = LineLayout::locate(self, hash);
-        // SAFETY: the caller gives a store of this layout's size; `locate` picks a block
-        // below `num_blocks`.
-        unsafe { lines::test(self, store, first, f) }
-    }
-
-    #[inline(always)]
-    fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
-        S::prefetch_line(store.base(), LineLayout::locate(self, hash).0);
-    }
-
-    #[inline]
-    fn insert(&self, words: &mut [u64], hash: u64) -> bool {
-        lines::insert(self, words, hash)
-    }
-
-    #[inline]
-    fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
-        lines::insert_shared(self, words, hash)
-    }
-
-    fn contains_batch_into<S: Storage, T: Hash>(
-        &self,
-        hashing: &Hashing,
-        store: &S,
-        keys: &[T],
-        out: &mut Vec<bool>,
-    ) {
-        lines::contains_batch_into(self, hashing, store, keys, out);
-    }
+    line_layout_methods!();
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
         Multiblock::rate(self.num_blocks, num_items)
@@ -322,11 +287,6 @@ impl Layout for Multiblock {
             num_blocks: params::folded_blocks(self.num_blocks, factor)?,
             ..*self
         })
-    }
-
-    #[cfg(feature = "rayon")]
-    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
-        lines::par_scatter(self, hashing, words, keys);
     }
 }
 

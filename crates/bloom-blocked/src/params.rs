@@ -3,7 +3,8 @@
 
 use alloc::format;
 use bloom_core::internal::float::{Float, Native};
-use bloom_core::{Error, internal, math};
+use bloom_core::math::{self, smallest_fitting};
+use bloom_core::{Error, internal};
 
 use crate::probe::{BLOCK_BITS, MAX_PROBES};
 
@@ -189,21 +190,6 @@ fn spiral(first: u32, last: u32) -> impl Iterator<Item = u32> {
         let here = (d == 0).then_some(first);
         here.into_iter().chain(below).chain(above)
     })
-}
-
-/// The smallest size in `lo + 1..=hi` for which `fits` holds, by bisection: `fits(hi)`
-/// holds, `lo` does not fit (or is below the range), and `fits` is monotonic (more blocks,
-/// a lower rate).
-pub(crate) fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    hi
 }
 
 /// The factor that folds `large` blocks onto `small`: `large / small` when that is a power of

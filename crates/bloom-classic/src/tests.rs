@@ -25,26 +25,6 @@ fn insert_all_sets_the_bits_of_insert_beyond_the_cache_too() {
 }
 
 #[test]
-fn insert_hashes_sets_the_bits_insert_all_sets() {
-    // Lengths around the prefetch distance and the bursts, on filters of one block or
-    // line and of many.
-    for n in [0u64, 1, 15, 16, 17, 31, 32, 33, 100, 5_000] {
-        for size in [1u64, 10_000] {
-            let mut by_keys = BloomFilter::new(size, 0.01).unwrap().with_seed(n);
-            by_keys.insert_all(0..n);
-            let mut by_hashes = BloomFilter::new(size, 0.01).unwrap().with_seed(n);
-            let hashes: Vec<u128> = (0..n).map(|k| by_hashes.hash(&k)).collect();
-            by_hashes.insert_hashes(&hashes);
-            assert_eq!(
-                by_hashes.to_bytes(),
-                by_keys.to_bytes(),
-                "{n} keys, size {size}"
-            );
-        }
-    }
-}
-
-#[test]
 fn insert_reports_seen_before() {
     let mut f = BloomFilter::new(100, 0.001).unwrap();
     assert!(!f.insert(&1u32));
@@ -160,94 +140,10 @@ fn estimates_are_sensible() {
     assert_eq!(f.count_ones(), 0);
 }
 
-#[cfg(feature = "rayon")]
-#[test]
-fn parallel_build_equals_sequential() {
-    use rayon::prelude::*;
-    let keys: Vec<u64> = (0..200_000).collect();
-    let mut seq = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
-    seq.insert_all(&keys);
-    // Every plan, whatever this machine's cache would choose for a filter this size.
-    use bloom_core::internal::par::{Plan, with_plan};
-    for plan in [
-        Plan::Sequential,
-        Plan::Copies(2),
-        Plan::Copies(3),
-        Plan::Scatter,
-    ] {
-        let mut par = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
-        with_plan(plan, || par.par_insert_all(&keys));
-        assert_eq!(seq, par, "{plan:?}");
-    }
-    let collected: BloomFilter = keys.par_iter().collect();
-    assert_eq!(collected, seq);
-    let mut extended = BloomFilter::new(keys.len() as u64, 0.01).unwrap();
-    extended.par_extend(keys.par_iter());
-    assert_eq!(extended, seq);
-}
-
-#[cfg(feature = "serde")]
-#[test]
-fn serde_is_the_byte_format() {
-    let mut f = BloomFilter::new(100, 0.01).unwrap();
-    f.insert("serde");
-    let json = serde_json::to_string(&f).unwrap();
-    let back: BloomFilter = serde_json::from_str(&json).unwrap();
-    assert_eq!(back, f);
-    // The bytes in base64: 4 characters for every 3, and the quotes.
-    assert_eq!(json.len(), f.to_bytes().len().div_ceil(3) * 4 + 2);
-    assert!(serde_json::from_str::<BloomFilter>("[1,2,3]").is_err());
-}
-
 #[test]
 fn is_send_and_sync() {
     fn assert_traits<T: Send + Sync>() {}
     assert_traits::<AtomicBloomFilter>();
-}
-
-#[test]
-fn answers_like_the_plain_filter() {
-    let mut plain = BloomFilter::new(2_000, 0.02).unwrap();
-    let atomic = AtomicBloomFilter::new(2_000, 0.02).unwrap();
-    for k in 0..2_000u32 {
-        assert_eq!(plain.insert(&k), atomic.insert(&k), "{k}");
-    }
-    for k in 0..10_000u32 {
-        assert_eq!(plain.contains(&k), atomic.contains(&k));
-    }
-    assert_eq!(atomic.to_bytes(), plain.to_bytes());
-    assert_eq!(atomic.to_plain(), plain);
-    let keys: Vec<u32> = (0..5000).collect();
-    assert_eq!(atomic.contains_batch(&keys), plain.contains_batch(&keys));
-    assert_eq!(
-        AtomicBloomFilter::from_bytes(&plain.to_bytes())
-            .unwrap()
-            .to_plain(),
-        plain
-    );
-    assert_eq!(
-        BloomFilter::from(AtomicBloomFilter::from(plain.clone())),
-        plain
-    );
-    assert_eq!(atomic.estimated_len(), plain.estimated_len());
-    assert_eq!(atomic.estimated_fpr(), plain.estimated_fpr());
-}
-
-#[test]
-fn union_and_intersect() {
-    let a = AtomicBloomFilter::new(100, 0.01).unwrap();
-    let b = AtomicBloomFilter::new(100, 0.01).unwrap();
-    a.insert("a");
-    b.insert("b");
-    a.union(&b).unwrap();
-    assert!(a.contains("a") && a.contains("b"));
-    a.intersect(&b).unwrap();
-    assert!(a.contains("b"));
-    let c = AtomicBloomFilter::new(100, 0.01).unwrap().with_seed(3);
-    assert!(a.union(&c).is_err());
-    assert!(a.intersect(&c).is_err());
-    a.clear();
-    assert_eq!(a.count_ones(), 0);
 }
 
 #[test]

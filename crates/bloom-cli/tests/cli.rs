@@ -58,25 +58,48 @@ fn dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary directory")
 }
 
+/// The arguments of `bloom create` for a filter of `variant` for `n` keys at rate `p`,
+/// written to `output`, then `options`.
+fn create_args<'a>(
+    variant: &'a str,
+    n: &'a str,
+    p: &'a str,
+    output: &'a str,
+    options: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "create",
+        "--variant",
+        variant,
+        "--n",
+        n,
+        "--p",
+        p,
+        "-o",
+        output,
+    ];
+    args.extend_from_slice(options);
+    args
+}
+
+/// Creates an empty filter of `variant` for `n` keys at rate `p` in `dir`, with `options`.
+fn create_with(
+    dir: &Path,
+    name: &str,
+    variant: &str,
+    (n, p): (u64, f64),
+    options: &[&str],
+) -> PathBuf {
+    let path = dir.join(name);
+    let (n, p) = (n.to_string(), p.to_string());
+    let out = bloom(&create_args(variant, &n, &p, path_str(&path), options), b"");
+    assert_eq!(code(&out), 0, "{variant}: {}", stderr(&out));
+    path
+}
+
 /// Creates an empty filter of `variant` for `n` keys at rate `p` in `dir`.
 fn create(dir: &Path, name: &str, variant: &str, n: u64, p: f64) -> PathBuf {
-    let path = dir.join(name);
-    let out = bloom(
-        &[
-            "create",
-            "--variant",
-            variant,
-            "--n",
-            &n.to_string(),
-            "--p",
-            &p.to_string(),
-            "-o",
-            path_str(&path),
-        ],
-        b"",
-    );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    path
+    create_with(dir, name, variant, (n, p), &[])
 }
 
 fn lines(keys: impl IntoIterator<Item = String>) -> Vec<u8> {
@@ -283,12 +306,8 @@ fn bad_arguments_are_errors_not_panics() {
     let dir = dir();
     let out = dir.path().join("f");
     let o = path_str(&out);
-    let create = |variant: &str, n: &str, p: &str| -> Vec<String> {
-        ["create", "--variant", variant, "--n", n, "--p", p, "-o", o]
-            .map(String::from)
-            .to_vec()
-    };
     let words = |args: &[&str]| -> Vec<String> { args.iter().map(|a| a.to_string()).collect() };
+    let create = |variant: &str, n: &str, p: &str| words(&create_args(variant, n, p, o, &[]));
     let cases = [
         create("cuckoo", "10", "0.01"),
         create("classic", "0", "0.01"),
@@ -483,27 +502,9 @@ fn size_lists_every_variant() {
 #[test]
 fn create_takes_a_seed() {
     let dir = dir();
-    let seeded = dir.path().join("seeded.blf");
-    let other = dir.path().join("other.blf");
-    for (path, seed) in [(&seeded, "12345"), (&other, "6789")] {
-        let out = bloom(
-            &[
-                "create",
-                "--variant",
-                "classic",
-                "--n",
-                "1000",
-                "--p",
-                "0.01",
-                "--seed",
-                seed,
-                "-o",
-                path_str(path),
-            ],
-            b"",
-        );
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
-    }
+    let [seeded, other] = [("seeded.blf", "12345"), ("other.blf", "6789")].map(|(name, seed)| {
+        create_with(dir.path(), name, "classic", (1000, 0.01), &["--seed", seed])
+    });
     let info = bloom(&["info", path_str(&seeded), "--json"], b"");
     assert_eq!(json_lines(&info.stdout)[0]["seed"], 12345);
     assert_eq!(code(&bloom(&["add", path_str(&seeded)], b"a\nb\n")), 0);
@@ -524,19 +525,13 @@ fn create_takes_a_seed() {
     );
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let out = bloom(
-        &[
-            "create",
-            "--variant",
+        &create_args(
             "split-block",
-            "--n",
             "1000",
-            "--p",
             "0.01",
-            "--seed",
-            "1",
-            "-o",
             path_str(&merged),
-        ],
+            &["--seed", "1"],
+        ),
         b"",
     );
     assert_eq!(code(&out), 2);
@@ -626,25 +621,13 @@ fn keygen(dir: &Path, name: &str) -> PathBuf {
 
 /// Creates a filter of `variant` keyed with the key in `key_file`.
 fn create_keyed(dir: &Path, name: &str, variant: &str, key_file: &Path) -> PathBuf {
-    let path = dir.join(name);
-    let out = bloom(
-        &[
-            "create",
-            "--variant",
-            variant,
-            "--n",
-            "1000",
-            "--p",
-            "0.001",
-            "--key-file",
-            path_str(key_file),
-            "-o",
-            path_str(&path),
-        ],
-        b"",
-    );
-    assert_eq!(code(&out), 0, "{variant}: {}", stderr(&out));
-    path
+    create_with(
+        dir,
+        name,
+        variant,
+        (1000, 0.001),
+        &["--key-file", path_str(key_file)],
+    )
 }
 
 /// The key in a key file written by `bloom keygen`.
@@ -814,19 +797,7 @@ fn bad_key_files_are_one_line_errors_naming_them() {
         let o = path_str(&output);
         let f = path_str(&filter);
         for args in [
-            &[
-                "create",
-                "--variant",
-                "blocked",
-                "--n",
-                "10",
-                "--p",
-                "0.01",
-                "--key-file",
-                k,
-                "-o",
-                o,
-            ][..],
+            &create_args("blocked", "10", "0.01", o, &["--key-file", k])[..],
             &["add", "--key-file", k, f],
             &["check", "--key-file", k, f],
             &["info", "--key-file", k, f],
@@ -916,19 +887,7 @@ fn a_missing_wrong_or_needless_key_is_an_error_naming_the_file() {
     );
     // The split block filter cannot be keyed: Parquet fixes its hash.
     let run = bloom(
-        &[
-            "create",
-            "--variant",
-            "split-block",
-            "--n",
-            "10",
-            "--p",
-            "0.01",
-            "--key-file",
-            k,
-            "-o",
-            o,
-        ],
+        &create_args("split-block", "10", "0.01", o, &["--key-file", k]),
         b"",
     );
     assert_error(&run, "--key-file");

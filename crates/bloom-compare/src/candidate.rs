@@ -70,6 +70,30 @@ pub struct Info {
     pub evicts_when_full: bool,
 }
 
+impl Info {
+    /// The facts most candidates share, for the fields an `INFO` leaves out
+    /// (`Info { id: ..., structure: ..., ..Info::PLAIN }`): it neither deletes nor grows, its
+    /// rate is the target, it takes its keys one insert at a time and evicts none. Its names
+    /// are empty: every candidate names itself, its origin and its hasher.
+    pub const PLAIN: Info = Info {
+        id: "",
+        name: "",
+        crate_name: "",
+        origin: Origin::Ours,
+        hasher: "",
+        structure: "",
+        deletes: false,
+        grows: false,
+        fixed_fpr: None,
+        static_build: false,
+        evicts_when_full: false,
+    };
+}
+
+/// What [`Candidate::build`] returns: the filter with the count of keys it took, or why it
+/// could not be built.
+pub type BuildResult<F> = Result<Built<F>, BuildError>;
+
 /// The kernel name of code that is the same on every CPU (no run-time choice).
 pub const PORTABLE: &str = "portable";
 
@@ -135,6 +159,19 @@ impl<C> Built<C> {
     }
 }
 
+/// Inserts every one of `keys` in order with `insert`, into a filter that takes them all.
+#[inline]
+pub fn insert_each<C, K>(
+    mut filter: C,
+    keys: &[K],
+    mut insert: impl FnMut(&mut C, &K),
+) -> Built<C> {
+    for key in keys {
+        insert(&mut filter, key);
+    }
+    Built::all(filter, keys.len())
+}
+
 /// Inserts `keys` in order with `insert` (which returns `false` when it refused a key
 /// because the filter is full), stopping at the first refusal.
 #[inline]
@@ -181,11 +218,7 @@ pub trait Candidate: 'static {
     /// # Errors
     ///
     /// When the candidate refuses the parameters or fails to build.
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError>;
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>>;
 
     /// Whether `key` may be present.
     ///

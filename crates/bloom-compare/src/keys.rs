@@ -310,6 +310,13 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    /// Checks that the 5,000 positives are distinct and that no negative is among them.
+    fn assert_distinct_and_disjoint<T: Eq + std::hash::Hash>(positives: &[T], negatives: &[T]) {
+        let p: HashSet<_> = positives.iter().collect();
+        assert_eq!(p.len(), 5_000);
+        assert!(negatives.iter().all(|k| !p.contains(k)));
+    }
+
     #[test]
     fn kinds_have_their_shapes_and_sides_are_disjoint() {
         for kind in KeyKind::ALL {
@@ -318,19 +325,13 @@ mod tests {
                 KeySet::U64 {
                     positives,
                     negatives,
-                } => {
-                    let p: HashSet<_> = positives.iter().collect();
-                    assert_eq!(p.len(), 5_000);
-                    assert!(negatives.iter().all(|k| !p.contains(k)));
-                }
+                } => assert_distinct_and_disjoint(positives, negatives),
                 KeySet::Strings {
                     positives,
                     negatives,
                     ..
                 } => {
-                    let p: HashSet<_> = positives.iter().collect();
-                    assert_eq!(p.len(), 5_000);
-                    assert!(negatives.iter().all(|k| !p.contains(k)));
+                    assert_distinct_and_disjoint(positives, negatives);
                     for k in positives.iter().chain(negatives) {
                         match kind {
                             KeyKind::Str16 => assert_eq!(k.len(), 16),

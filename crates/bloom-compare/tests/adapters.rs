@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use bloom_compare::candidate::{self, BuildError, Built, Candidate, Info, Origin};
+use bloom_compare::candidate::{self, BuildResult, Built, Candidate, Info, Origin};
 use bloom_compare::keys::{Key, KeyKind};
 use bloom_compare::measure::Entry;
 use bloom_compare::report::{CandidateInfo, Header, Report};
@@ -191,14 +191,10 @@ impl Candidate for Forgetful {
         origin: Origin::Ours,
         hasher: "XXH3-128",
         structure: "hash set that drops keys",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(_: u64, _: f64, keys: &[K]) -> Result<Built<HashSet<u64>>, BuildError> {
+    fn build<K: Key>(_: u64, _: f64, keys: &[K]) -> BuildResult<HashSet<u64>> {
         let set = keys
             .iter()
             .enumerate()
@@ -386,7 +382,7 @@ fn the_counting_filter_holds_four_times_the_classic_memory() {
 }
 
 /// An adapter's `build` for keys of type `K` and filter `F`.
-type BuildFn<K, F> = fn(u64, f64, &[K]) -> Result<Built<F>, BuildError>;
+type BuildFn<K, F> = fn(u64, f64, &[K]) -> BuildResult<F>;
 
 /// Adapters take the capacity as the filters' `new` does: a `u64` (the workspace's size
 /// rule, `docs/design.md`, "Sizes and parameters"); so do the sweep's sizes and settings.

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use bloom_compare::candidate::{BuildError, Built, Candidate, Info, Origin};
+use bloom_compare::candidate::{BuildResult, Built, Candidate, Info, Origin};
 use bloom_compare::keys::{Key, KeyKind, KeySet};
 use bloom_compare::measure::{Context, Entry, ProbeCache, Setting, measure};
 use bloom_compare::report::Row;
@@ -37,18 +37,11 @@ impl Candidate for KnownRate {
         origin: Origin::Ours,
         hasher: "XXH3-128",
         structure: "hash set plus a hash threshold",
-        deletes: false,
-        grows: false,
         fixed_fpr: Some(RATE),
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<KnownRateFilter>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<KnownRateFilter> {
         // The target rate carries the per-trial seed of the threshold hash (see `trial`).
         let seed = (fpr * 1e12) as u64 ^ capacity;
         let inserted = keys.iter().map(|k| low_half(hash_key(k, seed))).collect();

@@ -212,43 +212,11 @@ pub fn estimate_cardinality(num_bits: u64, num_hashes: u32, num_ones: u64) -> f6
 /// assert!(blocked < 0.0105);
 /// ```
 pub fn blocked_fpr(num_bits: u64, block_bits: u64, num_hashes: u32, num_items: u64) -> f64 {
-    if num_bits == 0 || block_bits == 0 {
-        return 1.0;
-    }
-    if num_items == 0 {
-        return 0.0;
-    }
-    let lambda = num_items as f64 * block_bits as f64 / num_bits as f64;
-    let k = f64::from(num_hashes);
-    let per_key_miss = Native::powf(1.0 - 1.0 / block_bits as f64, k);
-    let classic_in_block = |i: f64| -> f64 { Native::powf(1.0 - Native::powf(per_key_miss, i), k) };
-    // Sum the Poisson pmf outwards from its mode, so no term underflows before it matters.
-    let mode = Native::floor(lambda);
-    let ln_pmf = |i: f64| -> f64 { i * Native::ln(lambda) - lambda - ln_gamma::<Native>(i + 1.0) };
-    let mut total = 0.0;
-    let mut mass = 0.0;
-    let mut i = mode;
-    loop {
-        let pmf = Native::exp(ln_pmf(i));
-        total += pmf * classic_in_block(i);
-        mass += pmf;
-        if pmf < 1e-18 && i > lambda {
-            break;
-        }
-        i += 1.0;
-    }
-    let mut i = mode - 1.0;
-    while i >= 0.0 {
-        let pmf = Native::exp(ln_pmf(i));
-        total += pmf * classic_in_block(i);
-        mass += pmf;
-        if pmf < 1e-18 {
-            break;
-        }
-        i -= 1.0;
-    }
-    // `mass` is within 1e-15 of 1; dividing removes the truncation's bias.
-    total / mass
+    blocked_mixture::<Native, _>(num_bits, block_bits, num_items, || {
+        let k = f64::from(num_hashes);
+        let per_key_miss = Native::powf(1.0 - 1.0 / block_bits as f64, k);
+        move |i: f64| -> f64 { Native::powf(1.0 - Native::powf(per_key_miss, i), k) }
+    })
 }
 
 /// The expected false-positive rate of a blocked filter whose keys set `num_hashes`
@@ -277,17 +245,9 @@ pub fn blocked_fpr_distinct(
     num_hashes: u32,
     num_items: u64,
 ) -> f64 {
-    if num_bits == 0 || block_bits == 0 {
-        return 1.0;
-    }
-    if num_items == 0 {
-        return 0.0;
-    }
-    let per_block = distinct_block_fpr(block_bits, num_hashes);
-    poisson_mixture::<Native>(
-        num_items as f64 * block_bits as f64 / num_bits as f64,
-        per_block,
-    )
+    blocked_mixture::<Native, _>(num_bits, block_bits, num_items, || {
+        distinct_block_fpr(block_bits, num_hashes)
+    })
 }
 
 /// The expected false-positive rate of a blocked filter whose keys set the bits at
@@ -369,17 +329,9 @@ pub fn blocked_fpr_replacement_with<F: Float>(
     num_hashes: u32,
     num_items: u64,
 ) -> f64 {
-    if num_bits == 0 || block_bits == 0 {
-        return 1.0;
-    }
-    if num_items == 0 {
-        return 0.0;
-    }
-    let per_block = replacement_block_fpr::<F>(block_bits, num_hashes);
-    poisson_mixture::<F>(
-        num_items as f64 * block_bits as f64 / num_bits as f64,
-        per_block,
-    )
+    blocked_mixture::<F, _>(num_bits, block_bits, num_items, || {
+        replacement_block_fpr::<F>(block_bits, num_hashes)
+    })
 }
 
 /// The false-positive rate of one `block_bits`-bit block holding i keys that each set
@@ -481,6 +433,27 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
     }
 }
 
+/// The rate of a filter of `num_bits` bits in `block_bits`-bit blocks holding `num_items`
+/// keys: the Poisson mixture, over the keys one block holds, of the per-block rate that
+/// `per_block` builds (called only for a filter with bits and keys).
+fn blocked_mixture<F: Float, R: Fn(f64) -> f64>(
+    num_bits: u64,
+    block_bits: u64,
+    num_items: u64,
+    per_block: impl FnOnce() -> R,
+) -> f64 {
+    if num_bits == 0 || block_bits == 0 {
+        return 1.0;
+    }
+    if num_items == 0 {
+        return 0.0;
+    }
+    poisson_mixture::<F>(
+        num_items as f64 * block_bits as f64 / num_bits as f64,
+        per_block(),
+    )
+}
+
 /// `Σ_i Pois(i; λ) f(i)`, summed outwards from the mode until the pmf is below 1e-18 and
 /// renormalised by the mass summed.
 fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
@@ -564,17 +537,32 @@ pub fn blocked_num_bits(
             max_bits: MAX_NUM_BITS,
         });
     }
-    let (mut lo, mut hi) = (0u64, max_blocks);
-    // Invariant: fpr_of(hi) <= fpr < fpr_of(lo) (fpr_of(0) is treated as 1).
+    // 0 blocks never fit (their rate is taken as 1).
+    Ok(smallest_fitting(0, max_blocks, |blocks| fpr_of(blocks) <= fpr) * block_bits)
+}
+
+/// The smallest size in `lo + 1..=hi` for which `fits` holds, by bisection: `fits(hi)`
+/// holds, `lo` does not fit (or is below the range), and `fits` is monotonic (a larger size,
+/// a lower rate). The search every sizing by an exact rate closes with.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::math::smallest_fitting;
+///
+/// assert_eq!(smallest_fitting(0, 1 << 20, |n| n * n >= 1_000), 32);
+/// ```
+#[doc(hidden)]
+pub fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if fpr_of(mid) <= fpr {
+        if fits(mid) {
             hi = mid;
         } else {
             lo = mid;
         }
     }
-    Ok(hi * block_bits)
+    hi
 }
 
 /// The information-theoretic lower bound on bits per key for a filter with false-positive

@@ -8,7 +8,9 @@ use std::hash::Hasher;
 use bloom_aging::AgingBloomFilter;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter};
 
-use crate::candidate::{BuildError, Built, Candidate, Info, OUR_HASHER, Origin, our_hasher};
+use crate::candidate::{
+    BuildError, BuildResult, Built, Candidate, Info, OUR_HASHER, Origin, insert_each, our_hasher,
+};
 use crate::keys::Key;
 use bloom_core::Keyed;
 
@@ -30,19 +32,11 @@ impl Candidate for Aging {
         origin: Origin::Ours,
         hasher: OUR_HASHER,
         structure: "k + l slices in a ring, in rows of 128-bit blocks: a key set in the k newest",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
     const BATCH: bool = true;
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<AgingBloomFilter>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<AgingBloomFilter> {
         let mut filter = AgingBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
         let window = usize::try_from(capacity).unwrap_or(usize::MAX);
         let accepted = keys.len().min(window);
@@ -130,10 +124,10 @@ fn as_longs<K: Key>(keys: &[K]) -> Option<&[i64]> {
     Some(unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<i64>(), keys.len()) })
 }
 
-/// An adapter for a JVM-compatible filter: its constructor, `insert_*`, `might_contain_*` and
-/// batch query of longs.
+/// An adapter for a JVM-compatible filter, described by `$info`: its constructor,
+/// `insert_*`, `might_contain_*` and batch query of longs.
 macro_rules! jvm_adapter {
-    ($(#[$doc:meta])* $adapter:ident, $filter:ident, $id:literal, $hasher:literal, $structure:literal) => {
+    ($(#[$doc:meta])* $adapter:ident, $filter:ident, $info:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy)]
         pub struct $adapter;
@@ -141,36 +135,19 @@ macro_rules! jvm_adapter {
         impl Candidate for $adapter {
             type Filter<K: Key> = $filter;
 
-            const INFO: Info = Info {
-                id: $id,
-                name: stringify!($filter),
-                crate_name: "bloom-jvm",
-                origin: Origin::Ours,
-                hasher: $hasher,
-                structure: $structure,
-                deletes: false,
-                grows: false,
-                fixed_fpr: None,
-                static_build: false,
-                evicts_when_full: false,
-            };
+            const INFO: Info = $info;
             const BATCH: bool = true;
 
-            fn build<K: Key>(
-                capacity: u64,
-                fpr: f64,
-                keys: &[K],
-            ) -> Result<Built<$filter>, BuildError> {
-                let mut filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
-                for key in keys {
+            fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<$filter> {
+                let filter = $filter::new(capacity, fpr).map_err(BuildError::new)?;
+                Ok(insert_each(filter, keys, |f, key| {
                     match jvm_key(key) {
-                        JvmKey::Long(long) => filter.insert_i64(long),
-                        JvmKey::Str(s) => filter.insert_str(s),
-                        JvmKey::Bytes(b) => filter.insert_bytes(b),
-                        JvmKey::Hashed(b) => filter.insert_bytes(&b),
+                        JvmKey::Long(long) => f.insert_i64(long),
+                        JvmKey::Str(s) => f.insert_str(s),
+                        JvmKey::Bytes(b) => f.insert_bytes(b),
+                        JvmKey::Hashed(b) => f.insert_bytes(&b),
                     };
-                }
-                Ok(Built::all(filter, keys.len()))
+                }))
             }
 
             #[inline(always)]
@@ -202,9 +179,15 @@ jvm_adapter!(
     /// strings as UTF-8 (`putString`).
     Spark,
     SparkBloomFilter,
-    "spark",
-    "Murmur3 x86_32 (Spark's sketch), two calls combined per probe",
-    "Spark's BloomFilter V2: k probes in m bits, big-endian words"
+    Info {
+        id: "spark",
+        name: "SparkBloomFilter",
+        crate_name: "bloom-jvm",
+        origin: Origin::Ours,
+        hasher: "Murmur3 x86_32 (Spark's sketch), two calls combined per probe",
+        structure: "Spark's BloomFilter V2: k probes in m bits, big-endian words",
+        ..Info::PLAIN
+    }
 );
 
 jvm_adapter!(
@@ -212,7 +195,13 @@ jvm_adapter!(
     /// builds. `u64` keys go in as longs (`Funnels.longFunnel`), strings as UTF-8.
     Guava,
     GuavaBloomFilter,
-    "guava",
-    "Murmur3 x64_128 (Guava's), one call per key",
-    "Guava's BloomFilter: k probes in m bits, big-endian words"
+    Info {
+        id: "guava",
+        name: "GuavaBloomFilter",
+        crate_name: "bloom-jvm",
+        origin: Origin::Ours,
+        hasher: "Murmur3 x64_128 (Guava's), one call per key",
+        structure: "Guava's BloomFilter: k probes in m bits, big-endian words",
+        ..Info::PLAIN
+    }
 );

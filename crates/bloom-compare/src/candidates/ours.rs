@@ -10,7 +10,8 @@ use bloom_scalable::ScalableBloomFilter;
 use rayon::ThreadPool;
 
 use crate::candidate::{
-    BuildError, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE, insert_until_full, our_hasher,
+    BuildError, BuildResult, Built, Candidate, Info, OUR_HASHER, Origin, PORTABLE,
+    insert_until_full, our_hasher,
 };
 use crate::keys::Key;
 use bloom_core::Keyed;
@@ -67,19 +68,12 @@ macro_rules! bulk_adapter {
                 hasher: OUR_HASHER,
                 structure: $structure,
                 deletes: $deletes,
-                grows: false,
-                fixed_fpr: None,
-                static_build: false,
-                evicts_when_full: false,
+                ..Info::PLAIN
             };
             const BATCH: bool = true;
             const PARALLEL: bool = true;
 
-            fn build<K: Key>(
-                capacity: u64,
-                fpr: f64,
-                keys: &[K],
-            ) -> Result<Built<$filter>, BuildError> {
+            fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<$filter> {
                 let $($mut)? filter = bulk_adapter!(@new $filter $(, $new)?)(capacity, fpr)
                     .map_err(BuildError::new)?;
                 filter.insert_all(keys);
@@ -249,19 +243,12 @@ impl Candidate for Scalable {
         origin: Origin::Ours,
         hasher: OUR_HASHER,
         structure: "scalable: layers of classic filters, ×2 capacity and ×0.8 rate per layer",
-        deletes: false,
         grows: true,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
     const BATCH: bool = true;
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<ScalableBloomFilter>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<ScalableBloomFilter> {
         let filter = ScalableBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
         Ok(insert_until_full(filter, keys, |f, key| {
             f.insert(key).is_ok()
@@ -303,19 +290,11 @@ impl Candidate for SplitBlock {
         origin: Origin::Ours,
         hasher: SPLIT_BLOCK_HASHER,
         structure: "Parquet split block: 256-bit blocks, one bit in each of 8 words; power-of-two bytes",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
     const BATCH: bool = true;
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<SplitBlockBloomFilter>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<SplitBlockBloomFilter> {
         let mut filter = SplitBlockBloomFilter::new(capacity, fpr).map_err(BuildError::new)?;
         filter.insert_all(keys);
         Ok(Built::all(filter, keys.len()))

@@ -16,7 +16,9 @@ use bloom_core::hash::{BuildKeyHasher, DEFAULT_SEED, KeyHasher, hash_key};
 use bloom_core::internal::low_half;
 use bloom_core::math;
 
-use crate::candidate::{BuildError, Built, Candidate, Info, Origin, insert_until_full};
+use crate::candidate::{
+    BuildError, BuildResult, Built, Candidate, Info, Origin, insert_each, insert_until_full,
+};
 use crate::keys::Key;
 use crate::measure::Entry;
 
@@ -59,25 +61,16 @@ impl Candidate for Fastbloom {
         origin: Origin::Peer,
         hasher: GIVEN_OUR_HASHER,
         structure: "k probes anywhere in m bits (double hashing of a 64-bit hash)",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter = fastbloom::BloomFilter::with_false_pos(fpr)
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
+        let filter = fastbloom::BloomFilter::with_false_pos(fpr)
             .hasher(BuildKeyHasher::default())
             .expected_items(in_memory(capacity)?);
-        for key in keys {
-            filter.insert(key);
-        }
-        Ok(Built::all(filter, keys.len()))
+        Ok(insert_each(filter, keys, |f, key| {
+            f.insert(key);
+        }))
     }
 
     #[inline(always)]
@@ -103,28 +96,19 @@ impl Candidate for Bloomfilter {
         origin: Origin::Peer,
         hasher: "SipHash-1-3 (its own; takes no hasher)",
         structure: "k probes anywhere in m bits",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter = bloomfilter::Bloom::new_for_fp_rate_with_seed(
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
+        let filter = bloomfilter::Bloom::new_for_fp_rate_with_seed(
             in_memory(capacity)?,
             fpr,
             &BLOOMFILTER_SEED,
         )
         .map_err(BuildError::new)?;
-        for key in keys {
-            filter.set(key);
-        }
-        Ok(Built::all(filter, keys.len()))
+        Ok(insert_each(filter, keys, |f, key| {
+            f.set(key);
+        }))
     }
 
     #[inline(always)]
@@ -162,24 +146,15 @@ impl Candidate for SbbfRsSafe {
         origin: Origin::Peer,
         hasher: GIVEN_OUR_HASH,
         structure: "split block: 256-bit blocks, one bit in each of 8 words",
-        deletes: false,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter =
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
+        let filter =
             sbbf_rs_safe::Filter::new(sbbf_bits_per_key(capacity, fpr)?, in_memory(capacity)?);
-        for key in keys {
-            filter.insert_hash(our_hash64(key));
-        }
-        Ok(Built::all(filter, keys.len()))
+        Ok(insert_each(filter, keys, |f, key| {
+            f.insert_hash(our_hash64(key));
+        }))
     }
 
     #[inline(always)]
@@ -224,23 +199,15 @@ impl Candidate for GrowableBloom {
         origin: Origin::Peer,
         hasher: "XXH3-64 (its own; takes no hasher)",
         structure: "scalable: layers of classic filters",
-        deletes: false,
         grows: true,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
-        let mut filter = growable_bloom_filter::GrowableBloom::new(fpr, in_memory(capacity)?);
-        for key in keys {
-            filter.insert(key);
-        }
-        Ok(Built::all(filter, keys.len()))
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
+        let filter = growable_bloom_filter::GrowableBloom::new(fpr, in_memory(capacity)?);
+        Ok(insert_each(filter, keys, |f, key| {
+            f.insert(key);
+        }))
     }
 
     #[inline(always)]
@@ -268,19 +235,13 @@ impl Candidate for XorfBinaryFuse8 {
         origin: Origin::Peer,
         hasher: GIVEN_OUR_HASH,
         structure: "binary fuse, 8-bit fingerprints, immutable",
-        deletes: false,
-        grows: false,
         fixed_fpr: Some(FUSE8_FPR),
         static_build: true,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
     /// Hashes every key (part of the timed build) and constructs the filter from the hashes.
-    fn build<K: Key>(
-        _capacity: u64,
-        _fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
+    fn build<K: Key>(_capacity: u64, _fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
         let hashes: Vec<u64> = keys.iter().map(our_hash64).collect();
         let filter = xorf::BinaryFuse8::try_from(&hashes).map_err(BuildError::new)?;
         Ok(Built::all(filter, keys.len()))
@@ -308,17 +269,10 @@ impl Candidate for Qfilter {
         hasher: GIVEN_OUR_HASHER,
         structure: "rank-select quotient filter",
         deletes: true,
-        grows: false,
-        fixed_fpr: None,
-        static_build: false,
-        evicts_when_full: false,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
+    fn build<K: Key>(capacity: u64, fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
         let filter = qfilter::Filter::new_with_hasher(capacity, fpr, BuildKeyHasher::default())
             .map_err(|e| BuildError::new(format!("{e:?}")))?;
         Ok(insert_until_full(filter, keys, |f, key| {
@@ -355,17 +309,12 @@ impl Candidate for Cuckoofilter {
         hasher: "the seeded hash, 64 bits (ours, passed in as its Hasher); fingerprints rehashed for the alternate bucket",
         structure: "cuckoo, 8-bit fingerprints, buckets of 4",
         deletes: true,
-        grows: false,
         fixed_fpr: Some(CUCKOO8_FPR),
-        static_build: false,
         evicts_when_full: true,
+        ..Info::PLAIN
     };
 
-    fn build<K: Key>(
-        capacity: u64,
-        _fpr: f64,
-        keys: &[K],
-    ) -> Result<Built<Self::Filter<K>>, BuildError> {
+    fn build<K: Key>(capacity: u64, _fpr: f64, keys: &[K]) -> BuildResult<Self::Filter<K>> {
         let filter = cuckoofilter::CuckooFilter::with_capacity(in_memory(capacity)?);
         Ok(insert_until_full(filter, keys, |f, key| f.add(key).is_ok()))
     }

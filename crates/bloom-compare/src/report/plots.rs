@@ -9,6 +9,7 @@
 //! * `memory_vs_n.svg`: bytes held against n.
 
 use std::f64::consts::LN_2;
+use std::ops::Range;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -202,6 +203,65 @@ where
         .map_err(plot_error)
 }
 
+/// The frame of a chart: its caption's size in points, its margin and the sizes of its label
+/// areas in pixels.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    caption: u32,
+    margin: u32,
+    x_labels: u32,
+    y_labels: u32,
+}
+
+/// The frame of a chart that fills a plot.
+const WHOLE: Frame = Frame {
+    caption: 22,
+    margin: 12,
+    x_labels: 48,
+    y_labels: 72,
+};
+
+/// The frame of one of two charts side by side.
+const PANEL: Frame = Frame {
+    caption: 18,
+    margin: 10,
+    x_labels: 44,
+    y_labels: 60,
+};
+
+/// Both axes logarithmic.
+type LogLog = Cartesian2d<LogCoord<f64>, LogCoord<f64>>;
+
+/// A chart of a figure against n in `area`, both axes logarithmic over `x` and `y`, with its
+/// mesh drawn: n labelled in powers of ten, the figure described by `y_desc` and labelled by
+/// `y_label`.
+fn against_n<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    frame: Frame,
+    (x, y): (Range<f64>, Range<f64>),
+    y_desc: &str,
+    y_label: &dyn Fn(&f64) -> String,
+) -> Result<ChartContext<'a, DB, LogLog>, OutputError> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", frame.caption))
+        .margin(frame.margin)
+        .x_label_area_size(frame.x_labels)
+        .y_label_area_size(frame.y_labels)
+        .build_cartesian_2d(x.log_scale(), y.log_scale())
+        .map_err(plot_error)?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(242, 242, 242))
+        .x_desc("n (keys the filter is sized for)")
+        .y_desc(y_desc)
+        .x_label_formatter(&|v| format!("{v:.0e}"))
+        .y_label_formatter(y_label)
+        .draw()
+        .map_err(plot_error)?;
+    Ok(chart)
+}
+
 /// Measured rate against bits per key, with theory curves.
 pub fn fpr_vs_bits(report: &Report) -> Result<String, OutputError> {
     let rows: Vec<&Row> = report.rows.iter().collect();
@@ -224,11 +284,11 @@ pub fn fpr_vs_bits(report: &Report) -> Result<String, OutputError> {
         let mut chart = ChartBuilder::on(&root)
             .caption(
                 "Measured false-positive rate against bits per key",
-                ("sans-serif", 22),
+                ("sans-serif", WHOLE.caption),
             )
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
+            .margin(WHOLE.margin)
+            .x_label_area_size(WHOLE.x_labels)
+            .y_label_area_size(WHOLE.y_labels)
             .build_cartesian_2d(0.0..max_bits, (min_fpr..1.0).log_scale())
             .map_err(plot_error)?;
         chart
@@ -335,22 +395,9 @@ fn query_panel<DB: DrawingBackend>(
     } else {
         "Absent keys, one query at a time"
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(44)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x.log_scale(), y.log_scale())
-        .map_err(plot_error)?;
-    chart
-        .configure_mesh()
-        .light_line_style(RGBColor(242, 242, 242))
-        .x_desc("n (keys the filter is sized for)")
-        .y_desc("ns per query")
-        .x_label_formatter(&|v| format!("{v:.0e}"))
-        .y_label_formatter(&|v| format!("{v:.1}"))
-        .draw()
-        .map_err(plot_error)?;
+    let mut chart = against_n(area, title, PANEL, (x, y), "ns per query", &|v| {
+        format!("{v:.1}")
+    })?;
     let probe_label = if batch {
         "memory probe: read per line, 32 prefetched"
     } else {
@@ -392,22 +439,10 @@ pub fn memory_vs_n(report: &Report) -> Result<String, OutputError> {
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Memory held against n", ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(x.log_scale(), y.log_scale())
-            .map_err(plot_error)?;
-        chart
-            .configure_mesh()
-            .light_line_style(RGBColor(242, 242, 242))
-            .x_desc("n (keys the filter is sized for)")
-            .y_desc("bytes held")
-            .x_label_formatter(&|v| format!("{v:.0e}"))
-            .y_label_formatter(&|v| format!("{v:.0e}"))
-            .draw()
-            .map_err(plot_error)?;
+        let title = "Memory held against n";
+        let mut chart = against_n(&root, title, WHOLE, (x, y), "bytes held", &|v| {
+            format!("{v:.0e}")
+        })?;
         draw_series(&mut chart, &all, true)?;
         finish(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(plot_error)?;

@@ -1,0 +1,176 @@
+//! Checks of the one engine under a layout, through the public API of its plain and atomic
+//! filters: the calls every layout has (`insert_hashes`, the parallel build, serde, the
+//! atomic storage) must agree with the plain key-by-key path, whatever the layout.
+//!
+//! Each variant's file under `tests/tests/` runs them for its layout:
+//! `bloom_tests::engine::check_insert_hashes::<Classic>()`.
+
+use std::fmt::Debug;
+
+use bloom_core::engine::{AtomicBitStore, BitStore, Engine, Layout};
+use bloom_core::internal::par::{Plan, with_plan};
+use rayon::prelude::*;
+
+/// The plain filter of layout `L`.
+type Plain<L> = Engine<L, BitStore>;
+/// The lock-free filter of layout `L`.
+type Atomic<L> = Engine<L, AtomicBitStore>;
+
+/// Every plan of a parallel build: sequential, copies for two and three threads, scatter.
+const PLANS: [Plan; 4] = [
+    Plan::Sequential,
+    Plan::Copies(2),
+    Plan::Copies(3),
+    Plan::Scatter,
+];
+
+/// Checks that `insert_hashes` sets the bits `insert_all` sets, for key counts around the
+/// prefetch distance and the bursts, on filters of one block or line and of many.
+///
+/// # Panics
+///
+/// When the two differ.
+pub fn check_insert_hashes<L: Layout>() {
+    for n in [0u64, 1, 15, 16, 17, 31, 32, 33, 100, 5_000] {
+        for size in [1u64, 10_000] {
+            let mut by_keys = Plain::<L>::new(size, 0.01).unwrap().with_seed(n);
+            by_keys.insert_all(0..n);
+            let mut by_hashes = Plain::<L>::new(size, 0.01).unwrap().with_seed(n);
+            let hashes: Vec<L::Hash> = (0..n).map(|k| by_hashes.hash(&k)).collect();
+            by_hashes.insert_hashes(&hashes);
+            assert_eq!(
+                by_hashes.to_bytes(),
+                by_keys.to_bytes(),
+                "{n} keys, size {size}"
+            );
+        }
+    }
+}
+
+/// Checks that every parallel build (each plan of `par_insert_all`, `collect` and
+/// `par_extend`) gives the bits of the sequential build, whatever this machine's cache would
+/// choose for a filter this size.
+///
+/// # Panics
+///
+/// When a parallel build differs.
+pub fn check_parallel_build<L: Layout + Debug>() {
+    let keys: Vec<u64> = (0..200_000).collect();
+    let new = || Plain::<L>::new(keys.len() as u64, 0.01).unwrap();
+    let mut seq = new();
+    seq.insert_all(&keys);
+    for plan in PLANS {
+        let mut par = new();
+        with_plan(plan, || par.par_insert_all(&keys));
+        assert_eq!(seq, par, "{plan:?}");
+    }
+    let collected: Plain<L> = keys.par_iter().collect();
+    assert_eq!(collected, seq);
+    let mut extended = new();
+    extended.par_extend(keys.par_iter());
+    assert_eq!(extended, seq);
+}
+
+/// Checks that a filter's serde form is its bytes, in base64 (4 characters for every 3,
+/// and the quotes), and that what is not such a string is an error.
+///
+/// # Panics
+///
+/// When the form differs or the round trip fails.
+pub fn check_serde_is_the_byte_format<L: Layout + Debug>() {
+    let mut f = Plain::<L>::new(100, 0.01).unwrap();
+    f.insert("serde");
+    let json = serde_json::to_string(&f).unwrap();
+    let back: Plain<L> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, f);
+    assert_eq!(json.len(), f.to_bytes().len().div_ceil(3) * 4 + 2);
+    assert!(serde_json::from_str::<Plain<L>>("[1,2,3]").is_err());
+}
+
+/// Checks that the atomic filter answers as the plain one given the same keys: inserts,
+/// queries single and batch, bytes, estimates, and every conversion between the two.
+///
+/// # Panics
+///
+/// When an answer differs.
+pub fn check_atomic_answers_like_plain<L: Layout + Debug>() {
+    let mut plain = Plain::<L>::new(2_000, 0.02).unwrap();
+    let atomic = Atomic::<L>::new(2_000, 0.02).unwrap();
+    for k in 0..2_000u32 {
+        assert_eq!(plain.insert(&k), atomic.insert(&k), "{k}");
+    }
+    for k in 0..10_000u32 {
+        assert_eq!(plain.contains(&k), atomic.contains(&k));
+    }
+    assert_eq!(atomic.to_bytes(), plain.to_bytes());
+    assert_eq!(atomic.to_plain(), plain);
+    let keys: Vec<u32> = (0..5000).collect();
+    assert_eq!(atomic.contains_batch(&keys), plain.contains_batch(&keys));
+    assert_eq!(
+        Atomic::<L>::from_bytes(&plain.to_bytes())
+            .unwrap()
+            .to_plain(),
+        plain
+    );
+    assert_eq!(Plain::<L>::from(Atomic::<L>::from(plain.clone())), plain);
+    assert_eq!(atomic.estimated_len(), plain.estimated_len());
+    assert_eq!(atomic.estimated_fpr(), plain.estimated_fpr());
+    let copy = atomic.clone();
+    assert_eq!(copy.count_ones(), atomic.count_ones());
+}
+
+/// Checks the atomic filter's union, intersection and clear, and that both refuse a filter
+/// of another seed.
+///
+/// # Panics
+///
+/// When one misbehaves.
+pub fn check_atomic_union_and_intersect<L: Layout>() {
+    let a = Atomic::<L>::new(100, 0.01).unwrap();
+    let b = Atomic::<L>::new(100, 0.01).unwrap();
+    a.insert("a");
+    b.insert("b");
+    a.union(&b).unwrap();
+    assert!(a.contains("a") && a.contains("b"));
+    a.intersect(&b).unwrap();
+    assert!(a.contains("b"));
+    let c = Atomic::<L>::new(100, 0.01).unwrap().with_seed(3);
+    assert!(a.union(&c).is_err());
+    assert!(a.intersect(&c).is_err());
+    a.clear();
+    assert_eq!(a.count_ones(), 0);
+}
+
+/// Generates the engine's checks for one layout: `engine_suite!(module, Layout);`, a test
+/// per check of [`engine`](crate::engine).
+#[macro_export]
+macro_rules! engine_suite {
+    ($module:ident, $layout:ty) => {
+        mod $module {
+            #[test]
+            fn insert_hashes_sets_the_bits_insert_all_sets() {
+                $crate::engine::check_insert_hashes::<$layout>();
+            }
+
+            #[test]
+            fn parallel_build_equals_sequential() {
+                $crate::engine::check_parallel_build::<$layout>();
+            }
+
+            #[test]
+            fn serde_is_the_byte_format() {
+                $crate::engine::check_serde_is_the_byte_format::<$layout>();
+            }
+
+            #[test]
+            fn atomic_answers_like_the_plain_filter() {
+                $crate::engine::check_atomic_answers_like_plain::<$layout>();
+            }
+
+            #[test]
+            fn atomic_union_and_intersect() {
+                $crate::engine::check_atomic_union_and_intersect::<$layout>();
+            }
+        }
+    };
+}
