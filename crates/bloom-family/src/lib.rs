@@ -306,6 +306,9 @@
 //! * `jvm`: [`SparkBloomFilter`], [`SparkVersion`], [`GuavaBloomFilter`], the [`jvm`]
 //!   module; turns on `std`. Not touched by `rayon` or `serde`.
 //! * `aging`: [`AgingBloomFilter`], the [`aging`] module; turns on `std`.
+//! * `datafusion`: the [`datafusion`] module, SQL functions that build and query filters in
+//!   Apache DataFusion (`bloom_filter_agg`, `might_contain`, and Spark's pair); turns on
+//!   `std`. It needs Rust 1.94, DataFusion's minimum.
 //! * `rayon`: parallel bulk build (`par_insert_all`, `par_insert_iter`, `ParallelExtend`,
 //!   `FromParallelIterator`) and queries (`par_contains_batch`) in every enabled variant
 //!   that has them: the scalable filter has the queries only (it grows one layer at a time),
@@ -328,7 +331,8 @@
         feature = "counting",
         feature = "scalable",
         feature = "jvm",
-        feature = "aging"
+        feature = "aging",
+        feature = "datafusion"
     )),
     allow(rustdoc::broken_intra_doc_links)
 )]
@@ -403,6 +407,15 @@ pub mod jvm {
 pub mod aging {
     #[doc(inline)]
     pub use bloom_aging::*;
+}
+
+/// The whole of `bloom-datafusion`: [`register`](datafusion::register) adds
+/// `bloom_filter_agg`, `might_contain`, `spark_bloom_filter_agg` and `spark_might_contain` to
+/// a DataFusion `SessionContext`. The crate's own guide is [`bloom_datafusion`].
+#[cfg(feature = "datafusion")]
+pub mod datafusion {
+    #[doc(inline)]
+    pub use bloom_datafusion::*;
 }
 
 // The README's example, compiled and run as a doctest of this crate, so the README cannot

@@ -158,3 +158,17 @@ fn jvm_types() {
             .might_contain_long(1)
     );
 }
+
+// `datafusion` reaches bloom-datafusion: the module's functions are the crate's.
+#[cfg(feature = "datafusion")]
+#[test]
+fn datafusion_functions() {
+    use bloom_family::datafusion as sql;
+    assert_eq!(sql::bloom_filter_agg().name(), "bloom_filter_agg");
+    assert_eq!(sql::might_contain().name(), "might_contain");
+    assert_eq!(
+        sql::spark_bloom_filter_agg().name(),
+        "spark_bloom_filter_agg"
+    );
+    assert_eq!(sql::spark_might_contain().name(), "spark_might_contain");
+}
