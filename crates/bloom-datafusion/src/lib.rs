@@ -140,6 +140,37 @@ pub fn register(ctx: &SessionContext) {
 /// No input row gives the empty filter.
 /// `expected_items` and `fpr` must be constants: a count that is not positive or a rate
 /// outside (0, 1) is an error.
+///
+/// # Examples
+///
+/// The bytes are those the Rust API gives for the same values:
+///
+/// ```
+/// use bloom_datafusion::BlockedBloomFilter;
+/// use datafusion::common::ScalarValue;
+/// use datafusion::prelude::SessionContext;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = SessionContext::new();
+/// bloom_datafusion::register(&ctx);
+/// let sql = "SELECT bloom_filter_agg(k, 1000, 0.01) FROM (VALUES (1), (2), (3)) AS t(k)";
+/// let batches = ctx.sql(sql).await?.collect().await?;
+/// let bytes = ScalarValue::try_from_array(batches[0].column(0), 0)?;
+///
+/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+/// filter.insert_all([1i64, 2, 3]);
+/// assert_eq!(bytes, ScalarValue::Binary(Some(filter.to_bytes())));
+///
+/// let error = ctx.sql("SELECT bloom_filter_agg(k, 0) FROM (VALUES (1)) AS t(k)").await;
+/// let error = match error {
+///     Err(e) => e,
+///     Ok(df) => df.collect().await.unwrap_err(),
+/// };
+/// assert!(error.to_string().contains("expected_items must be positive"));
+/// # Ok(())
+/// # }
+/// ```
 pub fn bloom_filter_agg() -> AggregateUDF {
     AggregateUDF::new_from_impl(accumulate::BuildFilter::<shared::Blocked>::new())
 }
@@ -151,6 +182,33 @@ pub fn bloom_filter_agg() -> AggregateUDF {
 /// `BlockedBloomFilter` (their header says which); a literal, a scalar subquery or a column,
 /// each distinct filter decoded once. A null filter or a null key gives null. Bytes of any
 /// other kind, corrupt or keyed bytes are an execution error that says so.
+///
+/// # Examples
+///
+/// A filter built in Rust, as a literal:
+///
+/// ```
+/// use bloom_datafusion::BlockedBloomFilter;
+/// use datafusion::arrow::array::AsArray;
+/// use datafusion::prelude::SessionContext;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+/// filter.insert_all(["alice", "bob"]);
+/// let hex: String = filter.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+///
+/// let ctx = SessionContext::new();
+/// bloom_datafusion::register(&ctx);
+/// let sql = format!(
+///     "SELECT might_contain(X'{hex}', name) FROM (VALUES ('alice'), ('bob'), (NULL)) AS t(name)"
+/// );
+/// let batches = ctx.sql(&sql).await?.collect().await?;
+/// let answers: Vec<Option<bool>> = batches[0].column(0).as_boolean().iter().collect();
+/// assert_eq!(answers, [Some(true), Some(true), None]);
+/// # Ok(())
+/// # }
+/// ```
 pub fn might_contain() -> ScalarUDF {
     ScalarUDF::new_from_impl(probe::MightContain::<shared::SharedFilter>::new())
 }
@@ -162,6 +220,29 @@ pub fn might_contain() -> ScalarUDF {
 /// [`SPARK_MAX_NUM_ITEMS`] and `num_bits` at [`SPARK_MAX_NUM_BITS`], null when no non-null
 /// value came. Spark's `might_contain` reads the bytes, and [`spark_might_contain`] reads
 /// Spark's.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_jvm::{SparkBloomFilter, SparkVersion};
+/// use datafusion::common::ScalarValue;
+/// use datafusion::prelude::SessionContext;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ctx = SessionContext::new();
+/// bloom_datafusion::register(&ctx);
+/// let sql = "SELECT spark_bloom_filter_agg(k, 100, 1024) FROM (VALUES (7), (8)) AS t(k)";
+/// let batches = ctx.sql(sql).await?.collect().await?;
+/// let bytes = ScalarValue::try_from_array(batches[0].column(0), 0)?;
+///
+/// let mut spark = SparkBloomFilter::with_version(SparkVersion::V2, 100, 1024, 0)?;
+/// spark.insert_i64(7);
+/// spark.insert_i64(8);
+/// assert_eq!(bytes, ScalarValue::Binary(Some(spark.to_bytes())));
+/// # Ok(())
+/// # }
+/// ```
 pub fn spark_bloom_filter_agg() -> AggregateUDF {
     AggregateUDF::new_from_impl(accumulate::BuildFilter::<spark::Spark>::new())
 }
