@@ -7,16 +7,29 @@
 //! equal bytes (compared with the previous row's: by address first, then by content); each run
 //! is answered by one batch query, and the last filter decoded is kept, so a filter is decoded
 //! once per query, not once per row or per batch.
+//!
+//! A literal filter is planned into a one-row list of one binary value ([`simplify`]): DataFusion
+//! hands a literal to every batch as a copy of its value, which for a `BINARY` means copying
+//! the whole filter, but a list's value is an Arrow array shared by reference. The kept filter
+//! holds that array, so the next batch finds it by address, with neither a copy nor a
+//! comparison of the bytes.
+//!
+//! [`simplify`]: ScalarUDFImpl::simplify
 
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, new_null_array};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BooleanArray, new_null_array,
+};
 use datafusion::arrow::buffer::{BooleanBuffer, NullBuffer};
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::utils::SingleRowListArrayBuilder;
 use datafusion::common::{Result, ScalarValue, exec_err, plan_err};
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
 /// A filter a query function reads.
@@ -43,8 +56,25 @@ pub(crate) trait Probing: Send + Sync + Sized + 'static {
     fn probe(&self, keys: &dyn Array, out: &mut Vec<bool>) -> Result<()>;
 }
 
+/// Where the bytes of the kept filter live.
+enum Source {
+    /// A copy made when the filter was decoded.
+    Copy(Vec<u8>),
+    /// The binary array of a planned literal (one value), shared with the plan.
+    Shared(ArrayRef),
+}
+
+impl Source {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Copy(bytes) => bytes,
+            Source::Shared(array) => array.as_binary::<i32>().value(0),
+        }
+    }
+}
+
 /// The last filter decoded, with the bytes it came from.
-type Decoded<F> = Arc<(Vec<u8>, F)>;
+type Decoded<F> = Arc<(Source, F)>;
 
 /// A query function: `NAME(filter, key) -> BOOLEAN`.
 pub(crate) struct MightContain<F> {
@@ -63,21 +93,34 @@ impl<F: Probing> MightContain<F> {
     }
 
     /// The filter in `bytes`: the last one decoded when its bytes are these, else decoded
-    /// now (and kept in its place).
-    fn filter(&self, bytes: &[u8]) -> Result<Decoded<F>> {
+    /// now (and kept in its place). `shared` is the array `bytes` lie in when it is a planned
+    /// literal's, which the kept filter then holds instead of a copy.
+    fn filter(&self, bytes: &[u8], shared: Option<&ArrayRef>) -> Result<Decoded<F>> {
         // A panic elsewhere while the lock was held leaves a whole `Option`: still usable.
         let cached = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Some(hit) = cached.filter(|c| c.0 == bytes) {
+        // The kept bytes are alive as long as the kept filter, so bytes at their address are
+        // they; other bytes are compared.
+        if let Some(hit) =
+            cached.filter(|c| std::ptr::eq(c.0.bytes(), bytes) || c.0.bytes() == bytes)
+        {
             return Ok(hit);
         }
-        let decoded = Arc::new((bytes.to_vec(), F::decode(bytes)?));
+        let source = match shared {
+            Some(array) => Source::Shared(Arc::clone(array)),
+            None => Source::Copy(bytes.to_vec()),
+        };
+        let decoded = Arc::new((source, F::decode(bytes)?));
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&decoded));
         Ok(decoded)
     }
 
     /// The answers for `keys` from the filter in `bytes`, nulls where a key is null.
-    fn probe_array(&self, bytes: &[u8], keys: &dyn Array) -> Result<BooleanArray> {
-        let filter = self.filter(bytes)?;
+    fn probe_array(
+        &self,
+        (bytes, shared): (&[u8], Option<&ArrayRef>),
+        keys: &dyn Array,
+    ) -> Result<BooleanArray> {
+        let filter = self.filter(bytes, shared)?;
         let mut out = Vec::with_capacity(keys.len());
         filter.1.probe(keys, &mut out)?;
         Ok(BooleanArray::new(
@@ -103,7 +146,7 @@ impl<F: Probing> MightContain<F> {
                 // A null filter answers null (its rows are masked below).
                 None => values.resize(end, false),
                 Some(bytes) => {
-                    let filter = self.filter(bytes)?;
+                    let filter = self.filter(bytes, None)?;
                     filter.1.probe(&keys.slice(start, end - start), &mut part)?;
                     values.extend_from_slice(&part);
                 }
@@ -156,11 +199,25 @@ impl<'a> BinaryRows<'a> {
     }
 }
 
+/// A scalar filter's bytes, and the array they lie in when the scalar is a planned literal
+/// ([`planned_literal`]); `None` for a null.
+type ScalarBytes<'a> = Option<(&'a [u8], Option<&'a ArrayRef>)>;
+
 /// The bytes of a scalar filter; `None` for a null.
-fn scalar_bytes<'a>(function: &str, value: &'a ScalarValue) -> Result<Option<&'a [u8]>> {
+fn scalar_bytes<'a>(function: &str, value: &'a ScalarValue) -> Result<ScalarBytes<'a>> {
     match value {
         ScalarValue::Binary(b) | ScalarValue::LargeBinary(b) | ScalarValue::BinaryView(b) => {
-            Ok(b.as_deref())
+            Ok(b.as_deref().map(|bytes| (bytes, None)))
+        }
+        ScalarValue::List(list) if list.len() == 1 && list.value_type() == DataType::Binary => {
+            let values = list.values();
+            let (start, end) = (list.value_offsets()[0], list.value_offsets()[1]);
+            if list.is_null(0) || end - start != 1 || values.is_null(start as usize) {
+                return Ok(None);
+            }
+            let bytes = values.as_binary::<i32>().value(start as usize);
+            // The kept filter finds its bytes as the array's first value.
+            Ok(Some((bytes, (start == 0).then_some(values))))
         }
         ScalarValue::Null => Ok(None),
         other => exec_err!(
@@ -170,10 +227,25 @@ fn scalar_bytes<'a>(function: &str, value: &'a ScalarValue) -> Result<Option<&'a
     }
 }
 
+/// A literal filter's bytes as the one value of a one-row list: the form a literal keeps
+/// through the plan by reference (this module's docs say why); `None` for anything else.
+fn planned_literal(value: &ScalarValue) -> Option<ScalarValue> {
+    let bytes = match value {
+        ScalarValue::Binary(Some(b))
+        | ScalarValue::LargeBinary(Some(b))
+        | ScalarValue::BinaryView(Some(b)) => b,
+        _ => return None,
+    };
+    let values: ArrayRef = Arc::new(BinaryArray::from_vec(vec![bytes.as_slice()]));
+    Some(SingleRowListArrayBuilder::new(values).build_list_scalar())
+}
+
 /// The type a filter argument of type `data_type` is coerced to.
 fn coerce_filter(function: &str, data_type: &DataType) -> Result<DataType> {
     match data_type {
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Ok(data_type.clone()),
+        // A planned literal ([`planned_literal`]), if the plan's types are coerced again.
+        DataType::List(field) if field.data_type() == &DataType::Binary => Ok(data_type.clone()),
         DataType::Null | DataType::FixedSizeBinary(_) => Ok(DataType::Binary),
         other => plan_err!("{function}: the filter must be BINARY, not {other}"),
     }
@@ -201,6 +273,25 @@ impl<F: Probing> ScalarUDFImpl for MightContain<F> {
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Boolean)
+    }
+
+    /// Plans a literal filter into the form whose evaluations share its bytes
+    /// ([`planned_literal`]).
+    fn simplify(&self, mut args: Vec<Expr>, _info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let planned = match args.first() {
+            Some(Expr::Literal(value, metadata)) => {
+                planned_literal(value).map(|planned| Expr::Literal(planned, metadata.clone()))
+            }
+            _ => None,
+        };
+        if let Some(planned) = planned {
+            args[0] = planned;
+            let udf = ScalarUDF::new_from_shared_impl(Arc::new(MightContain::<F>::new()));
+            return Ok(ExprSimplifyResult::Simplified(Expr::ScalarFunction(
+                ScalarFunction::new_udf(Arc::new(udf), args),
+            )));
+        }
+        Ok(ExprSimplifyResult::Original(args))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -243,3 +334,35 @@ impl<F: Probing> ScalarUDFImpl for MightContain<F> {
 }
 
 crate::identity_is_name_and_signature!(MightContain, Probing);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_planned_literal_shares_its_bytes() {
+        let bytes = b"the bytes of a filter".to_vec();
+        let planned = planned_literal(&ScalarValue::Binary(Some(bytes.clone()))).unwrap();
+        // DataFusion clones the literal for every batch: the clones read one buffer.
+        let copy = planned.clone();
+        let (first, shared) = scalar_bytes("f", &planned).unwrap().unwrap();
+        let (second, _) = scalar_bytes("f", &copy).unwrap().unwrap();
+        assert_eq!(first, bytes.as_slice());
+        assert!(std::ptr::eq(first, second));
+        assert!(shared.is_some());
+        // The planned type is a filter type, should the plan's types be coerced again.
+        let planned_type = planned.data_type();
+        assert_eq!(coerce_filter("f", &planned_type).unwrap(), planned_type);
+        // Nulls and non-binary values stay as they are.
+        assert!(planned_literal(&ScalarValue::Binary(None)).is_none());
+        assert!(planned_literal(&ScalarValue::Int64(Some(1))).is_none());
+        let null_list = ScalarValue::List(Arc::new(datafusion::arrow::array::ListArray::new_null(
+            Arc::new(datafusion::arrow::datatypes::Field::new_list_field(
+                DataType::Binary,
+                true,
+            )),
+            1,
+        )));
+        assert!(scalar_bytes("f", &null_list).unwrap().is_none());
+    }
+}
