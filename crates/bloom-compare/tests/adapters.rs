@@ -189,7 +189,7 @@ impl Candidate for Forgetful {
         name: "Forgetful",
         crate_name: "(test)",
         origin: Origin::Ours,
-        hasher: "XXH3-128",
+        hasher: "the seeded hash",
         structure: "hash set that drops keys",
         ..Info::PLAIN
     };

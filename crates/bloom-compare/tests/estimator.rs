@@ -35,7 +35,7 @@ impl Candidate for KnownRate {
         name: "KnownRate",
         crate_name: "(test)",
         origin: Origin::Ours,
-        hasher: "XXH3-128",
+        hasher: "the seeded hash",
         structure: "hash set plus a hash threshold",
         fixed_fpr: Some(RATE),
         ..Info::PLAIN
