@@ -188,3 +188,41 @@ async fn no_input_is_null_and_bad_input_is_an_error() -> Result<()> {
     }
     Ok(())
 }
+
+/// A filter a real Spark job built (`tests/golden/jvm/spark_job.py`: a local Spark session,
+/// the keys in 8 partitions, one filter per partition merged by Spark), probed in SQL: every
+/// key it was built from is found, as a literal and as a column of the filter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filter_from_a_spark_job_finds_every_key() -> Result<()> {
+    const KEYS: i64 = 5000;
+    let path = golden_dir().join("vectors/spark_job_8_partitions.bin");
+    let spark_bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let filter = SparkBloomFilter::from_bytes(&spark_bytes).expect("Spark's bytes");
+    assert_eq!(
+        filter.version(),
+        SparkVersion::V2,
+        "Spark 4.1 and later write V2"
+    );
+    let ctx = context();
+    let keys: Int64Array = (0..KEYS).map(|i| i * 7919 - 1_000_000).collect();
+    register_column(&ctx, "t", Arc::new(keys))?;
+    let literal = hex_literal(&spark_bytes);
+    let found = count(
+        &ctx,
+        &format!("SELECT count(*) FROM t WHERE spark_might_contain({literal}, k)"),
+    )
+    .await?;
+    assert_eq!(found, KEYS as u64);
+    // The filter as a column: a scalar subquery, which DataFusion plans as a join.
+    ctx.sql(&format!("CREATE TABLE f AS SELECT {literal} AS filter"))
+        .await?
+        .collect()
+        .await?;
+    let found = count(
+        &ctx,
+        "SELECT count(*) FROM t WHERE spark_might_contain((SELECT filter FROM f), k)",
+    )
+    .await?;
+    assert_eq!(found, KEYS as u64);
+    Ok(())
+}
