@@ -4,10 +4,10 @@
 use super::filter::{Engine, decode};
 use super::layout::Layout;
 use super::traits::Writable;
-use crate::Error;
 use crate::bits::BitStore;
 use crate::hash::{Hashing, SecretKey};
 use crate::internal::frame::Checksum;
+use crate::{Error, Keyed};
 
 /// Owned and atomic words alike: an atomic filter is made as an owned one, then its words
 /// moved to atomic ones (no copy).
@@ -93,12 +93,6 @@ impl<L: Layout, S: Writable> Engine<L, S> {
         }
     }
 
-    fn with_hashing(mut self, hashing: Hashing) -> Self {
-        self.hashing = hashing;
-        S::reset(&mut self.store);
-        self
-    }
-
     /// Reads a filter written by `to_bytes` (by this filter, its atomic twin or a view's
     /// `to_bytes`).
     ///
@@ -111,16 +105,6 @@ impl<L: Layout, S: Writable> Engine<L, S> {
     /// [`from_bytes_with_key`](crate::Keyed::from_bytes_with_key)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::decode_with(bytes, None)
-    }
-
-    pub(super) fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (layout, hashing, payload) = decode::<L>(bytes, key, Checksum::Verify)?;
-        let store = BitStore::from_le_bytes(payload, layout.num_bits())?;
-        Ok(S::from_owned(Engine {
-            layout,
-            hashing,
-            store,
-        }))
     }
 
     crate::if_std! {
@@ -152,6 +136,34 @@ impl<L: Layout, S: Writable> Engine<L, S> {
             Self::read_with(&mut reader, None)
         }
 
+    }
+}
+
+impl<L: Layout, S: Writable> crate::internal::Sealed for Engine<L, S> {}
+
+/// The keyed forms, written once for every owning filter.
+impl<L: Layout, S: Writable> Keyed for Engine<L, S> {
+    fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+
+    fn with_hashing(mut self, hashing: Hashing) -> Self {
+        self.hashing = hashing;
+        S::reset(&mut self.store);
+        self
+    }
+
+    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (layout, hashing, payload) = decode::<L>(bytes, key, Checksum::Verify)?;
+        let store = BitStore::from_le_bytes(payload, layout.num_bits())?;
+        Ok(S::from_owned(Engine {
+            layout,
+            hashing,
+            store,
+        }))
+    }
+
+    crate::if_std! {
         fn read_with(
             reader: &mut dyn std::io::Read,
             key: Option<&SecretKey>,
@@ -170,29 +182,6 @@ impl<L: Layout, S: Writable> Engine<L, S> {
                 hashing,
                 store,
             }))
-        }
-    }
-}
-
-impl<L: Layout, S: Writable> crate::internal::Sealed for Engine<L, S> {}
-
-/// The keyed forms, written once for every owning filter.
-impl<L: Layout, S: Writable> crate::Keyed for Engine<L, S> {
-    fn hashing(&self) -> Hashing {
-        self.hashing
-    }
-
-    fn with_hashing(self, hashing: Hashing) -> Self {
-        Engine::with_hashing(self, hashing)
-    }
-
-    fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        Engine::decode_with(bytes, key)
-    }
-
-    crate::if_std! {
-        fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-            Engine::read_with(reader, key)
         }
     }
 }

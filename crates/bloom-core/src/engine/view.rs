@@ -82,6 +82,9 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
     ///
     /// [`Error::ChecksumMismatch`] when the bytes were altered.
     pub fn to_owned(&self) -> Result<Engine<L, BitStore>, Error> {
-        Engine::<L, BitStore>::decode_with(self.store.frame(), self.hashing.secret_key())
+        <Engine<L, BitStore> as crate::Keyed>::decode_with(
+            self.store.frame(),
+            self.hashing.secret_key(),
+        )
     }
 }
