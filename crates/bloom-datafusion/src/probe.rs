@@ -60,7 +60,7 @@ pub(crate) trait Probing: Send + Sync + Sized + 'static {
 enum Source {
     /// A copy made when the filter was decoded.
     Copy(Vec<u8>),
-    /// The binary array of a planned literal (one value), shared with the plan.
+    /// A planned literal's value, a binary array of one value sharing the plan's buffer.
     Shared(ArrayRef),
 }
 
@@ -95,7 +95,7 @@ impl<F: Probing> MightContain<F> {
     /// The filter in `bytes`: the last one decoded when its bytes are these, else decoded
     /// now (and kept in its place). `shared` is the array `bytes` lie in when it is a planned
     /// literal's, which the kept filter then holds instead of a copy.
-    fn filter(&self, bytes: &[u8], shared: Option<&ArrayRef>) -> Result<Decoded<F>> {
+    fn filter(&self, bytes: &[u8], shared: Option<ArrayRef>) -> Result<Decoded<F>> {
         // A panic elsewhere while the lock was held leaves a whole `Option`: still usable.
         let cached = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
         // The kept bytes are alive as long as the kept filter, so bytes at their address are
@@ -106,7 +106,7 @@ impl<F: Probing> MightContain<F> {
             return Ok(hit);
         }
         let source = match shared {
-            Some(array) => Source::Shared(Arc::clone(array)),
+            Some(array) => Source::Shared(array),
             None => Source::Copy(bytes.to_vec()),
         };
         let decoded = Arc::new((source, F::decode(bytes)?));
@@ -117,7 +117,7 @@ impl<F: Probing> MightContain<F> {
     /// The answers for `keys` from the filter in `bytes`, nulls where a key is null.
     fn probe_array(
         &self,
-        (bytes, shared): (&[u8], Option<&ArrayRef>),
+        (bytes, shared): (&[u8], Option<ArrayRef>),
         keys: &dyn Array,
     ) -> Result<BooleanArray> {
         let filter = self.filter(bytes, shared)?;
@@ -199,9 +199,9 @@ impl<'a> BinaryRows<'a> {
     }
 }
 
-/// A scalar filter's bytes, and the array they lie in when the scalar is a planned literal
-/// ([`planned_literal`]); `None` for a null.
-type ScalarBytes<'a> = Option<(&'a [u8], Option<&'a ArrayRef>)>;
+/// A scalar filter's bytes, and, when the scalar is a planned literal ([`planned_literal`]),
+/// its value: a binary array of those bytes alone, sharing their buffer. `None` for a null.
+type ScalarBytes<'a> = Option<(&'a [u8], Option<ArrayRef>)>;
 
 /// The bytes of a scalar filter; `None` for a null.
 fn scalar_bytes<'a>(function: &str, value: &'a ScalarValue) -> Result<ScalarBytes<'a>> {
@@ -210,14 +210,24 @@ fn scalar_bytes<'a>(function: &str, value: &'a ScalarValue) -> Result<ScalarByte
             Ok(b.as_deref().map(|bytes| (bytes, None)))
         }
         ScalarValue::List(list) if list.len() == 1 && list.value_type() == DataType::Binary => {
-            let values = list.values();
-            let (start, end) = (list.value_offsets()[0], list.value_offsets()[1]);
-            if list.is_null(0) || end - start != 1 || values.is_null(start as usize) {
+            if list.is_null(0) {
                 return Ok(None);
             }
-            let bytes = values.as_binary::<i32>().value(start as usize);
-            // The kept filter finds its bytes as the array's first value.
-            Ok(Some((bytes, (start == 0).then_some(values))))
+            let value = list.value(0);
+            if value.len() != 1 {
+                return exec_err!(
+                    "{function}: a filter as a list must hold one BINARY value, not {}",
+                    value.len()
+                );
+            }
+            if value.is_null(0) {
+                return Ok(None);
+            }
+            let bytes = list
+                .values()
+                .as_binary::<i32>()
+                .value(list.value_offsets()[0] as usize);
+            Ok(Some((bytes, Some(value))))
         }
         ScalarValue::Null => Ok(None),
         other => exec_err!(
@@ -364,5 +374,9 @@ mod tests {
             1,
         )));
         assert!(scalar_bytes("f", &null_list).unwrap().is_none());
+        // A list of two values is no filter: an error, not a null.
+        let values: ArrayRef = Arc::new(BinaryArray::from_vec(vec![b"a".as_slice(), b"b"]));
+        let two = SingleRowListArrayBuilder::new(values).build_list_scalar();
+        assert!(scalar_bytes("f", &two).is_err());
     }
 }
