@@ -1086,11 +1086,11 @@ impl<T: Hash> Extend<T> for AgingBloomFilter {
 impl<T: Hash> FromIterator<T> for AgingBloomFilter {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        // A slice's length always fits a `u64` (no target has a wider `usize`).
-        let mut filter = AgingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.insert_all(&keys);
-        filter
+        internal::checks::collect_sized(
+            &keys,
+            |n| AgingBloomFilter::new(n, DEFAULT_FPR),
+            |filter, keys| filter.insert_all(keys),
+        )
     }
 }
 

@@ -675,11 +675,11 @@ impl<T: Hash> Extend<T> for CountingBloomFilter {
 impl<T: Hash> FromIterator<T> for CountingBloomFilter {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        // A slice's length always fits a `u64` (no target has a wider `usize`).
-        let mut filter = CountingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.insert_all(&keys);
-        filter
+        internal::checks::collect_sized(
+            &keys,
+            |n| CountingBloomFilter::new(n, DEFAULT_FPR),
+            |filter, keys| filter.insert_all(keys),
+        )
     }
 }
 
@@ -901,11 +901,11 @@ mod parallel {
     impl<T: Hash + Send + Sync> FromParallelIterator<T> for CountingBloomFilter {
         fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
             let keys: Vec<T> = par_iter.into_par_iter().collect();
-            // A slice's length always fits a `u64` (no target has a wider `usize`).
-            let mut filter = CountingBloomFilter::new(keys.len().max(1) as u64, DEFAULT_FPR)
-                .expect("the number of keys held in memory fits a filter");
-            filter.par_insert_all(&keys);
-            filter
+            internal::checks::collect_sized(
+                &keys,
+                |n| CountingBloomFilter::new(n, DEFAULT_FPR),
+                |filter, keys| filter.par_insert_all(keys),
+            )
         }
     }
 }

@@ -571,12 +571,11 @@ impl<T: Hash> Extend<T> for ScalableBloomFilter {
 impl<T: Hash> FromIterator<T> for ScalableBloomFilter {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        // A slice's length always fits a `u64` (no target has a wider `usize`).
-        let n = keys.len().max(1) as u64;
-        let mut filter = ScalableBloomFilter::new(n, bloom_classic::DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.extend(keys);
-        filter
+        bloom_core::internal::checks::collect_sized(
+            &keys,
+            |n| ScalableBloomFilter::new(n, bloom_classic::DEFAULT_FPR),
+            |filter, keys| filter.extend(keys),
+        )
     }
 }
 

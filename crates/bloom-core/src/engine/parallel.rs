@@ -113,10 +113,10 @@ impl<L: Layout, T: Hash + Send + Sync> ParallelExtend<T> for Engine<L, BitStore>
 impl<L: Layout, T: Hash + Send + Sync> FromParallelIterator<T> for Engine<L, BitStore> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
         let keys: Vec<T> = par_iter.into_par_iter().collect();
-        // A slice's length always fits a `u64` (no target has a wider `usize`).
-        let mut filter = Self::new(keys.len().max(1) as u64, DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.par_insert_all(&keys);
-        filter
+        crate::internal::checks::collect_sized(
+            &keys,
+            |n| Self::new(n, DEFAULT_FPR),
+            |filter, keys| filter.par_insert_all(keys),
+        )
     }
 }

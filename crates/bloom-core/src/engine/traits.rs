@@ -115,10 +115,11 @@ impl<L: Layout, S: Writable, T: Hash> Extend<T> for Engine<L, S> {
 impl<L: Layout, S: Writable, T: Hash> FromIterator<T> for Engine<L, S> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let keys: Vec<T> = iter.into_iter().collect();
-        // A slice's length always fits a `u64` (no target has a wider `usize`).
-        let mut filter = Engine::<L, BitStore>::new(keys.len().max(1) as u64, DEFAULT_FPR)
-            .expect("the number of keys held in memory fits a filter");
-        filter.insert_all(&keys);
+        let filter = crate::internal::checks::collect_sized(
+            &keys,
+            |n| Engine::<L, BitStore>::new(n, DEFAULT_FPR),
+            |filter, keys| filter.insert_all(keys),
+        );
         S::from_owned(filter)
     }
 }

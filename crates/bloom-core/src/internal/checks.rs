@@ -136,3 +136,34 @@ pub fn round_count(estimate: f64) -> u64 {
     // `as` saturates: +inf and anything past u64::MAX become u64::MAX, NaN becomes 0.
     Native::round(estimate) as u64
 }
+
+/// The filter every `FromIterator` (and rayon's `FromParallelIterator`) of the workspace
+/// collects into, once it has gathered `keys`: `new(n)` for exactly their number `n` (at
+/// least 1), then `insert(filter, keys)`.
+///
+/// # Panics
+///
+/// When `new` refuses `n`: more keys than a filter can be sized for (or more memory than
+/// the allocator gives), a collection of that many keys in memory being itself the larger
+/// problem. Callers that want an `Err` size a filter with `new` themselves.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::internal::checks::collect_sized;
+///
+/// let sizes: Vec<u64> = collect_sized(&[7u8; 3], |n| Ok(vec![n]), |f, keys| f.push(keys.len() as u64));
+/// assert_eq!(sizes, [3, 3]);
+/// assert_eq!(collect_sized(&[] as &[u8], |n| Ok(vec![n]), |_, _| ()), [1]);
+/// ```
+pub fn collect_sized<T, F>(
+    keys: &[T],
+    new: impl FnOnce(u64) -> Result<F, Error>,
+    insert: impl FnOnce(&mut F, &[T]),
+) -> F {
+    // A slice's length always fits a `u64` (no target has a wider `usize`).
+    let mut filter =
+        new(keys.len().max(1) as u64).expect("the number of keys held in memory fits a filter");
+    insert(&mut filter, keys);
+    filter
+}
