@@ -2,7 +2,7 @@
 
 The framing of docs/format.md (magic, version, variant, hash scheme, seed, the size and
 probe-count parameters, payload length, payload, XXH3-64 checksum), the seeded hash (two
-folded multiplies for keys of at most 16 bytes, XXH3-64 beyond, docs/format.md, "Hashing"),
+multiplies for keys of at most 8 bytes, XXH3-64 beyond, docs/format.md, "The seeded hash"),
 the classic probe sequence (pairs sharing a 512-position group, docs/format.md, classic
 section), and the key encodings of the key hasher. The reference XXH3 comes from the C
 library through the `xxhash` package (`pip install xxhash`).
@@ -27,11 +27,10 @@ def fold_mul(a, b):
 
 
 def short_hash(key, seed):
-    """The seeded hash of at most 16 bytes: two words read from the ends, two products."""
+    """The seeded hash of at most 8 bytes: two words, the halves of their product multiplied."""
     n = len(key)
-    if n >= 8:
-        a = struct.unpack("<Q", key[:8])[0]
-        b = struct.unpack("<Q", key[n - 8:])[0]
+    if n == 8:
+        a = b = struct.unpack("<Q", key)[0]
     elif n >= 4:
         a = struct.unpack("<I", key[:4])[0]
         b = struct.unpack("<I", key[n - 4:])[0]
@@ -40,14 +39,14 @@ def short_hash(key, seed):
         b = 0
     else:
         a = b = 0
-    x = fold_mul(a ^ K[0] ^ seed, b ^ K[1])
-    return fold_mul(x ^ K[2] ^ n, K[3])
+    x = ((a ^ K[0] ^ seed) & M64) * (b ^ K[1])
+    return fold_mul((x & M64) ^ K[2] ^ n, (x >> 64) ^ K[3])
 
 
 def hash64(key, seed):
-    """The seeded hash of a key's bytes (format version 4): short keys by `short_hash`,
+    """The seeded hash of a key's bytes (format version 5): up to 8 bytes by `short_hash`,
     longer ones by seeded XXH3-64."""
-    if len(key) <= 16:
+    if len(key) <= 8:
         return short_hash(key, seed)
     return xxhash.xxh3_64_intdigest(key, seed)
 
@@ -73,11 +72,11 @@ def classic_probes(h, k, m):
     return out[:k]
 
 
-VERSION = 4
+VERSION = 5
 
 
 def frame_params(variant, seed, params, payload):
-    """A filter's bytes, format version 4, the seeded hash scheme: the header, the variant's
+    """A filter's bytes, format version 5, the seeded hash scheme: the header, the variant's
     parameter bytes, the payload length, zero padding up to the next multiple of 64 bytes
     (docs/format.md, "Framing"), the payload and the XXH3-64 checksum."""
     out = bytearray(b"BLMF") + struct.pack("<HBBQ", VERSION, variant, 1, seed)

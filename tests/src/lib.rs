@@ -884,10 +884,67 @@ pub fn key_kinds() -> [(&'static str, KeyOf); 6] {
     ]
 }
 
+/// Integer key `i` of a kind of integer keys.
+pub type IntegerOf = fn(u64) -> u64;
+
+/// The kinds of integer keys a layout's rate is checked on, hashed as `u64` (the seeded
+/// hash's one-word path; [`key_kinds`]' 8-byte slices write a length too and take the
+/// two-word path): random, sequential, strided by 2^32 and strided by 64.
+pub fn integer_kinds() -> [(&'static str, IntegerOf); 4] {
+    [
+        ("random integers", mix),
+        ("sequential integers", |i| i),
+        ("integers strided by 2^32", |i| i << 32),
+        ("integers strided by 64", |i| i * 64),
+    ]
+}
+
+/// Checks that `F::build(n, p)` holding keys `0..n` of each kind of [`key_kinds`] and
+/// [`integer_kinds`] answers present for each of them, and measures over a million absent
+/// keys of the same kind a rate at most its [`theory_fpr`](Subject::theory_fpr) plus three
+/// binomial standard deviations.
+///
+/// # Panics
+///
+/// On a false negative or a rate above that bound, naming the kind of key.
+pub fn check_rate_on_every_kind_of_key<F: Subject>(n: u64, p: f64) {
+    for (name, key) in key_kinds() {
+        check_rate_on_keys::<F, _>(n, p, name, key);
+    }
+    for (name, key) in integer_kinds() {
+        check_rate_on_keys::<F, _>(n, p, name, key);
+    }
+}
+
+/// [`check_rate_on_every_kind_of_key`] for one kind of key, `key(i)` the key `i`.
+fn check_rate_on_keys<F: Subject, K: Hash>(n: u64, p: f64, name: &str, key: impl Fn(u64) -> K) {
+    const ABSENT: u64 = 1_000_000;
+    let mut f = F::build(n, p).expect("valid parameters");
+    let present: Vec<K> = (0..n).map(&key).collect();
+    for k in &present {
+        f.insert(k).expect("insert");
+    }
+    assert!(
+        f.contains_batch(&present).into_iter().all(|b| b),
+        "{}, {name}: a false negative",
+        F::NAME
+    );
+    let absent: Vec<K> = (n..n + ABSENT).map(&key).collect();
+    let fp = f.contains_batch(&absent).into_iter().filter(|&b| b).count();
+    let expected = f.theory_fpr(n);
+    let sigma = (ABSENT as f64 * expected * (1.0 - expected)).sqrt();
+    assert!(
+        fp as f64 <= ABSENT as f64 * expected + 3.0 * sigma,
+        "{}, {name}, p {p}: {fp} false positives in {ABSENT}, theory {expected}",
+        F::NAME
+    );
+}
+
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.
 ///
 /// The type must implement [`Subject`]. The generated module holds proptests for false
-/// negatives (integers and byte strings, after round trip and union), the FPR sweep, bad
+/// negatives (integers and byte strings, after round trip and union), the FPR sweep and the
+/// rate on every kind of key, bad
 /// parameters, truncations and mutations, streaming.
 #[macro_export]
 macro_rules! filter_suite {
@@ -936,6 +993,13 @@ macro_rules! filter_suite {
                     for (j, &p) in [0.1, 0.01, 0.001].iter().enumerate() {
                         $crate::check_fpr_against_theory::<$ty>(n, p, (i * 3 + j) as u64 + 1);
                     }
+                }
+            }
+
+            #[test]
+            fn rate_holds_on_every_kind_of_key() {
+                for p in [0.1, 0.01, 0.001] {
+                    $crate::check_rate_on_every_kind_of_key::<$ty>(100_000, p);
                 }
             }
 

@@ -59,7 +59,7 @@ impl Subject for bloom_counting::CountingBloomFilter {
     /// The classic rate: the non-zero counters are the bits of the classic filter of the
     /// same size, probe count and keys.
     fn theory_fpr(&self, num_items: u64) -> f64 {
-        math::classic_fpr(self.num_counters(), self.num_hashes(), num_items)
+        math::paired_fpr(self.num_counters(), self.num_hashes(), num_items)
     }
 }
 

@@ -514,7 +514,7 @@ fn golden_bytes() {
 
 const GOLDEN_AGING_HEX: &str = concat!(
     "424c4d46",         // magic "BLMF"
-    "0400",             // version 4
+    "0500",             // version 5
     "06",               // variant: aging
     "01",               // hash scheme: the seeded hash
     "157c4a7fb979379e", // seed: DEFAULT_SEED
@@ -535,16 +535,16 @@ const GOLDEN_AGING_HEX: &str = concat!(
     "0000000000000000",
     "0000000000000000",
     "00000000000000000000000000000000", // row 0, physical slice 0: two words
-    "00840000000000000000000000000000", // row 0, physical slice 1: two words
-    "00040000000000000000001000000000", // row 0, physical slice 2: two words
-    "00000000000000000000000000100000", // row 0, physical slice 3: two words
-    "00000000080000001000000000000000", // row 0, physical slice 4: two words
-    "00000000000000001000000000000000", // row 1, physical slice 0: two words
-    "00000000000000000000000000000008", // row 1, physical slice 1: two words
-    "00000000000000200000000000000008", // row 1, physical slice 2: two words
-    "20000000000000000000008000100000", // row 1, physical slice 3: two words
-    "00000000000000000000000804000000", // row 1, physical slice 4: two words
-    "d871d81e7d1aa752",                 // XXH3-64 checksum
+    "00000000000000000000000000000000", // row 0, physical slice 1: two words
+    "40000000000000000000000000000000", // row 0, physical slice 2: two words
+    "00000000000000000000000000400400", // row 0, physical slice 3: two words
+    "00000080000000020000000000000000", // row 0, physical slice 4: two words
+    "00000000000000000000000000000200", // row 1, physical slice 0: two words
+    "00000100008000000000000000001000", // row 1, physical slice 1: two words
+    "00000000000000002000000000000400", // row 1, physical slice 2: two words
+    "00000000000000000000040000020000", // row 1, physical slice 3: two words
+    "00400000000800000000000000000000", // row 1, physical slice 4: two words
+    "25f3570bb1c57b1c",                 // XXH3-64 checksum
 );
 
 /// Times near `u64::MAX` with a span shorter than the generations: the generation number

@@ -100,7 +100,7 @@ fn golden_bytes() {
 /// sequence's closed form.
 const GOLDEN_CLASSIC_HEX: &str = concat!(
     "424c4d46",                         // magic "BLMF"
-    "0400",                             // version 4
+    "0500",                             // version 5
     "01",                               // variant: classic
     "01",                               // hash scheme: the seeded hash
     "157c4a7fb979379e",                 // seed: DEFAULT_SEED
@@ -109,8 +109,8 @@ const GOLDEN_CLASSIC_HEX: &str = concat!(
     "1000000000000000",                 // payload length = 16
     "00000000000000000000000000000000", // zero padding to offset 64 (28 bytes)
     "000000000000000000000000",
-    "0012040100408089406c4423820e2514", // the two words of bits
-    "8a7b9446308a260f",                 // XXH3-64 checksum
+    "b80080058080082a1e00012620260704", // the two words of bits
+    "5eef5d2e6896e297",                 // XXH3-64 checksum
 );
 
 /// A filter of 2^33 bits (1 GiB): positions above 2^32 are used, nothing is lost, and the

@@ -30,36 +30,18 @@ fn simd_and_portable_probes_agree_on_random_filters() {
     });
 }
 
-/// `new(n, p)` measures at most its target, at 10%, 1% and 0.1%, on random, sequential,
-/// strided (by 2^32 and by 64) integers, URLs and keys one byte apart, and its bits per key
-/// are those the formula needs: within 3% of the blocked layout's sizing at 1% and 0.1%.
+/// `new(n, p)` promises at most `p` by its formula (which the shared suite's checks hold it
+/// to on every kind of key), and its bits per key are those the formula needs: within 3% of
+/// the blocked layout's sizing at 1% and 0.1%.
 #[test]
-fn new_meets_the_rate_on_every_kind_of_key() {
-    let n = 100_000u64;
-    let kinds = bloom_tests::key_kinds();
+fn new_sizes_by_its_formula() {
     for p in [0.1, 0.01, 0.001] {
-        for (name, key) in &kinds {
-            let mut f = MultiblockBloomFilter::new(n, p).unwrap();
-            for i in 0..n {
-                f.insert(key(i).as_slice());
-            }
-            let absent = 1_000_000u64;
-            let fp = (n..n + absent)
-                .filter(|&i| f.contains(key(i).as_slice()))
-                .count() as f64;
-            let expected = f.expected_fpr(n);
-            // Three standard deviations of a binomial count above the formula's rate.
-            let sigma = (absent as f64 * expected * (1.0 - expected)).sqrt();
-            assert!(
-                fp <= absent as f64 * expected + 3.0 * sigma,
-                "{name}, p {p}: {fp} false positives in {absent}, formula {expected}"
-            );
-            assert!(expected <= p, "{name}, p {p}: formula {expected}");
-            assert!(
-                (0..n).all(|i| f.contains(key(i).as_slice())),
-                "{name}: a false negative"
-            );
-        }
+        assert!(
+            MultiblockBloomFilter::new(100_000, p)
+                .unwrap()
+                .expected_fpr(100_000)
+                <= p
+        );
         let bits = MultiblockBloomFilter::new(1_000_000, p).unwrap().num_bits() as f64 / 1e6;
         let blocked = bloom_blocked::BlockedBloomFilter::new(1_000_000, p)
             .unwrap()
@@ -148,7 +130,7 @@ fn golden_bytes() {
     let mut f = MultiblockBloomFilter::with_params(1024, 8).unwrap();
     f.insert_all(0..10u64);
     let bytes = f.to_bytes();
-    assert_eq!(&bytes[..8], b"BLMF\x04\x00\x07\x01");
+    assert_eq!(&bytes[..8], b"BLMF\x05\x00\x07\x01");
     assert_eq!(hex(&bytes), GOLDEN_A);
     assert_eq!(MultiblockBloomFilter::from_bytes(&bytes).unwrap(), f);
 
@@ -172,5 +154,5 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-const GOLDEN_A: &str = "424c4d4604000701157c4a7fb979379e000400000000000008000000800000000000000000000000000000000000000000000000000000000000000000000000080000400100080400005000500004000410010000000480a00000412000000001008000201008000208002400001000000000014000d000100000040400100400001200020002202000800000300000000000000008501010000000140020020420800000000004022400100004000004020000c000004000200011100040008d4aa99356bbecbb";
-const GOLDEN_B: &str = "424c4d46040007010700000000000000000600000000000008000000c000000000000000000000000000000000000000000000000000000000000000000000001202080400108c02401080000889380802088000581488200802000016204520000b28800054020020900001428402084230000058040801000008516800024010022000c5a0174808009a032044209206243a682018088088608000282b8003020285a4c80014a406004d0a0101441c40c08108c41c009452c000240e8225100ec04498000080c0e8100430004010880c16000900c4488000420890000212a6244c20281018002002100400ec050610c4200081c245040020200a08644824023043c2e3a9b8d07c";
+const GOLDEN_A: &str = "424c4d4605000701157c4a7fb979379e00040000000000000800000080000000000000000000000000000000000000000000000000000000000000000000000018000040008000000108000000200400005000100000000000000040802400000000840000080004000808020000040000020081100000000010000000001808010002040200440020201000008010040000010c10080020100000800006200004000018400000a0021000014040200000020404000000681021082040000000aff81b0e678aef88";
+const GOLDEN_B: &str = "424c4d46050007010700000000000000000600000000000008000000c00000000000000000000000000000000000000000000000000000000000000000000000200209008184201c0a0550c001800440b88100800846085100e300820224250080210406308134001039086020091280500220010af401105a490200242008100d8000218800040408222822a010040011009000500a2020400000c20024201400821040008502801004008404808550204301a05004000012000033080880a0a94440810260080040040180b0424181004a004081010b0d180101000a6014c108204490068c2040484039030082000002124192a8002010200010c0204804e20ba4368e588768ae";

@@ -99,7 +99,7 @@ pub const PORTABLE: &str = "portable";
 
 /// The hasher description of this workspace's filters, seeded (the default).
 pub const OUR_HASHER: &str =
-    "the seeded hash (bloom-core: two multiplies to 16 bytes, XXH3-64 beyond; one call per key)";
+    "the seeded hash (bloom-core: two multiplies to 8 bytes, XXH3-64 beyond; one call per key)";
 
 /// The hasher description of this workspace's filters keyed with a secret key (`with_key`).
 pub const OUR_KEYED_HASHER: &str = "SipHash-1-3 (bloom-core, under a secret key, one call per key)";

@@ -2,8 +2,8 @@
 //!
 //! Every operation hashes its key exactly once: [`hash_key`] feeds whatever
 //! [`Hash`] writes into a [`KeyHasher`], which buffers the bytes and finishes with one call
-//! of the seeded hash: two folded 64x64-bit multiplies for a key of at most 16 bytes (every
-//! integer, short strings), seeded XXH3-64 for a longer one. That gives one 64-bit word `h`;
+//! of the seeded hash: two 64x64-bit multiplies for a key of at most 8 bytes (every integer,
+//! short strings), seeded XXH3-64 for a longer one. That gives one 64-bit word `h`;
 //! a filter that needs more bits (the classic layout's two halves) takes a re-mix of `h` as
 //! the second half, never a second hash of the key. The k bit positions derive from the
 //! halves by enhanced double hashing, each reduced to the filter's range with Lemire's

@@ -7,10 +7,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The four bytes every serialised filter starts with.
 pub const MAGIC: [u8; 4] = *b"BLMF";
 
-/// The format version this build writes and reads: 4, whose seeded hash is the short-key
-/// multiply hash and XXH3-64 (version 3 hashed with XXH3-128; its payload alignment is
-/// kept: the payload starts at a multiple of [`PAYLOAD_ALIGN`] bytes from the frame's start).
-pub const VERSION: u16 = 4;
+/// The format version this build writes and reads: 5, whose seeded hash takes two
+/// multiplies for a key of at most 8 bytes and seeded XXH3-64 beyond (version 4 took its
+/// multiply hash up to 16 bytes, version 3 XXH3-128; the payload alignment is kept: the
+/// payload starts at a multiple of [`PAYLOAD_ALIGN`] bytes from the frame's start).
+pub const VERSION: u16 = 5;
 
 /// The payload of every frame starts at a multiple of this many bytes from the frame's first
 /// byte: zero bytes after the payload length fill the gap. A frame at a page-aligned address
@@ -118,7 +119,7 @@ impl Variant {
 #[repr(u8)]
 pub enum HashScheme {
     /// The seeded hash over the bytes `Hash` writes (integers little-endian in one canonical
-    /// width): two folded multiplies for at most 16 bytes, seeded XXH3-64 beyond, widened by
+    /// width): two multiplies for at most 8 bytes, seeded XXH3-64 beyond, widened by
     /// a re-mix where a layout takes two halves (see [`crate::hash`]). Until format version 3
     /// this tag meant seeded XXH3-128.
     Seeded = 1,

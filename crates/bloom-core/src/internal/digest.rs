@@ -38,9 +38,10 @@ pub trait Digest {
     const CANONICAL_INTEGERS: bool;
 }
 
-/// The shared format's seeded key hash (format version 4): an input of at most 16 bytes (an
-/// integer in its canonical width, a short string) goes through [`short_hash`], two folded
-/// 64x64-bit multiplies; a longer one through seeded XXH3-64.
+/// The shared format's seeded key hash (format version 5): an input of at most 8 bytes (an
+/// integer in its canonical width, a short string) goes through [`short_hash`], two
+/// multiplies; a longer one through seeded XXH3-64 (its path for 9 to 16 bytes written out
+/// as [`xxh3_64_9to16`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Seeded64;
 
@@ -52,10 +53,10 @@ impl Digest for Seeded64 {
 
     #[inline(always)]
     fn oneshot(bytes: &[u8], seed: u64) -> u64 {
-        if bytes.len() <= SHORT_MAX {
-            short_hash(bytes, seed)
-        } else {
-            xxh3_64_with_seed(bytes, seed)
+        match bytes.len() {
+            0..=SHORT_MAX => short_hash(bytes, seed),
+            9..=16 => xxh3_64_9to16(bytes, seed),
+            _ => xxh3_64_with_seed(bytes, seed),
         }
     }
 
@@ -79,8 +80,8 @@ impl Digest for Seeded64 {
     }
 }
 
-/// The longest input [`short_hash`] takes.
-pub const SHORT_MAX: usize = 16;
+/// The longest input [`short_hash`] takes; longer ones take seeded XXH3-64.
+pub const SHORT_MAX: usize = 8;
 
 /// The multipliers and whiteners of [`short_hash`]: the 64-bit golden ratio and three of
 /// XXH64's primes (odd, with set bits spread over the whole word).
@@ -91,6 +92,13 @@ const SHORT_K: [u64; 4] = [
     0x27D4_EB2F_1656_67C5,
 ];
 
+/// XORs of words of XXH3's default secret that its path for inputs of 9 to 16 bytes uses:
+/// bytes 24..32 ^ 32..40 and 40..48 ^ 48..56.
+const SECRET_9_16: [u64; 2] = [0x6782_737B_EA42_39B9, 0xAF56_BC3B_0996_523A];
+
+/// The multiplier of XXH3's avalanche.
+const XXH3_AVALANCHE: u64 = 0x1656_6791_9E37_79F9;
+
 /// `lo ^ hi` of the 128-bit product: one `mulx` and one `xor`. Every bit of each factor
 /// reaches the high half; the low half keeps the low bits' detail.
 #[inline(always)]
@@ -99,34 +107,47 @@ pub const fn fold_mul(a: u64, b: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-/// The seeded hash of an input of at most 16 bytes. The input becomes two words `a` and `b`:
-/// 8 to 16 bytes, the first and the last 8 (overlapping below 16); 4 to 7 bytes, the first
-/// and the last 4; 1 to 3 bytes, the first, middle and last byte in `a`; none, zeros. Then
+/// XXH64's final avalanche.
+#[inline(always)]
+const fn xxh64_avalanche(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(P64_2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(P64_3);
+    h ^ (h >> 32)
+}
+
+/// The seeded hash of an input of at most 8 bytes. The input becomes two words `a` and `b`:
+/// 8 bytes, the input twice; 4 to 7 bytes, the first and the last 4 (overlapping); 1 to 3
+/// bytes, the first, middle and last byte in `a` and 0; none, zeros. Then, with `n` the
+/// input's length and `(lo, hi)` the two halves of a 128-bit product,
 ///
 /// ```text
-/// x = fold_mul(a ^ K0 ^ seed, b ^ K1)
-/// h = fold_mul(x ^ K2 ^ len, K3)
+/// (lo, hi) = (a ^ K0 ^ seed) * (b ^ K1)
+/// h        = fold_mul(lo ^ K2 ^ n, hi ^ K3)
 /// ```
 ///
-/// The length enters the second product, so inputs that read the same words (a 4-byte and
-/// an 8-byte input of equal value) differ. Inlined where the length is a constant (an integer
-/// key), it is two loads and two multiplies.
+/// wyhash's shape (`_wymix` of both halves of a first `_wymum`, Wang Yi's wyhash): the
+/// second product multiplies the two halves of the first, so the hash is not linear in any
+/// word of the key, and keys with structure (sequential, strided) fill a filter as random
+/// keys do. Inlined where the length is a constant (an integer key, in its canonical 8
+/// bytes), it is one load and two multiplies.
 #[inline(always)]
 pub fn short_hash(bytes: &[u8], seed: u64) -> u64 {
     debug_assert!(bytes.len() <= SHORT_MAX);
     let len = bytes.len();
-    let le64 = |at: usize| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_le_bytes(word)
-    };
     let le32 = |at: usize| {
         let mut word = [0u8; 4];
         word.copy_from_slice(&bytes[at..at + 4]);
         u64::from(u32::from_le_bytes(word))
     };
     let (a, b) = match len {
-        8.. => (le64(0), le64(len - 8)),
+        8.. => {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[..8]);
+            let word = u64::from_le_bytes(word);
+            (word, word)
+        }
         4.. => (le32(0), le32(len - 4)),
         1.. => (
             u64::from(bytes[0]) << 16 | u64::from(bytes[len / 2]) << 8 | u64::from(bytes[len - 1]),
@@ -134,8 +155,41 @@ pub fn short_hash(bytes: &[u8], seed: u64) -> u64 {
         ),
         0 => (0, 0),
     };
-    let x = fold_mul(a ^ SHORT_K[0] ^ seed, b ^ SHORT_K[1]);
-    fold_mul(x ^ SHORT_K[2] ^ len as u64, SHORT_K[3])
+    let x = u128::from(a ^ SHORT_K[0] ^ seed) * u128::from(b ^ SHORT_K[1]);
+    fold_mul(
+        x as u64 ^ SHORT_K[2] ^ len as u64,
+        (x >> 64) as u64 ^ SHORT_K[3],
+    )
+}
+
+/// Seeded XXH3-64 of an input of 9 to 16 bytes, as XXH3 computes it (`XXH3_len_9to16_64b` of
+/// `xxhash.h`, Cyan4973/xxHash 0.8, over the default secret):
+///
+/// ```text
+/// lo = le64(B[..8]) ^ (S0 + seed), hi = le64(B[n-8..]) ^ (S1 - seed)
+/// x  = n + bswap64(lo) + hi + fold_mul(lo, hi)
+/// x  = (x ^ (x >> 37)) * 0x165667919E3779F9;  h = x ^ (x >> 32)
+/// ```
+///
+/// The same digest as `xxhash_rust::xxh3::xxh3_64_with_seed` (tested on every such length
+/// and many seeds), written out so that inlined it skips the library's length dispatch.
+#[inline(always)]
+pub fn xxh3_64_9to16(bytes: &[u8], seed: u64) -> u64 {
+    debug_assert!((9..=16).contains(&bytes.len()));
+    let len = bytes.len();
+    let le64 = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    let lo = le64(0) ^ SECRET_9_16[0].wrapping_add(seed);
+    let hi = le64(len - 8) ^ SECRET_9_16[1].wrapping_sub(seed);
+    let x = (len as u64)
+        .wrapping_add(lo.swap_bytes())
+        .wrapping_add(hi)
+        .wrapping_add(fold_mul(lo, hi));
+    let x = (x ^ (x >> 37)).wrapping_mul(XXH3_AVALANCHE);
+    x ^ (x >> 32)
 }
 
 /// Seeded XXH64, the hash Apache Parquet's split-block filter specifies (with seed 0).
@@ -216,11 +270,7 @@ pub fn xxh64_short(bytes: &[u8], seed: u64) -> u64 {
         acc ^= u64::from(byte).wrapping_mul(P64_5);
         acc = acc.rotate_left(11).wrapping_mul(P64_1);
     }
-    acc ^= acc >> 33;
-    acc = acc.wrapping_mul(P64_2);
-    acc ^= acc >> 29;
-    acc = acc.wrapping_mul(P64_3);
-    acc ^ (acc >> 32)
+    xxh64_avalanche(acc)
 }
 
 /// A [`Hasher`] that buffers the bytes a key writes and digests them with one call of the
@@ -440,6 +490,24 @@ pub const fn mix(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xxh3_of_9_to_16_bytes_is_xxh3() {
+        let mut state = 1u64;
+        for _ in 0..20_000 {
+            state = mix(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            let len = 9 + (state % 8) as usize;
+            let input: alloc::vec::Vec<u8> =
+                (0..len as u64).map(|i| mix(state ^ i) as u8).collect();
+            for seed in [0, u64::MAX, mix(state ^ 0x5555)] {
+                assert_eq!(
+                    xxh3_64_9to16(&input, seed),
+                    xxh3_64_with_seed(&input, seed),
+                    "{input:?}, seed {seed:#x}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn short_xxh64_is_xxh64() {

@@ -876,7 +876,7 @@ mod tests {
     fn layout_is_as_documented() {
         let b = sample();
         assert_eq!(&b[0..4], b"BLMF");
-        assert_eq!(&b[4..6], &[4, 0]);
+        assert_eq!(&b[4..6], &[5, 0]);
         assert_eq!(b[6], 2);
         assert_eq!(b[7], 1);
         assert_eq!(&b[8..16], &0xABCDu64.to_le_bytes());
@@ -956,8 +956,9 @@ mod tests {
         x[0] = b'X';
         assert!(matches!(d(&x), Err(Error::BadMagic { .. })));
         // Version 1 (the blocked filter's earlier bit placement), 2 (no padding before the
-        // payload), 3 (seeded XXH3-128) and any later one.
-        for version in [1u8, 2, 3, 5] {
+        // payload), 3 (seeded XXH3-128), 4 (the multiply hash up to 16 bytes) and any later
+        // one.
+        for version in [1u8, 2, 3, 4, 6] {
             let mut x = b.clone();
             x[4] = version;
             assert!(matches!(
