@@ -1,0 +1,1 @@
+//! Tests only: `tests/ballista.rs` runs bloom-datafusion's functions through Ballista.
