@@ -451,9 +451,9 @@ impl Hashing {
     }
 
     /// [`hash64`](Hashing::hash64) of every key of `keys`, in order, into `out` (cleared
-    /// first). The keyed scheme hashes keys eight at a time in SIMD lanes (AVX-512 or AVX2
-    /// where the CPU has them) when the eight write the same number of bytes, up to 128 (any
-    /// eight integer keys, for example): the batch queries of keyed filters pay far less for
+    /// first). The keyed scheme hashes keys sixteen at a time in SIMD lanes (AVX-512 or
+    /// AVX2 where the CPU has them) when the sixteen write the same number of bytes, up to 128
+    /// (any sixteen integer keys, for example): the batch queries of keyed filters pay far less for
     /// SipHash than one key at a time.
     ///
     /// # Examples

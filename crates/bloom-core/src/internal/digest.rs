@@ -337,7 +337,7 @@ impl<D: Digest> BufferedHasher<D> {
     }
 
     /// Every byte written since the last reset, when they all fit the inline buffer (none
-    /// went to the streaming state): what the SIMD lanes hash eight keys at a time from.
+    /// went to the streaming state): what the SIMD lanes hash a group of keys at a time from.
     #[inline(always)]
     pub(crate) fn inline_bytes(&self) -> Option<&[u8]> {
         match self.stream {
