@@ -248,6 +248,16 @@ fn fpr_matches_theory_over_a_sweep() {
     }
 }
 
+/// The rate stays within its formula on every kind of key of the shared checks (sequential
+/// and strided integers, as integers and as bytes, URLs, keys one byte apart), as the other
+/// variants' suites check it.
+#[test]
+fn rate_holds_on_every_kind_of_key() {
+    for p in [0.1, 0.01, 0.001] {
+        bloom_tests::check_rate_on_every_kind_of_key::<AgingBloomFilter>(100_000, p);
+    }
+}
+
 /// Within the span and past it, on the caller's clock; a clock going backwards is an error
 /// that changes nothing; times on a filter without a time window are errors.
 #[test]

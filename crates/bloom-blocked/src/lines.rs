@@ -19,10 +19,6 @@ use crate::probe::TestUser;
 /// Words per line.
 pub(crate) const LINE_WORDS: usize = 8;
 
-/// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
-/// tested: enough to amortise the lanes' setup, few enough to stay in L1.
-const KEYED_BATCH_CHUNK: usize = 4096;
-
 /// A layout that puts each key's bits in one 512-bit line.
 pub(crate) trait LineLayout: Copy {
     /// The number of lines.
@@ -149,41 +145,12 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
         layout.num_lines() * 512,
         "a store of another size"
     );
-    if !hashing.is_keyed() {
+    if hashing.is_keyed() {
+        batch::keyed_batch_into(hashing, keys, out, |hashes, answers| {
+            batch_into::<L, S, u64, true>(layout, store, hashing, hashes, answers);
+        });
+    } else {
         batch_into::<L, S, T, false>(layout, store, hashing, keys, out);
-        return;
-    }
-    out.clear();
-    out.reserve(keys.len());
-    let (mut hashes, mut answers) = (Vec::new(), Vec::new());
-    for chunk in keys.chunks(KEYED_BATCH_CHUNK) {
-        hashing.hash64_batch(chunk, &mut hashes);
-        batch_into::<L, S, u64, true>(layout, store, hashing, &hashes, &mut answers);
-        out.extend_from_slice(&answers);
-    }
-}
-
-/// A hasher that passes a `u64` through: the batch query of pre-computed hashes (a keyed
-/// filter's, from the SIMD lanes) feeds them as keys.
-#[derive(Default)]
-struct Passthrough(u64);
-
-impl core::hash::Hasher for Passthrough {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `u64` keys come here, through `write_u64`; fold anything else in anyway.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
@@ -251,9 +218,7 @@ impl<L: LineLayout, S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: 
     #[inline(always)]
     fn locate<T: Hash>(&self, key: &T) -> (usize, u64) {
         let hash = if PREHASHED {
-            let mut passthrough = Passthrough::default();
-            key.hash(&mut passthrough);
-            core::hash::Hasher::finish(&passthrough)
+            batch::prehashed(key)
         } else {
             self.hashing.hash64(key)
         };

@@ -9,7 +9,7 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{Layout, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
-use bloom_core::internal::batch::{self, ProbeSet, Probed};
+use bloom_core::internal::batch::{self, ProbeSet};
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{ByteReader, Probes};
 use bloom_core::{Error, internal, math};
@@ -138,8 +138,7 @@ impl Layout for Classic {
         out: &mut Vec<bool>,
     ) {
         let words = Words::new(store, self);
-        let query = Probed::new(&words, *hashing, self.num_hashes, self.num_bits);
-        batch::contains_batch_into(&query, keys, out);
+        batch::probed_batch_into(&words, *hashing, self.num_hashes, self.num_bits, keys, out);
     }
 
     fn expected_fpr(&self, num_items: u64) -> f64 {

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
-use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet, Probed};
+use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet};
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, Filter, Keyed, math};
 
@@ -419,13 +419,14 @@ impl CountingBloomFilter {
     /// [`contains_batch`](Self::contains_batch) writing into a caller's buffer: `out` is
     /// cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        let query = Probed::new(
+        bloom_core::internal::batch::probed_batch_into(
             &self.counters,
             self.params.hashing,
             self.params.num_hashes,
             self.params.num_counters,
+            keys,
+            out,
         );
-        bloom_core::internal::batch::contains_batch_into(&query, keys, out);
     }
 
     /// The value of counter `index` (0 to 15), or `None` when `index >= num_counters()`.

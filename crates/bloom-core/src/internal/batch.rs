@@ -417,8 +417,10 @@ pub trait ProbeSet {
 /// tested in the round, and only keys that pass prefetch their other lines, tested in the
 /// final test. After a burst of mostly present keys the next burst is staged eagerly: every
 /// line at once, one round of misses instead of two.
+/// With `PREHASHED`, its keys are the 64-bit hashes themselves (a keyed filter's, from the
+/// SIMD lanes of [`keyed_batch_into`]), widened as [`Hashing::hash`] widens them.
 #[derive(Debug)]
-pub struct Probed<'a, S> {
+pub struct Probed<'a, S, const PREHASHED: bool = false> {
     /// The array.
     pub store: &'a S,
     /// How the filter hashes its keys.
@@ -429,7 +431,7 @@ pub struct Probed<'a, S> {
     pub num_positions: u64,
 }
 
-impl<'a, S> Probed<'a, S> {
+impl<'a, S, const PREHASHED: bool> Probed<'a, S, PREHASHED> {
     /// The query over `store`, of `num_positions` positions, for keys hashed by `hashing`
     /// and probed `num_hashes` times.
     #[inline(always)]
@@ -446,9 +448,19 @@ impl<'a, S> Probed<'a, S> {
     fn probes(&self, hash: u128) -> Probes {
         Probes::new(hash, self.num_hashes, self.num_positions)
     }
+
+    /// The 128-bit hash of `key` (of a pre-computed hash, when `PREHASHED`).
+    #[inline(always)]
+    fn hash<T: Hash>(&self, key: &T) -> u128 {
+        if PREHASHED {
+            crate::hash::widen(prehashed(key))
+        } else {
+            self.hashing.hash(key)
+        }
+    }
 }
 
-impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
+impl<S: ProbeSet, const PREHASHED: bool> BatchQuery for Probed<'_, S, PREHASHED> {
     /// The key's hash, and whether it was staged eagerly.
     type State = (u128, bool);
     const ROUNDS: usize = 1;
@@ -474,7 +486,7 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
 
     #[inline(always)]
     fn stage<T: Hash>(&self, key: &T, eager: bool) -> (u128, bool) {
-        let hash = self.hashing.hash(key);
+        let hash = self.hash(key);
         let probes = self.probes(hash);
         if eager {
             self.store.prefetch(probes);
@@ -504,7 +516,84 @@ impl<S: ProbeSet> BatchQuery for Probed<'_, S> {
 
     #[inline(always)]
     fn contains_now<T: Hash>(&self, key: &T) -> bool {
-        self.store.contains_now(self.probes(self.hashing.hash(key)))
+        self.store.contains_now(self.probes(self.hash(key)))
+    }
+}
+
+/// The batch query of a filter of k probes in one array (the classic layout, the counting
+/// filter) over `store`, of `num_positions` positions, into `out`: [`Probed`] over the keys,
+/// or, for a keyed `hashing`, over their hashes taken a chunk at a time in SIMD lanes
+/// ([`keyed_batch_into`]).
+pub fn probed_batch_into<S: ProbeSet, T: Hash>(
+    store: &S,
+    hashing: Hashing,
+    num_hashes: u32,
+    num_positions: u64,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    if hashing.is_keyed() {
+        let query = Probed::<S, true>::new(store, hashing, num_hashes, num_positions);
+        keyed_batch_into(&hashing, keys, out, |hashes, answers| {
+            contains_batch_into(&query, hashes, answers);
+        });
+    } else {
+        let query = Probed::<S, false>::new(store, hashing, num_hashes, num_positions);
+        contains_batch_into(&query, keys, out);
+    }
+}
+
+/// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
+/// tested: enough to amortise the lanes' setup, few enough to stay in L1.
+const KEYED_BATCH_CHUNK: usize = 4096;
+
+/// The answers for `keys` under a keyed `hashing` into `out` (cleared first): a chunk of keys
+/// at a time hashed by [`Hashing::hash64_batch`] (SipHash in SIMD lanes), then `query`
+/// answers the chunk's hashes into its buffer (cleared first), which a query made for
+/// pre-computed hashes reads through [`prehashed`].
+pub fn keyed_batch_into<T: Hash>(
+    hashing: &Hashing,
+    keys: &[T],
+    out: &mut Vec<bool>,
+    mut query: impl FnMut(&[u64], &mut Vec<bool>),
+) {
+    out.clear();
+    out.reserve(keys.len());
+    let (mut hashes, mut answers) = (Vec::new(), Vec::new());
+    for chunk in keys.chunks(KEYED_BATCH_CHUNK) {
+        hashing.hash64_batch(chunk, &mut hashes);
+        query(&hashes, &mut answers);
+        out.extend_from_slice(&answers);
+    }
+}
+
+/// The hash a key of [`keyed_batch_into`]'s chunk carries: a `u64` passed through.
+#[inline(always)]
+pub fn prehashed<T: Hash>(key: &T) -> u64 {
+    let mut passthrough = Passthrough(0);
+    key.hash(&mut passthrough);
+    core::hash::Hasher::finish(&passthrough)
+}
+
+/// A hasher that passes a `u64` through.
+struct Passthrough(u64);
+
+impl core::hash::Hasher for Passthrough {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys come here, through `write_u64`; fold anything else in anyway.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
