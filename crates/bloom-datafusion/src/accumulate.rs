@@ -1,19 +1,25 @@
 //! The aggregates, written once over the filter they build: an accumulator inserts whole
 //! arrays, keeps the filter's bytes as its state, and merges states by union, so partial
-//! aggregates on any number of partitions (and machines) combine.
+//! aggregates on any number of partitions (and machines) combine. Under `GROUP BY` one
+//! accumulator holds every group's filter and takes a batch's rows group by group.
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, BooleanArray, UInt64Array};
+use datafusion::arrow::compute::take;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{Result, ScalarValue, exec_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
-use datafusion::logical_expr::{Accumulator, AggregateUDFImpl, Signature, Volatility};
+use datafusion::logical_expr::{
+    Accumulator, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
+};
 
 /// A filter an aggregate builds.
-pub(crate) trait Building: Debug + Send + Sync + Sized + 'static {
+pub(crate) trait Building: Debug + Clone + Send + Sync + Sized + 'static {
     /// The aggregate's name.
     const NAME: &'static str;
 
@@ -89,6 +95,35 @@ impl<B: Building> AggregateUDFImpl for BuildFilter<B> {
         let state = format_state_name(args.name, "filter");
         Ok(vec![Field::new(state, DataType::Binary, true).into()])
     }
+
+    fn groups_accumulator_supported(&self, _args: AccumulatorArgs<'_>) -> bool {
+        true
+    }
+
+    fn create_groups_accumulator(
+        &self,
+        args: AccumulatorArgs<'_>,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(FilterGroups {
+            empty: B::from_args(&args)?,
+            groups: Vec::new(),
+        }))
+    }
+}
+
+/// The filters' bytes of a state column, or an execution error naming `B`'s aggregate.
+fn state_column<B: Building>(states: &[ArrayRef]) -> Result<&BinaryArray> {
+    let Some(states) = states.first() else {
+        return exec_err!("{}: no state column", B::NAME);
+    };
+    if states.data_type() != &DataType::Binary {
+        return exec_err!(
+            "{}: a state of type {} is not a filter",
+            B::NAME,
+            states.data_type()
+        );
+    }
+    Ok(states.as_binary::<i32>())
 }
 
 /// The accumulator of either aggregate: a filter being built.
@@ -104,17 +139,7 @@ impl<B: Building> Accumulator for FilterAccumulator<B> {
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let Some(states) = states.first() else {
-            return exec_err!("{}: no state column", B::NAME);
-        };
-        if states.data_type() != &DataType::Binary {
-            return exec_err!(
-                "{}: a state of type {} is not a filter",
-                B::NAME,
-                states.data_type()
-            );
-        }
-        for state in states.as_binary::<i32>().iter().flatten() {
+        for state in state_column::<B>(states)?.iter().flatten() {
             self.0.merge(state)?;
         }
         Ok(())
@@ -130,5 +155,118 @@ impl<B: Building> Accumulator for FilterAccumulator<B> {
 
     fn size(&self) -> usize {
         size_of::<Self>() + self.0.memory_usage()
+    }
+}
+
+/// The accumulator of either aggregate under `GROUP BY`: one filter per group, each the
+/// empty filter the arguments ask for until its rows come. A batch's rows are sorted by
+/// group and each group's run taken into one array (Arrow's `take`), which its filter
+/// inserts whole, as the single accumulator inserts a batch.
+#[derive(Debug)]
+struct FilterGroups<B> {
+    empty: B,
+    groups: Vec<B>,
+}
+
+impl<B: Building> FilterGroups<B> {
+    /// Room for `total_num_groups` groups, new ones empty.
+    fn grow(&mut self, total_num_groups: usize) {
+        if self.groups.len() < total_num_groups {
+            self.groups.resize(total_num_groups, self.empty.clone());
+        }
+    }
+}
+
+impl<B: Building> GroupsAccumulator for FilterGroups<B> {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        let Some(keys) = values.first() else {
+            return exec_err!("{}: no key column", B::NAME);
+        };
+        self.grow(total_num_groups);
+        // The rows an aggregate's `FILTER (WHERE ...)` keeps, by group.
+        let kept = |row: usize| opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
+        let mut rows: Vec<(usize, u64)> = group_indices
+            .iter()
+            .enumerate()
+            .filter(|&(row, _)| kept(row))
+            .map(|(row, &group)| (group, row as u64))
+            .collect();
+        rows.sort_unstable();
+        for run in rows.chunk_by(|a, b| a.0 == b.0) {
+            let Some(filter) = self.groups.get_mut(run[0].0) else {
+                return exec_err!("{}: group {} out of range", B::NAME, run[0].0);
+            };
+            let indices = UInt64Array::from_iter_values(run.iter().map(|&(_, row)| row));
+            filter.insert(take(keys.as_ref(), &indices, None)?.as_ref())?;
+        }
+        Ok(())
+    }
+
+    fn merge_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        let states = state_column::<B>(values)?;
+        self.grow(total_num_groups);
+        for (state, &group) in states.iter().zip(group_indices) {
+            let (Some(state), Some(filter)) = (state, self.groups.get_mut(group)) else {
+                continue;
+            };
+            filter.merge(state)?;
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let finished = emit_to
+            .take_needed(&mut self.groups)
+            .iter()
+            .map(B::finish)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(BinaryArray::from_iter(finished)))
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        let states = emit_to.take_needed(&mut self.groups);
+        let states = BinaryArray::from_iter(states.iter().map(|b| Some(b.state())));
+        Ok(vec![Arc::new(states)])
+    }
+
+    /// Each row as its own group, as DataFusion asks when a partial aggregate's groups are
+    /// nearly as many as its rows: the state of a filter holding that row's key alone (or
+    /// none, for a row the aggregate's filter drops). Each is a filter of the full size, as
+    /// one accumulator per group would be.
+    fn convert_to_state(
+        &self,
+        values: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        let Some(keys) = values.first() else {
+            return exec_err!("{}: no key column", B::NAME);
+        };
+        let states = (0..keys.len())
+            .map(|row| {
+                let mut filter = self.empty.clone();
+                if opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                    filter.insert(keys.slice(row, 1).as_ref())?;
+                }
+                Ok(Some(filter.state()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(vec![Arc::new(BinaryArray::from_iter(states))])
+    }
+
+    fn size(&self) -> usize {
+        size_of::<Self>()
+            + self.empty.memory_usage()
+            + self.groups.iter().map(B::memory_usage).sum::<usize>()
     }
 }

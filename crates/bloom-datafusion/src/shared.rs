@@ -27,7 +27,7 @@ pub const DEFAULT_EXPECTED_ITEMS: u64 = 1_000_000;
 const VARIANT_OFFSET: usize = 6;
 
 /// The filter `bloom_filter_agg(expr [, expected_items [, fpr]])` builds.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Blocked {
     filter: BlockedBloomFilter,
     /// The rate to fold the filter down to at the end, when it was sized for

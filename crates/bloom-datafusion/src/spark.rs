@@ -51,7 +51,7 @@ fn longs<'a>(function: &str, keys: &'a dyn Array) -> Result<&'a [i64]> {
 }
 
 /// The filter `spark_bloom_filter_agg(expr, expected_items, num_bits)` builds.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Spark(SparkBloomFilter);
 
 impl Building for Spark {

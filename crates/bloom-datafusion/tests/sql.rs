@@ -9,12 +9,15 @@ use std::sync::Arc;
 use bloom_blocked::BlockedBloomFilter;
 use bloom_classic::BloomFilter;
 use bloom_datafusion::DEFAULT_EXPECTED_ITEMS;
+use datafusion::arrow::array::AsArray;
 use datafusion::arrow::array::{
     ArrayRef, BinaryArray, Float64Array, Int32Array, Int64Array, LargeStringArray, StringArray,
     StringViewArray, UInt8Array,
 };
+use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::physical_plan::displayable;
+use datafusion::prelude::{SessionConfig, SessionContext};
 
 use common::*;
 
@@ -144,6 +147,79 @@ async fn the_bytes_are_the_rust_apis() -> Result<()> {
     let mut rust = BlockedBloomFilter::new(n, 0.001).unwrap();
     rust.insert_all(&blobs);
     assert_same_bytes(Arc::new(BinaryArray::from(blobs)), args, &rust).await?;
+    Ok(())
+}
+
+/// The filters of a `GROUP BY` query, in the order of its rows.
+async fn grouped_filters(ctx: &SessionContext, sql: &str) -> Result<Vec<Vec<u8>>> {
+    let mut filters = Vec::new();
+    for batch in ctx.sql(sql).await?.collect().await? {
+        let column = batch.column(batch.num_columns() - 1).as_binary::<i32>();
+        filters.extend(column.iter().map(|f| f.expect("a filter").to_vec()));
+    }
+    Ok(filters)
+}
+
+/// Under `GROUP BY` (over four partitions, so partial and final aggregates both run), each
+/// group's filter is the bytes the same aggregate builds over that group's rows alone, for
+/// both aggregates, sized and folded, with and without `FILTER (WHERE ...)`.
+#[tokio::test]
+async fn group_by_gives_each_group_its_own_filter() -> Result<()> {
+    let ctx = context();
+    let n = 20_000u64;
+    let keys: Int64Array = (0..n).map(key).collect();
+    let groups: Int64Array = (0..n as i64).map(|i| i % 7).collect();
+    register_columns(
+        &ctx,
+        "t",
+        vec![("k", Arc::new(keys)), ("g", Arc::new(groups))],
+    )?;
+    for aggregate in [
+        "bloom_filter_agg(k, 5000, 0.01)",
+        "bloom_filter_agg(k)",
+        "spark_bloom_filter_agg(k, 5000, 40000)",
+    ] {
+        for (filter, condition) in [("", ""), (" FILTER (WHERE k % 3 = 0)", " AND k % 3 = 0")] {
+            let sql = format!("SELECT g, {aggregate}{filter} FROM t GROUP BY g ORDER BY g");
+            let grouped = grouped_filters(&ctx, &sql).await?;
+            assert_eq!(grouped.len(), 7, "{sql}");
+            for (g, filter) in grouped.iter().enumerate() {
+                let alone = format!("SELECT {aggregate} FROM t WHERE g = {g}{condition}");
+                assert!(*filter == bytes(&ctx, &alone).await?, "{sql}: group {g}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// When a partial aggregate's groups are nearly as many as its rows, DataFusion passes each
+/// row on as its own state (`convert_to_state`): the filters are still each group's.
+#[tokio::test]
+async fn groups_as_many_as_rows_still_give_each_groups_filter() -> Result<()> {
+    let config = SessionConfig::new()
+        .with_target_partitions(PARTITIONS)
+        .set_usize(
+            "datafusion.execution.skip_partial_aggregation_probe_rows_threshold",
+            1,
+        )
+        .set(
+            "datafusion.execution.skip_partial_aggregation_probe_ratio_threshold",
+            &ScalarValue::Float64(Some(0.1)),
+        );
+    let ctx = SessionContext::new_with_config(config);
+    bloom_datafusion::register(&ctx);
+    let keys: Int64Array = (0..2_000u64).map(key).collect();
+    register_column(&ctx, "t", Arc::new(keys.clone()))?;
+    let sql = "SELECT k, bloom_filter_agg(k, 10, 0.01) FROM t GROUP BY k ORDER BY k";
+    let grouped = grouped_filters(&ctx, sql).await?;
+    let mut sorted: Vec<i64> = keys.values().to_vec();
+    sorted.sort_unstable();
+    assert_eq!(grouped.len(), sorted.len());
+    for (k, filter) in sorted.iter().zip(&grouped) {
+        let mut rust = BlockedBloomFilter::new(10, 0.01).unwrap();
+        rust.insert(k);
+        assert!(*filter == rust.to_bytes(), "key {k}");
+    }
     Ok(())
 }
 
