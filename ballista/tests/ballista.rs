@@ -224,6 +224,20 @@ async fn the_functions_run_through_ballista_standalone() -> Result<()> {
                 JOIN build b ON p.k = b.k";
     assert_eq!(keys(&ballista, join).await?, matching, "{join}");
 
+    // Under GROUP BY (the grouped accumulator, its states shuffled between stages): each
+    // group's filter is DataFusion's.
+    for sql in [
+        "SELECT k % 7 AS g, bloom_filter_agg(k, 1000, 0.01) AS f FROM build GROUP BY g ORDER BY g",
+        "SELECT k % 7 AS g, spark_bloom_filter_agg(k, 1000, 10000) AS f FROM build \
+         GROUP BY g ORDER BY g",
+    ] {
+        let expected = run(&datafusion, sql).await?;
+        let got = run(&ballista, sql).await?;
+        println!("{sql}: {} groups", got.num_rows());
+        assert_eq!(got.num_rows(), 7, "{sql}");
+        assert_eq!(got, expected, "{sql}");
+    }
+
     // (3) Spark's pair.
     let sql = "SELECT spark_bloom_filter_agg(k, 10000, 100000) FROM build";
     let expected = scalar(&datafusion, sql).await?;
