@@ -930,13 +930,18 @@ fn check_rate_on_keys<F: Subject, K: Hash>(n: u64, p: f64, name: &str, key: impl
         F::NAME
     );
     let absent: Vec<K> = (n..n + ABSENT).map(&key).collect();
-    let fp = f.contains_batch(&absent).into_iter().filter(|&b| b).count();
-    let expected = f.theory_fpr(n);
-    let sigma = (ABSENT as f64 * expected * (1.0 - expected)).sqrt();
+    let m = FprMeasurement {
+        num_items: n,
+        num_negatives: ABSENT,
+        false_positives: f.contains_batch(&absent).into_iter().filter(|&b| b).count() as u64,
+        theory: f.theory_fpr(n),
+    };
     assert!(
-        fp as f64 <= ABSENT as f64 * expected + 3.0 * sigma,
-        "{}, {name}, p {p}: {fp} false positives in {ABSENT}, theory {expected}",
-        F::NAME
+        m.measured() <= m.theory + 3.0 * m.sigma(),
+        "{}, {name}, p {p}: {} false positives in {ABSENT}, theory {}",
+        F::NAME,
+        m.false_positives,
+        m.theory
     );
 }
 
@@ -944,8 +949,7 @@ fn check_rate_on_keys<F: Subject, K: Hash>(n: u64, p: f64, name: &str, key: impl
 ///
 /// The type must implement [`Subject`]. The generated module holds proptests for false
 /// negatives (integers and byte strings, after round trip and union), the FPR sweep and the
-/// rate on every kind of key, bad
-/// parameters, truncations and mutations, streaming.
+/// rate on every kind of key, bad parameters, truncations and mutations, streaming.
 #[macro_export]
 macro_rules! filter_suite {
     ($module:ident, $ty:ty) => {

@@ -158,6 +158,11 @@ impl<B: Building> Accumulator for FilterAccumulator<B> {
     }
 }
 
+/// Whether an aggregate's `FILTER (WHERE ...)`, as DataFusion hands it over, keeps `row`.
+fn kept(opt_filter: Option<&BooleanArray>, row: usize) -> bool {
+    opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row))
+}
+
 /// The accumulator of either aggregate under `GROUP BY`: one filter per group, each the
 /// empty filter the arguments ask for until its rows come. A batch's rows are sorted by
 /// group and each group's run taken into one array (Arrow's `take`), which its filter
@@ -189,12 +194,10 @@ impl<B: Building> GroupsAccumulator for FilterGroups<B> {
             return exec_err!("{}: no key column", B::NAME);
         };
         self.grow(total_num_groups);
-        // The rows an aggregate's `FILTER (WHERE ...)` keeps, by group.
-        let kept = |row: usize| opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
         let mut rows: Vec<(usize, u64)> = group_indices
             .iter()
             .enumerate()
-            .filter(|&(row, _)| kept(row))
+            .filter(|&(row, _)| kept(opt_filter, row))
             .map(|(row, &group)| (group, row as u64))
             .collect();
         rows.sort_unstable();
@@ -255,7 +258,7 @@ impl<B: Building> GroupsAccumulator for FilterGroups<B> {
         let states = (0..keys.len())
             .map(|row| {
                 let mut filter = self.empty.clone();
-                if opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                if kept(opt_filter, row) {
                     filter.insert(keys.slice(row, 1).as_ref())?;
                 }
                 Ok(Some(filter.state()))
