@@ -7,9 +7,12 @@
 
 use std::fmt::Debug;
 
-use bloom_core::engine::{AtomicBitStore, BitStore, Engine, Layout};
+use bloom_core::Error;
+use bloom_core::engine::{AtomicBitStore, BitStore, Engine, Layout, LeBits};
 use bloom_core::internal::par::{Plan, with_plan};
 use rayon::prelude::*;
+
+use crate::SplitMix64;
 
 /// The plain filter of layout `L`.
 type Plain<L> = Engine<L, BitStore>;
@@ -119,6 +122,62 @@ pub fn check_atomic_answers_like_plain<L: Layout + Debug>() {
     assert_eq!(copy.count_ones(), atomic.count_ones());
 }
 
+/// Checks that two threads inserting halves of a key set into one atomic filter set exactly
+/// the bits of one-by-one inserts into a plain one, for key sets of several sizes (the
+/// halves' blocks interleave, so their `fetch_or`s meet on shared words).
+///
+/// # Panics
+///
+/// When the bytes differ.
+pub fn check_concurrent_inserts<L: Layout + Debug>() {
+    for (round, n) in [1u64, 1_000, 20_000].into_iter().enumerate() {
+        let keys: Vec<u64> = SplitMix64(round as u64 + 40).take(n as usize).collect();
+        let mut sequential = Plain::<L>::new(n, 0.01).unwrap();
+        sequential.insert_all(&keys);
+        let atomic = Atomic::<L>::new(n, 0.01).unwrap();
+        std::thread::scope(|s| {
+            for half in keys.chunks(keys.len() / 2 + 1) {
+                let atomic = &atomic;
+                s.spawn(move || atomic.insert_all(half));
+            }
+        });
+        assert_eq!(atomic.to_bytes(), sequential.to_bytes(), "{n} keys");
+    }
+}
+
+/// Checks that a layout of eight bits per key (the multiblock layouts) refuses every other
+/// k, sizes it cannot hold and rates out of range, and that its bytes with another k are
+/// corrupt and a blocked filter's bytes another variant, owned and viewed.
+///
+/// # Panics
+///
+/// When one of them is accepted.
+pub fn check_eight_bits_per_key_errors<L: Layout + Debug>() {
+    for k in [0, 1, 7, 9, 16] {
+        assert!(matches!(
+            Plain::<L>::with_params(1024, k),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+    assert!(Plain::<L>::new(0, 0.01).is_err());
+    assert!(Plain::<L>::new(10, 1.0).is_err());
+    assert!(matches!(
+        Plain::<L>::new(u64::MAX, 1e-9),
+        Err(Error::TooLarge { .. })
+    ));
+    let mut bytes = Plain::<L>::with_params(1024, 8).unwrap().to_bytes();
+    bytes[24] = 7;
+    assert!(Plain::<L>::from_bytes(&bytes).is_err());
+    assert!(Engine::<L, LeBits<'_>>::from_bytes(&bytes).is_err());
+    let blocked = bloom_blocked::BlockedBloomFilter::with_params(1024, 8)
+        .unwrap()
+        .to_bytes();
+    assert!(matches!(
+        Plain::<L>::from_bytes(&blocked),
+        Err(Error::WrongVariant { .. })
+    ));
+}
+
 /// Checks the atomic filter's union, intersection and clear, and that both refuse a filter
 /// of another seed.
 ///
@@ -165,6 +224,11 @@ macro_rules! engine_suite {
             #[test]
             fn atomic_answers_like_the_plain_filter() {
                 $crate::engine::check_atomic_answers_like_plain::<$layout>();
+            }
+
+            #[test]
+            fn concurrent_inserts_set_the_sequential_bits() {
+                $crate::engine::check_concurrent_inserts::<$layout>();
             }
 
             #[test]

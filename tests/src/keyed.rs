@@ -7,8 +7,8 @@ use std::io;
 
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{
-    AtomicBlockedBloomFilter, AtomicMultiblockBloomFilter, BlockedBloomFilter,
-    MultiblockBloomFilter,
+    AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, Filter, Keyed as _};
@@ -66,6 +66,8 @@ keyable!(
     AtomicBlockedBloomFilter,
     MultiblockBloomFilter,
     AtomicMultiblockBloomFilter,
+    Multiblock32BloomFilter,
+    AtomicMultiblock32BloomFilter,
     AgingBloomFilter
 );
 
@@ -138,6 +140,10 @@ impl<F: Keyable> Subject for Keyed<F> {
 
     fn theory_fpr(&self, num_items: u64) -> f64 {
         self.0.theory_fpr(num_items)
+    }
+
+    fn rate_spread(&self, num_items: u64) -> f64 {
+        self.0.rate_spread(num_items)
     }
 
     fn bytes_are_exact() -> bool {

@@ -3,8 +3,8 @@
 
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{
-    AtomicBlockedBloomFilter, AtomicMultiblockBloomFilter, BlockedBloomFilter,
-    MultiblockBloomFilter, SplitBlockBloomFilter,
+    AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, math};
@@ -30,6 +30,37 @@ impl Subject for AtomicBloomFilter {
         math::paired_fpr(self.num_bits(), self.num_hashes(), num_items)
     }
 }
+
+/// [`Subject`] for filters of a block layout, whose theory is their own formula; the
+/// multiblock layouts name their word width, for the spread of their rate.
+macro_rules! by_own_formula {
+    ($($filter:ty $(: words of $word_bits:literal)?),*) => {$(
+        impl Subject for $filter {
+            fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+                <$filter>::new(expected_items, fpr)
+            }
+
+            fn theory_fpr(&self, num_items: u64) -> f64 {
+                self.expected_fpr(num_items)
+            }
+
+            $(
+                fn rate_spread(&self, num_items: u64) -> f64 {
+                    crate::multiblock_spread(self.num_bits(), $word_bits, num_items)
+                }
+            )?
+        }
+    )*};
+}
+
+by_own_formula!(
+    BlockedBloomFilter,
+    AtomicBlockedBloomFilter,
+    MultiblockBloomFilter: words of 64,
+    AtomicMultiblockBloomFilter: words of 64,
+    Multiblock32BloomFilter: words of 32,
+    AtomicMultiblock32BloomFilter: words of 32
+);
 
 impl Subject for bloom_scalable::ScalableBloomFilter {
     fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
@@ -60,46 +91,6 @@ impl Subject for bloom_counting::CountingBloomFilter {
     /// same size, probe count and keys.
     fn theory_fpr(&self, num_items: u64) -> f64 {
         math::paired_fpr(self.num_counters(), self.num_hashes(), num_items)
-    }
-}
-
-impl Subject for BlockedBloomFilter {
-    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        BlockedBloomFilter::new(expected_items, fpr)
-    }
-
-    fn theory_fpr(&self, num_items: u64) -> f64 {
-        self.expected_fpr(num_items)
-    }
-}
-
-impl Subject for AtomicBlockedBloomFilter {
-    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        AtomicBlockedBloomFilter::new(expected_items, fpr)
-    }
-
-    fn theory_fpr(&self, num_items: u64) -> f64 {
-        self.expected_fpr(num_items)
-    }
-}
-
-impl Subject for MultiblockBloomFilter {
-    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        MultiblockBloomFilter::new(expected_items, fpr)
-    }
-
-    fn theory_fpr(&self, num_items: u64) -> f64 {
-        self.expected_fpr(num_items)
-    }
-}
-
-impl Subject for AtomicMultiblockBloomFilter {
-    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        AtomicMultiblockBloomFilter::new(expected_items, fpr)
-    }
-
-    fn theory_fpr(&self, num_items: u64) -> f64 {
-        self.expected_fpr(num_items)
     }
 }
 

@@ -1,8 +1,11 @@
-//! Folding: a blocked, multiblock or split-block filter folded by a power of two is byte for byte the
+//! Folding: a blocked, multiblock (64- or 32-bit words) or split-block filter folded by a power
+//! of two is byte for byte the
 //! filter built at the smaller size from the same keys; unions across sizes; and Parquet's
 //! reader finds every value in a folded split-block filter.
 
-use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
+};
 use bloom_core::Error;
 use bloom_core::engine::{BitStore, BlockLayout, Engine};
 use parquet::bloom_filter::Sbbf;
@@ -36,6 +39,19 @@ proptest! {
         })?;
     }
 
+    /// Folds by whole lines (each of two 256-bit blocks): a key keeps its half of the line.
+    #[test]
+    fn multiblock32_fold_is_the_smaller_filter(
+        keys in proptest::collection::vec(any::<u64>(), 0..3_000),
+        odd in prop_oneof![Just(1u64), Just(3), Just(5), Just(7)],
+        log_lines in 0u32..9,
+        log_factor in 0u32..9,
+    ) {
+        check_fold(&keys, odd << log_lines, log_factor.min(log_lines), |lines| {
+            Multiblock32BloomFilter::with_params(lines * 512, 8).unwrap()
+        })?;
+    }
+
     #[test]
     fn split_block_fold_is_the_smaller_filter(
         values in proptest::collection::vec(any::<i64>(), 0..3_000),
@@ -54,7 +70,7 @@ proptest! {
         prop_assert!(values.iter().all(|&v| folded.contains_i64(v)));
     }
 
-    /// Both line layouts, on the same keys and sizes.
+    /// The three line layouts, on the same keys and sizes.
     #[test]
     fn line_layout_union_across_sizes_is_the_smaller_filter_of_both(
         left in proptest::collection::vec(any::<u64>(), 0..1_000),
@@ -69,6 +85,9 @@ proptest! {
         })?;
         check_union_across_sizes(&left, &right, sizes, |blocks| {
             MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
+        })?;
+        check_union_across_sizes(&left, &right, sizes, |lines| {
+            Multiblock32BloomFilter::with_params(lines * 512, 8).unwrap()
         })?;
     }
 

@@ -4,11 +4,10 @@
 //! of keys, a filter above 2^32 bits, and the bytes of an independent model. Folding and
 //! unions across sizes are in `fold.rs`, views in `views.rs`.
 
-use bloom_blocked::{AtomicMultiblockBloomFilter, MultiblockBloomFilter, MultiblockBloomFilterRef};
-use bloom_core::{Error, Keyed as _};
+use bloom_blocked::{AtomicMultiblockBloomFilter, MultiblockBloomFilter};
+use bloom_core::Keyed as _;
 use bloom_tests::keyed::Keyed;
 use bloom_tests::{engine_suite, filter_suite};
-use proptest::prelude::*;
 
 filter_suite!(multiblock, MultiblockBloomFilter);
 filter_suite!(atomic_multiblock, AtomicMultiblockBloomFilter);
@@ -54,64 +53,10 @@ fn new_sizes_by_its_formula() {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
-
-    /// Concurrent inserts into the atomic filter, and the parallel build, set exactly the
-    /// bits of one-by-one inserts.
-    #[test]
-    fn atomic_and_parallel_builds_are_the_sequential_one(
-        keys in proptest::collection::vec(any::<u64>(), 0..20_000),
-    ) {
-        let n = keys.len().max(1) as u64;
-        let mut sequential = MultiblockBloomFilter::new(n, 0.01).unwrap();
-        for k in &keys {
-            sequential.insert(k);
-        }
-        let atomic = AtomicMultiblockBloomFilter::new(n, 0.01).unwrap();
-        std::thread::scope(|s| {
-            for half in keys.chunks(keys.len() / 2 + 1) {
-                let atomic = &atomic;
-                s.spawn(move || atomic.insert_all(half));
-            }
-        });
-        prop_assert_eq!(atomic.to_bytes(), sequential.to_bytes());
-        let mut parallel = MultiblockBloomFilter::new(n, 0.01).unwrap();
-        parallel.par_insert_all(&keys);
-        prop_assert_eq!(parallel.to_bytes(), sequential.to_bytes());
-    }
-}
-
 /// Sizes, k and bytes the layout cannot hold are errors.
 #[test]
 fn bad_parameters_are_errors() {
-    for k in [0, 1, 7, 9, 16] {
-        assert!(matches!(
-            MultiblockBloomFilter::with_params(1024, k),
-            Err(Error::InvalidParameter { .. })
-        ));
-    }
-    assert!(MultiblockBloomFilter::new(0, 0.01).is_err());
-    assert!(MultiblockBloomFilter::new(10, 1.0).is_err());
-    assert!(matches!(
-        MultiblockBloomFilter::new(u64::MAX, 1e-9),
-        Err(Error::TooLarge { .. })
-    ));
-    // Another k in the bytes: corrupt.
-    let mut bytes = MultiblockBloomFilter::with_params(1024, 8)
-        .unwrap()
-        .to_bytes();
-    bytes[24] = 7;
-    assert!(MultiblockBloomFilter::from_bytes(&bytes).is_err());
-    assert!(MultiblockBloomFilterRef::from_bytes(&bytes).is_err());
-    // A blocked filter's bytes are another variant.
-    let blocked = bloom_blocked::BlockedBloomFilter::with_params(1024, 8)
-        .unwrap()
-        .to_bytes();
-    assert!(matches!(
-        MultiblockBloomFilter::from_bytes(&blocked),
-        Err(Error::WrongVariant { .. })
-    ));
+    bloom_tests::engine::check_eight_bits_per_key_errors::<bloom_blocked::Multiblock>();
 }
 
 /// A filter of 2^33 bits (1 GiB, zeroed lazily by the kernel): keys land in blocks beyond bit

@@ -1,4 +1,4 @@
-//! Zero-copy views: `BloomFilterRef`, `BlockedBloomFilterRef` and
+//! Zero-copy views: `BloomFilterRef`, `BlockedBloomFilterRef`, the multiblock views and
 //! `SplitBlockBloomFilterRef` answer exactly as the owning filters do, from the bytes of
 //! `to_bytes` at every alignment, open in O(1) without panicking on bad bytes, and leave
 //! the checksum to `verify`.
@@ -6,8 +6,9 @@
 use std::fmt::Debug;
 
 use bloom_blocked::{
-    BlockedBloomFilter, BlockedBloomFilterRef, MultiblockBloomFilter, MultiblockBloomFilterRef,
-    SplitBlockBloomFilter, SplitBlockBloomFilterRef,
+    BlockedBloomFilter, BlockedBloomFilterRef, Multiblock32BloomFilter, Multiblock32BloomFilterRef,
+    MultiblockBloomFilter, MultiblockBloomFilterRef, SplitBlockBloomFilter,
+    SplitBlockBloomFilterRef,
 };
 use bloom_classic::{BloomFilter, BloomFilterRef};
 use bloom_core::format::payload_offset;
@@ -99,6 +100,19 @@ viewed!(
     payload_offset(12),
     |size, keys| {
         let mut f = MultiblockBloomFilter::with_params(size, 8)
+            .unwrap()
+            .with_seed(size);
+        f.insert_all(keys);
+        f
+    }
+);
+
+viewed!(
+    Multiblock32BloomFilter,
+    Multiblock32BloomFilterRef,
+    payload_offset(12),
+    |size, keys| {
+        let mut f = Multiblock32BloomFilter::with_params(size, 8)
             .unwrap()
             .with_seed(size);
         f.insert_all(keys);
@@ -235,6 +249,15 @@ proptest! {
     }
 
     #[test]
+    fn multiblock32_views_answer_as_the_filter(
+        lines in 1u64..80,
+        present in prop::collection::vec(any::<u64>(), 0..600),
+        absent in prop::collection::vec(any::<u64>(), 0..600),
+    ) {
+        check_answers::<Multiblock32BloomFilter>(lines * 512 + lines % 16, &present, &absent);
+    }
+
+    #[test]
     fn split_block_views_answer_as_the_filter(
         log_bytes in 5u32..14,
         present in prop::collection::vec(any::<u64>(), 0..600),
@@ -248,6 +271,7 @@ proptest! {
         check_verify::<BloomFilter>(size, bit);
         check_verify::<BlockedBloomFilter>(size / 512 * 512 + 512, bit);
         check_verify::<MultiblockBloomFilter>(size / 512 * 512 + 512, bit);
+        check_verify::<Multiblock32BloomFilter>(size / 512 * 512 + 512, bit);
         check_verify::<SplitBlockBloomFilter>(size.next_power_of_two().max(256), bit);
     }
 }
@@ -258,6 +282,7 @@ fn bad_bytes_are_errors_never_panics() {
     check_bad_bytes::<BloomFilter>(64, 2);
     check_bad_bytes::<BlockedBloomFilter>(2_048, 3);
     check_bad_bytes::<MultiblockBloomFilter>(2_048, 5);
+    check_bad_bytes::<Multiblock32BloomFilter>(2_048, 6);
     check_bad_bytes::<SplitBlockBloomFilter>(1_024, 4);
     // Another variant's bytes, and garbage.
     let classic = BloomFilter::with_params(1_000, 3).unwrap().to_bytes();

@@ -132,6 +132,18 @@ fn main() {
         );
         measure!(
             wanted,
+            "multiblock32",
+            n,
+            bloom_blocked::Multiblock32BloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
+            "atomic-multiblock32",
+            n,
+            bloom_blocked::AtomicMultiblock32BloomFilter::new(n, 0.01)
+        );
+        measure!(
+            wanted,
             "split-block",
             n,
             bloom_blocked::SplitBlockBloomFilter::new(n, 0.01)

@@ -14,10 +14,51 @@ use bloom_core::hash::Hashing;
 use bloom_core::internal;
 use bloom_core::internal::batch::{self, Lines, OneLine};
 
+use bloom_core::engine::Probe;
+
 use crate::probe::TestUser;
 
 /// Words per line.
 pub(crate) const LINE_WORDS: usize = 8;
+
+/// The implementation of a line layout's test that has one AVX2 and one AVX-512 kernel (the
+/// multiblock layouts): the vector kinds hold the proof that the CPU has their features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VectorKernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(crate::probe::avx2::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(crate::probe::avx2::Avx512),
+}
+
+impl VectorKernel {
+    /// The kernel for `probe`, or the next best one the CPU has.
+    pub(crate) fn new(probe: Probe) -> VectorKernel {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::probe::avx2::{Avx2, Avx512};
+            if let (Probe::Avx512, Some(token)) = (probe, Avx512::detect()) {
+                return VectorKernel::Avx512(token);
+            }
+            if let (Probe::Avx512 | Probe::Avx2, Some(token)) = (probe, Avx2::detect()) {
+                return VectorKernel::Avx2(token);
+            }
+        }
+        let _ = probe;
+        VectorKernel::Portable
+    }
+
+    pub(crate) fn probe(self) -> Probe {
+        match self {
+            VectorKernel::Portable => Probe::Portable,
+            #[cfg(target_arch = "x86_64")]
+            VectorKernel::Avx2(_) => Probe::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            VectorKernel::Avx512(_) => Probe::Avx512,
+        }
+    }
+}
 
 /// A layout that puts each key's bits in one 512-bit line.
 pub(crate) trait LineLayout: Copy {

@@ -32,7 +32,7 @@ use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
-use crate::lines::{self, LINE_WORDS, LineLayout};
+use crate::lines::{self, LINE_WORDS, LineLayout, VectorKernel};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, TestUser};
 
@@ -47,7 +47,7 @@ const FIELD_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The word whose six-bit fields are a key's positions (see the module docs).
 #[inline(always)]
-fn fields(hash: u64) -> u64 {
+pub(crate) fn fields(hash: u64) -> u64 {
     fold_mul(hash, FIELD_MIX)
 }
 
@@ -57,62 +57,121 @@ fn bit(f: u64, word: usize) -> u64 {
     1u64 << ((f >> (6 * word)) & 63)
 }
 
+/// The [`Layout`] methods the multiblock layouts (64- and 32-bit words) share: sizing by their
+/// rate over whole lines with the blocked layout's 5% of headroom, one bit in each of eight
+/// words, the block parameters' bytes, the kernel choice, and combining sizes a power of two
+/// apart. Expanded inside the `impl Layout` of a type with `num_lines` and `kernel` fields and
+/// the associated functions `of(num_lines)`, `rate(num_lines, num_items)` and
+/// `kernel_for(probe)`; `$what` names the layout in errors.
+macro_rules! multiblock_layout_methods {
+    ($what:literal) => {
+        /// The smallest number of lines whose rate by the layout's formula
+        /// ([`multiblock_fpr`](bloom_core::math::multiblock_fpr)) is at most `fpr` (with the
+        /// blocked layout's 5% of headroom) for `expected_items` keys.
+        fn for_items(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+            // A blocked filter never beats the classic optimum: start the search there.
+            let classic = internal::optimal_num_bits_with::<Native>(expected_items, fpr)?;
+            let target = fpr * SIZING_HEADROOM;
+            let max_lines = math::MAX_NUM_BITS / BLOCK_BITS;
+            let start = (classic / BLOCK_BITS).clamp(1, max_lines);
+            match params::smallest_from(start, |lines| Self::rate(lines, expected_items) <= target)
+            {
+                Some(num_lines) => Self::of(num_lines),
+                None => Err(Error::TooLarge {
+                    requested_bits: (max_lines as f64 * 2.0) * BLOCK_BITS as f64,
+                    max_bits: math::MAX_NUM_BITS,
+                }),
+            }
+        }
+
+        /// `num_bits` rounded up to whole 512-bit lines; `num_hashes` must be 8, the layout's
+        /// one bit per word.
+        fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
+            internal::check_num_bits(num_bits)?;
+            if num_hashes != 8 {
+                return Err(Error::invalid(
+                    "num_hashes",
+                    format!(
+                        concat!(
+                            "a ",
+                            $what,
+                            " filter sets one bit in each of a block's 8 words (got {})"
+                        ),
+                        num_hashes
+                    ),
+                ));
+            }
+            Self::of(num_bits.div_ceil(BLOCK_BITS))
+        }
+
+        #[inline(always)]
+        fn num_bits(&self) -> u64 {
+            self.num_lines * BLOCK_BITS
+        }
+
+        #[inline(always)]
+        fn num_hashes(&self) -> u32 {
+            8
+        }
+
+        fn check_same(&self, other: &Self) -> Result<(), Error> {
+            Error::check_same("num_bits", self.num_bits(), other.num_bits())
+        }
+
+        fn write_params(&self, out: &mut [u8]) {
+            params::write_block_params(self.num_lines, 8, out);
+        }
+
+        fn read_params(params: &[u8]) -> Result<Self, Error> {
+            let (num_lines, num_hashes) = params::read_block_params(params)?;
+            if num_hashes != 8 {
+                return Err(Error::corrupt(format!(
+                    "num_hashes {num_hashes} is not 8, one bit per word"
+                )));
+            }
+            Self::of(num_lines)
+        }
+
+        /// Always in bursts, whatever the size: one line per key keeps a burst cheap.
+        fn bursts_from(&self) -> usize {
+            0
+        }
+
+        fn probe(&self) -> Probe {
+            self.kernel.probe()
+        }
+
+        fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
+            self.kernel = Self::kernel_for(probe);
+            Ok(self)
+        }
+
+        /// Sizes a power of two apart: the larger folds to the smaller.
+        fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
+            params::fold_factors(self.num_lines, other.num_lines)
+        }
+    };
+}
+pub(crate) use multiblock_layout_methods;
+
 /// Where a key's bits go in a [`MultiblockBloomFilter`](crate::MultiblockBloomFilter): one
 /// bit in each 64-bit word of one of `num_blocks` 512-bit blocks, and the kernel that tests
 /// them (chosen from the CPU when the filter is built; it never changes an answer, so two
 /// layouts are equal whatever their kernels).
 #[derive(Debug, Clone, Copy)]
 pub struct Multiblock {
-    num_blocks: u64,
-    kernel: Kernel,
+    /// The number of blocks, each one line.
+    num_lines: u64,
+    kernel: VectorKernel,
 }
 
 impl PartialEq for Multiblock {
     fn eq(&self, other: &Self) -> bool {
-        self.num_blocks == other.num_blocks
+        self.num_lines == other.num_lines
     }
 }
 
 impl Eq for Multiblock {}
-
-/// The implementation of the multiblock test: the vector kinds hold the proof that the CPU
-/// has their features.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kernel {
-    Portable,
-    #[cfg(target_arch = "x86_64")]
-    Avx2(crate::probe::avx2::Avx2),
-    #[cfg(target_arch = "x86_64")]
-    Avx512(crate::probe::avx2::Avx512),
-}
-
-impl Kernel {
-    /// The kernel for `probe`, or the next best one the CPU has.
-    fn new(probe: Probe) -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::probe::avx2::{Avx2, Avx512};
-            if let (Probe::Avx512, Some(token)) = (probe, Avx512::detect()) {
-                return Kernel::Avx512(token);
-            }
-            if let (Probe::Avx512 | Probe::Avx2, Some(token)) = (probe, Avx2::detect()) {
-                return Kernel::Avx2(token);
-            }
-        }
-        let _ = probe;
-        Kernel::Portable
-    }
-
-    fn probe(self) -> Probe {
-        match self {
-            Kernel::Portable => Probe::Portable,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(_) => Probe::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(_) => Probe::Avx512,
-        }
-    }
-}
 
 /// The portable test on a line whose word `w` `word` reads: each word's bit tested (a `bt`
 /// on x86-64, where shifting each word by its field would need every count in `cl`), the
@@ -141,17 +200,22 @@ fn test_le_bytes(line: &[u8; 64], f: u64) -> bool {
 }
 
 impl Multiblock {
-    fn of(num_blocks: u64) -> Result<Multiblock, Error> {
-        internal::check_num_bits(num_blocks.saturating_mul(BLOCK_BITS))?;
+    fn of(num_lines: u64) -> Result<Multiblock, Error> {
+        internal::check_num_bits(num_lines.saturating_mul(BLOCK_BITS))?;
         Ok(Multiblock {
-            num_blocks,
-            kernel: Kernel::new(Probe::best()),
+            num_lines,
+            kernel: VectorKernel::new(Probe::best()),
         })
     }
 
-    /// The expected rate of `num_blocks` blocks holding `num_items` keys.
-    fn rate(num_blocks: u64, num_items: u64) -> f64 {
-        math::multiblock_fpr(num_blocks * BLOCK_BITS, 64, MULTIBLOCK_HASHES, num_items)
+    /// The expected rate of `num_lines` blocks holding `num_items` keys.
+    fn rate(num_lines: u64, num_items: u64) -> f64 {
+        math::multiblock_fpr(num_lines * BLOCK_BITS, 64, MULTIBLOCK_HASHES, num_items)
+    }
+
+    /// The kernel for `probe`, or the next best one the CPU has.
+    fn kernel_for(probe: Probe) -> VectorKernel {
+        VectorKernel::new(probe)
     }
 }
 
@@ -164,55 +228,12 @@ impl Layout for Multiblock {
     const INSERT_BURST: usize = INSERT_BURST;
     const BLOCK_WORDS: usize = LINE_WORDS;
 
-    /// The smallest number of blocks whose rate by
-    /// [`multiblock_fpr`](bloom_core::math::multiblock_fpr) is at most `fpr` (with the
-    /// blocked layout's 5% of headroom) for `expected_items` keys.
-    fn for_items(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        // A blocked filter never beats the classic optimum: start the search there.
-        let classic = internal::optimal_num_bits_with::<Native>(expected_items, fpr)?;
-        let target = fpr * SIZING_HEADROOM;
-        let max_blocks = math::MAX_NUM_BITS / BLOCK_BITS;
-        let start = (classic / BLOCK_BITS).clamp(1, max_blocks);
-        match params::smallest_from(start, |blocks| {
-            Multiblock::rate(blocks, expected_items) <= target
-        }) {
-            Some(num_blocks) => Multiblock::of(num_blocks),
-            None => Err(Error::TooLarge {
-                requested_bits: (max_blocks as f64 * 2.0) * BLOCK_BITS as f64,
-                max_bits: math::MAX_NUM_BITS,
-            }),
-        }
-    }
-
-    /// `num_bits` rounded up to whole 512-bit blocks; `num_hashes` must be 8, the layout's
-    /// one bit per word.
-    fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
-        internal::check_num_bits(num_bits)?;
-        if num_hashes != MULTIBLOCK_HASHES {
-            return Err(Error::invalid(
-                "num_hashes",
-                format!(
-                    "a multiblock filter sets one bit in each of a block's 8 words (got {num_hashes})"
-                ),
-            ));
-        }
-        Multiblock::of(num_bits.div_ceil(BLOCK_BITS))
-    }
-
-    #[inline(always)]
-    fn num_bits(&self) -> u64 {
-        self.num_blocks * BLOCK_BITS
-    }
-
-    #[inline(always)]
-    fn num_hashes(&self) -> u32 {
-        MULTIBLOCK_HASHES
-    }
+    multiblock_layout_methods!("multiblock");
 
     line_layout_methods!();
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
-        Multiblock::rate(self.num_blocks, num_items)
+        Multiblock::rate(self.num_lines, num_items)
     }
 
     /// The sum over words of the keys each word's fill suggests (a word of x bits set has
@@ -235,56 +256,19 @@ impl Layout for Multiblock {
     fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
         let mut words = store.words();
         let mut total = 0.0;
-        for _ in 0..self.num_blocks {
+        for _ in 0..self.num_lines {
             let mut block = 1.0;
             for word in words.by_ref().take(LINE_WORDS) {
                 block *= f64::from(word.count_ones()) / 64.0;
             }
             total += block;
         }
-        total / self.num_blocks as f64
-    }
-
-    fn check_same(&self, other: &Self) -> Result<(), Error> {
-        Error::check_same("num_bits", self.num_bits(), other.num_bits())
-    }
-
-    fn write_params(&self, out: &mut [u8]) {
-        params::write_block_params(self.num_blocks, MULTIBLOCK_HASHES, out);
-    }
-
-    fn read_params(params: &[u8]) -> Result<Self, Error> {
-        let (num_blocks, num_hashes) = params::read_block_params(params)?;
-        if num_hashes != MULTIBLOCK_HASHES {
-            return Err(Error::corrupt(format!(
-                "num_hashes {num_hashes} is not {MULTIBLOCK_HASHES}, one bit per word"
-            )));
-        }
-        Multiblock::of(num_blocks)
-    }
-
-    /// Always in bursts, whatever the size: one line per key keeps a burst cheap.
-    fn bursts_from(&self) -> usize {
-        0
-    }
-
-    fn probe(&self) -> Probe {
-        self.kernel.probe()
-    }
-
-    fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.kernel = Kernel::new(probe);
-        Ok(self)
-    }
-
-    /// Sizes a power of two apart: the larger folds to the smaller.
-    fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
-        params::fold_factors(self.num_blocks, other.num_blocks)
+        total / self.num_lines as f64
     }
 
     fn folded(&self, factor: u32) -> Result<Self, Error> {
         Ok(Multiblock {
-            num_blocks: params::folded_blocks(self.num_blocks, factor)?,
+            num_lines: params::folded_blocks(self.num_lines, factor)?,
             ..*self
         })
     }
@@ -293,7 +277,7 @@ impl Layout for Multiblock {
 impl BlockLayout for Multiblock {
     #[inline]
     fn num_blocks(&self) -> u64 {
-        self.num_blocks
+        self.num_lines
     }
 
     /// Always 8: the layout sets one bit in each word of a block.
@@ -305,13 +289,13 @@ impl BlockLayout for Multiblock {
 impl LineLayout for Multiblock {
     #[inline(always)]
     fn num_lines(&self) -> u64 {
-        self.num_blocks
+        self.num_lines
     }
 
     #[inline(always)]
     fn locate(&self, hash: u64) -> (usize, u64) {
-        // Below `num_blocks`, which exists in memory, so the product fits a `usize`.
-        let block = reduce(hash, self.num_blocks) as usize;
+        // Below `num_lines`, which exists in memory, so the product fits a `usize`.
+        let block = reduce(hash, self.num_lines) as usize;
         (block * LINE_WORDS, fields(hash))
     }
 
@@ -324,14 +308,14 @@ impl LineLayout for Multiblock {
     fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(t) => run.run(move |line: &[u8; 64], f| {
+            VectorKernel::Avx2(t) => run.run(move |line: &[u8; 64], f| {
                 crate::probe::avx2::multi_contains(t, line.into(), f)
             }),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(t) => run.run(move |line: &[u8; 64], f| {
+            VectorKernel::Avx512(t) => run.run(move |line: &[u8; 64], f| {
                 crate::probe::avx2::multi_contains_512(t, line.into(), f)
             }),
-            Kernel::Portable => run.run(test_le_bytes),
+            VectorKernel::Portable => run.run(test_le_bytes),
         }
     }
 
@@ -344,10 +328,10 @@ impl LineLayout for Multiblock {
     fn test_line(&self, line: &[u8; 64], f: u64) -> bool {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(t) => crate::probe::avx2::multi_contains(t, line.into(), f),
+            VectorKernel::Avx2(t) => crate::probe::avx2::multi_contains(t, line.into(), f),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(t) => crate::probe::avx2::multi_contains_512(t, line.into(), f),
-            Kernel::Portable => test_le_bytes(line, f),
+            VectorKernel::Avx512(t) => crate::probe::avx2::multi_contains_512(t, line.into(), f),
+            VectorKernel::Portable => test_le_bytes(line, f),
         }
     }
 }
@@ -362,10 +346,10 @@ mod tests {
     #[test]
     fn kernels_agree_with_the_portable_test() {
         let mut rng = SplitMix64(11);
-        let kernels: Vec<Kernel> = [Probe::Portable, Probe::Avx2, Probe::Avx512]
+        let kernels: Vec<VectorKernel> = [Probe::Portable, Probe::Avx2, Probe::Avx512]
             .into_iter()
             .filter(|p| p.is_available())
-            .map(Kernel::new)
+            .map(VectorKernel::new)
             .collect();
         for density in [1u32, 2, 3, 5, 8] {
             for _ in 0..20_000 {
@@ -388,7 +372,7 @@ mod tests {
                 let expected = test_words(|w| words[w], f);
                 for &kernel in &kernels {
                     let layout = Multiblock {
-                        num_blocks: 1,
+                        num_lines: 1,
                         kernel,
                     };
                     assert_eq!(layout.test_line(&line, f), expected, "{kernel:?}");

@@ -844,6 +844,63 @@ pub(crate) mod avx2 {
         present != 0
     }
 
+    /// The constants of the 32-bit multiblock kernels, one 32-byte-aligned static.
+    #[repr(C, align(32))]
+    struct Multi32Consts {
+        /// The shifts of the field word that put field i in the low five bits of 32-bit lane
+        /// i: lanes 2j and 2j + 1 read bits `5j` and `5j + 32` (`multiblock32::SHIFTS`).
+        shifts: [u64; 4],
+        /// Eight 32-bit ones: the bit each lane must have after its word is shifted.
+        ones: [u32; 8],
+        /// Eight 31s: the shift count mask.
+        thirty_one: [u32; 8],
+    }
+
+    static MULTI32_CONSTS: Multi32Consts = Multi32Consts {
+        shifts: [0, 5, 10, 15],
+        ones: [1; 8],
+        thirty_one: [31; 8],
+    };
+
+    /// Byte offsets of the fields of [`Multi32Consts`], for the asm.
+    const MULTI32_ONES: usize = core::mem::offset_of!(Multi32Consts, ones);
+    const MULTI32_THIRTY_ONE: usize = core::mem::offset_of!(Multi32Consts, thirty_one);
+
+    /// The 32-bit multiblock test with AVX2 on the 256-bit block of `line` that bit 63 of
+    /// `g` names: lane i shifts 32-bit word i right by field i of `g` (five bits, masked),
+    /// and `vptest` says whether bit 0 of every lane is set. No multiplication.
+    #[inline(always)]
+    pub(crate) fn multi32_contains(_: Avx2, line: Line<'_>, g: u64) -> bool {
+        let present: u8;
+        // SAFETY: the instructions need AVX2, which the token proves. The memory read is
+        // the 32 bytes at `half`, inside the 64 bytes `line` points at (`vmovdqu` needs no
+        // alignment), and the 96 bytes of `MULTI32_CONSTS` (a static aligned to 32). The
+        // asm writes no memory, uses no stack, declares every vector register clobbered and
+        // ends with `vzeroupper`.
+        unsafe {
+            let half = line.as_ptr().add(32 * (g >> 63) as usize);
+            vector_asm!(
+                "vmovq xmm0, {g}",
+                "vpbroadcastq ymm0, xmm0",
+                "vpsrlvq ymm0, ymm0, ymmword ptr [{c}]",
+                "vpand ymm0, ymm0, ymmword ptr [{c} + {thirty_one}]",
+                "vmovdqu ymm1, ymmword ptr [{half}]",
+                "vpsrlvd ymm1, ymm1, ymm0",
+                // CF: every lane's bit 0 is set.
+                "vptest ymm1, ymmword ptr [{c} + {ones}]",
+                "setb {present}",
+                "vzeroupper",
+                g = in(reg) g,
+                c = in(reg) &MULTI32_CONSTS,
+                half = in(reg) half,
+                ones = const MULTI32_ONES,
+                thirty_one = const MULTI32_THIRTY_ONE,
+                present = out(reg_byte) present,
+            );
+        }
+        present != 0
+    }
+
     /// Parquet's salts, then eight ones (the shifted value), 32-byte aligned for the asm.
     #[repr(C, align(32))]
     struct SplitConsts([u32; 16]);

@@ -42,6 +42,11 @@ pub(crate) fn info(filter: &AnyFilter, hash: HashInfo) -> Fields {
             ("num_blocks", json!(f.num_blocks())),
             ("num_hashes", json!(f.num_hashes())),
         ]),
+        AnyFilter::Multiblock32(f) => fields.extend([
+            ("num_bits", json!(f.num_bits())),
+            ("num_blocks", json!(f.num_blocks())),
+            ("num_hashes", json!(f.num_hashes())),
+        ]),
         AnyFilter::SplitBlock(f) => fields.extend([
             ("num_bits", json!(f.num_bytes() as u64 * 8)),
             ("num_blocks", json!(f.num_blocks())),
@@ -117,6 +122,7 @@ pub(crate) fn size(kind: Kind, n: u64, p: f64) -> Fields {
         }
         AnyFilter::Blocked(f) => (f.num_bits(), f.num_hashes(), f.expected_fpr(n)),
         AnyFilter::Multiblock(f) => (f.num_bits(), f.num_hashes(), f.expected_fpr(n)),
+        AnyFilter::Multiblock32(f) => (f.num_bits(), f.num_hashes(), f.expected_fpr(n)),
         AnyFilter::SplitBlock(f) => (
             f.num_bytes() as u64 * 8,
             SPLIT_BLOCK_HASHES,

@@ -6,10 +6,11 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const VARIANTS: [&str; 6] = [
+const VARIANTS: [&str; 7] = [
     "classic",
     "blocked",
     "multiblock",
+    "multiblock32",
     "split-block",
     "counting",
     "scalable",
@@ -609,7 +610,14 @@ fn help_explains_every_subcommand() {
 }
 
 /// The variants that can be keyed (all but Parquet's split block filter).
-const KEYABLE: [&str; 5] = ["classic", "blocked", "multiblock", "counting", "scalable"];
+const KEYABLE: [&str; 6] = [
+    "classic",
+    "blocked",
+    "multiblock",
+    "multiblock32",
+    "counting",
+    "scalable",
+];
 
 /// Runs `bloom keygen -o dir/name` and returns the key file.
 fn keygen(dir: &Path, name: &str) -> PathBuf {

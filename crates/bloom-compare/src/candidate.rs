@@ -290,6 +290,7 @@ pub fn ours() -> Vec<crate::measure::Entry> {
         Entry::of::<crate::candidates::AtomicBlocked>(),
         Entry::of::<crate::candidates::KeyedBlocked>(),
         Entry::of::<crate::candidates::Multiblock>(),
+        Entry::of::<crate::candidates::Multiblock32>(),
         Entry::of::<crate::candidates::SplitBlock>(),
         Entry::of::<crate::candidates::Spark>(),
         Entry::of::<crate::candidates::Guava>(),

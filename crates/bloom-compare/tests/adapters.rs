@@ -43,7 +43,9 @@ fn report(sweep: &Sweep) -> Report {
 
 #[test]
 fn every_candidate_records_the_kernel_it_ran() {
-    use bloom_blocked::{BlockedBloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter};
+    use bloom_blocked::{
+        BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
+    };
     use bloom_compare::candidates::{aging_kernel, probe_kernel};
 
     let mut entries = candidate::ours();
@@ -68,6 +70,12 @@ fn every_candidate_records_the_kernel_it_ran() {
                 kernel,
                 Some(probe_kernel(
                     MultiblockBloomFilter::new(n, p).unwrap().probe()
+                ))
+            ),
+            "multiblock32" => assert_eq!(
+                kernel,
+                Some(probe_kernel(
+                    Multiblock32BloomFilter::new(n, p).unwrap().probe()
                 ))
             ),
             "split-block" => assert_eq!(
@@ -237,6 +245,7 @@ fn every_variant_of_the_workspace_has_an_adapter() {
             "atomic-blocked",
             "blocked-keyed",
             "multiblock",
+            "multiblock32",
             "split-block",
             "spark",
             "guava",

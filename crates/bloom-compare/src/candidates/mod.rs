@@ -8,7 +8,7 @@ mod peers;
 pub use more::{Aging, Guava, Spark, aging_kernel};
 pub use ours::{
     AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, KeyedBlocked, KeyedClassic,
-    Multiblock, Scalable, SplitBlock, probe_kernel,
+    Multiblock, Multiblock32, Scalable, SplitBlock, probe_kernel,
 };
 #[cfg(feature = "peers")]
 pub use peers::{

@@ -1,8 +1,8 @@
 //! Adapters for this workspace's filters.
 
 use bloom_blocked::{
-    AtomicBlockedBloomFilter, BlockedBloomFilter, MultiblockBloomFilter, Probe,
-    SplitBlockBloomFilter,
+    AtomicBlockedBloomFilter, BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter,
+    Probe, SplitBlockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_counting::CountingBloomFilter;
@@ -168,6 +168,18 @@ bulk_adapter!(
         name: "MultiblockBloomFilter",
         crate_name: "bloom-blocked",
         structure: "one bit in each of the 8 words of one 512-bit block (one cache line) per key",
+        deletes: false,
+        kernel: probe_kernel,
+    }
+);
+
+bulk_adapter!(
+    /// [`Multiblock32BloomFilter`]: one bit in each 32-bit word of one 256-bit block per key.
+    Multiblock32, mut Multiblock32BloomFilter, {
+        id: "multiblock32",
+        name: "Multiblock32BloomFilter",
+        crate_name: "bloom-blocked",
+        structure: "one bit in each of the 8 32-bit words of one 256-bit block (half a cache line) per key",
         deletes: false,
         kernel: probe_kernel,
     }

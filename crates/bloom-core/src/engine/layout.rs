@@ -210,8 +210,8 @@ pub enum Probe {
     Avx2,
     /// AVX-512 (F, BW and VL) vector instructions: a 512-bit block is one register (x86_64
     /// CPUs that have them and AVX2, detected at run time; without `std`, builds whose target
-    /// features include them). The split-block filter, whose blocks are 256 bits, runs its
-    /// AVX2 test under this probe.
+    /// features include them). The split-block and 32-bit multiblock filters, whose blocks
+    /// are 256 bits, run their AVX2 test under this probe (and report [`Probe::Avx2`]).
     Avx512,
 }
 

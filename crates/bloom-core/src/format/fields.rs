@@ -71,11 +71,13 @@ pub enum Variant {
     Aging = 6,
     /// `MultiblockBloomFilter` and `AtomicMultiblockBloomFilter` (the same bytes).
     Multiblock = 7,
+    /// `Multiblock32BloomFilter` and `AtomicMultiblock32BloomFilter` (the same bytes).
+    Multiblock32 = 8,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 8] = [
         Variant::Classic,
         Variant::Counting,
         Variant::Scalable,
@@ -83,6 +85,7 @@ impl Variant {
         Variant::SplitBlock,
         Variant::Aging,
         Variant::Multiblock,
+        Variant::Multiblock32,
     ];
 
     /// The variant whose tag is `tag`, or `None` for a tag this build does not know.
@@ -110,6 +113,7 @@ impl Variant {
             Variant::SplitBlock => "SplitBlockBloomFilter",
             Variant::Aging => "AgingBloomFilter",
             Variant::Multiblock => "MultiblockBloomFilter or AtomicMultiblockBloomFilter",
+            Variant::Multiblock32 => "Multiblock32BloomFilter or AtomicMultiblock32BloomFilter",
         }
     }
 }

@@ -1086,7 +1086,7 @@ mod tests {
             assert_eq!(Variant::from_tag(v as u8), Some(v));
         }
         assert_eq!(Variant::from_tag(0), None);
-        assert_eq!(Variant::from_tag(8), None);
+        assert_eq!(Variant::from_tag(9), None);
     }
 
     #[test]
