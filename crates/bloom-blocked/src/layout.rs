@@ -289,4 +289,9 @@ impl LineLayout for Blocked {
     fn mask(&self, g: u64) -> [u64; 8] {
         probe::mask(g, self.num_hashes)
     }
+
+    #[inline(always)]
+    fn set_line(&self, line: &mut [u64; 8], g: u64) -> bool {
+        probe::set_bits(line, g, self.num_hashes)
+    }
 }

@@ -79,21 +79,37 @@ pub(crate) trait LineLayout: Copy {
 
     /// The key of `g`'s bits as the line's eight words.
     fn mask(&self, g: u64) -> [u64; LINE_WORDS];
+
+    /// Sets the key of `g`'s bits in `line`; whether all of them were set before. By
+    /// default, through [`mask`](LineLayout::mask).
+    #[inline(always)]
+    fn set_line(&self, line: &mut [u64; LINE_WORDS], g: u64) -> bool {
+        let mut was = true;
+        for (word, m) in line.iter_mut().zip(self.mask(g)) {
+            was &= *word & m == m;
+            *word |= m;
+        }
+        was
+    }
+}
+
+/// The line of `words` that starts at word `first`.
+///
+/// # Panics
+///
+/// When the line is not in `words` (a layout's bug).
+#[inline(always)]
+fn line_at(words: &mut [u64], first: usize) -> &mut [u64; LINE_WORDS] {
+    (&mut words[first..first + LINE_WORDS])
+        .try_into()
+        .expect("a line of eight words")
 }
 
 /// Sets the bits of `hash` in `words`; whether all of them were set before.
 #[inline]
 pub(crate) fn insert<L: LineLayout>(layout: &L, words: &mut [u64], hash: u64) -> bool {
     let (first, g) = layout.locate(hash);
-    let mut was = true;
-    for (word, m) in words[first..first + LINE_WORDS]
-        .iter_mut()
-        .zip(layout.mask(g))
-    {
-        was &= *word & m == m;
-        *word |= m;
-    }
-    was
+    layout.set_line(line_at(words, first), g)
 }
 
 /// Sets the bits of `hash` in atomic `words`; whether all of them were set before.
@@ -136,9 +152,7 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
         },
         |(line, _)| line,
         |line, (_, g)| {
-            for (word, m) in line.iter_mut().zip(layout.mask(g)) {
-                *word |= m;
-            }
+            layout.set_line(line, g);
         },
     );
 }

@@ -275,12 +275,17 @@ impl LineLayout for Multiblock32 {
         run.run(test_le_bytes)
     }
 
+    /// The four words' masks in the key's half, zeros in the other, without a branch or a
+    /// copy at a variable offset (which the compiler would not vectorise).
     #[inline(always)]
     fn mask(&self, g: u64) -> [u64; LINE_WORDS] {
-        let mut line = [0u64; LINE_WORDS];
-        let first = first_word(g);
-        line[first..first + 4].copy_from_slice(&masks(g));
-        line
+        let masks = masks(g);
+        let half = g >> HALF;
+        core::array::from_fn(|w| {
+            // All ones when word w is in the key's half, else zero.
+            let mine = ((w as u64 >> 2) ^ half).wrapping_sub(1);
+            masks[w & 3] & mine
+        })
     }
 
     #[inline(always)]

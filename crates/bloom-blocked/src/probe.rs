@@ -90,6 +90,24 @@ pub(crate) fn mask(g: u64, num_hashes: u32) -> [u64; 8] {
     mask
 }
 
+/// Sets the key of `g`'s bits in `line`, one probe at a time: a load, a test and a store of
+/// the probe's word. Assembling [`mask`] first costs more: its words are written one probe at
+/// a time and then read two at a time by the vectorised OR into the line, and those reads
+/// cannot be forwarded from the narrower stores (docs/blocked.md, "Inserts"). Whether every
+/// bit was set before.
+#[inline(always)]
+pub(crate) fn set_bits(line: &mut [u64; 8], g: u64, num_hashes: u32) -> bool {
+    let mut was = true;
+    for i in 0..num_hashes {
+        let p = position(g, i);
+        let word = &mut line[(p >> 6) as usize];
+        let bit = 1u64 << (p & 63);
+        was &= *word & bit != 0;
+        *word |= bit;
+    }
+    was
+}
+
 /// Whether every bit of the key of `g` is set in `block` (portable, branch-free: for an
 /// absent key an early exit would be a coin flip per probe).
 #[cfg(test)]
@@ -1069,6 +1087,30 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Setting the bits one probe at a time gives the line ORed with the key's mask, and
+    /// says "all set before" exactly when the mask was already in the line.
+    #[test]
+    fn set_bits_is_the_mask_ored_in() {
+        let mut next = rng(17);
+        for _ in 0..20_000 {
+            let g = spread(next());
+            let k = 1 + (next() % MAX_PROBES as u64) as u32;
+            let sparse = next() % 4 == 0;
+            let mut line: [u64; 8] = core::array::from_fn(|_| {
+                if sparse {
+                    next() & next() & next()
+                } else {
+                    next() | next()
+                }
+            });
+            let m = mask(g, k);
+            let expected: [u64; 8] = core::array::from_fn(|w| line[w] | m[w]);
+            let all_before = line.iter().zip(&m).all(|(w, m)| w & m == *m);
+            assert_eq!(set_bits(&mut line, g, k), all_before);
+            assert_eq!(line, expected);
         }
     }
 
