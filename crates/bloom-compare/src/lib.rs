@@ -76,6 +76,7 @@ pub mod alloc;
 pub mod candidate;
 pub mod candidates;
 pub mod cpu;
+pub mod design;
 pub mod key_file;
 pub mod keys;
 pub mod measure;

@@ -514,12 +514,21 @@ fn run(cli: Cli, stdout: &mut Output) -> Result<ExitCode, String> {
                 bar.set_message(format!("{}/{} {}", p.done, p.total, p.what));
             })?;
             bar.finish_and_clear();
+            let largest = sweep.sizes.iter().copied().max().unwrap_or(1);
+            let bar = progress_bar(cli.quiet);
+            let design = bloom_compare::design::run(largest, cli.seed, &mut |done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+                bar.set_message("the design space".to_string());
+            });
+            bar.finish_and_clear();
             header.wall_seconds = start.elapsed().as_secs_f64();
             Report {
                 header,
                 candidates: entries.iter().map(CandidateInfo::from).collect(),
                 rows: outcome.rows,
                 skipped: outcome.skipped,
+                design,
             }
         }
     };

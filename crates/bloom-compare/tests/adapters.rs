@@ -38,6 +38,7 @@ fn report(sweep: &Sweep) -> Report {
         candidates: sweep.entries.iter().map(CandidateInfo::from).collect(),
         rows: outcome.rows,
         skipped: outcome.skipped,
+        design: Vec::new(),
     }
 }
 

@@ -115,6 +115,7 @@ fn synthetic() -> Report {
         candidates: entries().iter().map(CandidateInfo::from).collect(),
         rows,
         skipped: Vec::new(),
+        design: Vec::new(),
     }
 }
 

@@ -742,7 +742,73 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
+    let design = design_table(report);
+    if !design.is_empty() {
+        let _ = writeln!(out, "{}", design);
+    }
     out.push_str(LEGEND);
+    out
+}
+
+/// The design space ([`crate::design`]) as a section: per memory budget, every layout at
+/// every k measured, with its rate and times; empty when the report has none.
+pub fn design_table(report: &Report) -> String {
+    let Some(first) = report.design.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "### The design space: every layout at every k, n = {}\n\n\
+         Each filter built with `with_params(c × n, k)` for a budget of c bits per key (the \
+         layout rounds up to whole blocks), holding the same {} keys, on one thread; times \
+         are the best of three passes, the rate is measured on {} absent keys. The best k of \
+         the classic and blocked layouts and two on each side; the multiblock layouts have \
+         one k. Bold: the lowest rate at each budget.\n\n",
+        count(first.n),
+        count(first.n),
+        count(first.negatives),
+    );
+    let mut table = Table::new(&[
+        ">c",
+        "layout",
+        ">k",
+        ">bits/key",
+        ">rate",
+        ">formula",
+        ">insert",
+        ">present",
+        ">absent",
+        ">batch absent",
+    ]);
+    let mut budgets: Vec<u32> = report.design.iter().map(|r| r.budget).collect();
+    budgets.dedup();
+    for budget in budgets {
+        let rows: Vec<&crate::design::DesignRow> = report
+            .design
+            .iter()
+            .filter(|r| r.budget == budget)
+            .collect();
+        let best = rows.iter().map(|r| r.fpr).fold(f64::MAX, f64::min);
+        for r in rows {
+            let rate = if r.fpr == best {
+                format!("**{}**", percent(r.fpr))
+            } else {
+                percent(r.fpr)
+            };
+            table.push(vec![
+                budget.to_string(),
+                format!("`{}`", r.layout),
+                r.k.to_string(),
+                format!("{:.2}", r.bits_per_key),
+                rate,
+                percent(r.expected_fpr),
+                nanos(r.insert_ns),
+                nanos(r.present_ns),
+                nanos(r.absent_ns),
+                nanos(r.batch_absent_ns),
+            ]);
+        }
+    }
+    out.push_str(&table.render());
     out
 }
 

@@ -327,6 +327,10 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Candidates that could not be built in some setting.
     pub skipped: Vec<Skipped>,
+    /// The design space of the fixed-size layouts ([`crate::design`]); empty in reports
+    /// written before it was measured.
+    #[serde(default)]
+    pub design: Vec<crate::design::DesignRow>,
 }
 
 impl Report {
