@@ -9,20 +9,18 @@ use core::hash::Hash;
 
 use core::sync::atomic::AtomicU64;
 
-use bloom_core::engine::Storage;
+use bloom_core::engine::{Probe, Storage};
 use bloom_core::hash::Hashing;
 use bloom_core::internal;
 use bloom_core::internal::batch::{self, Lines, OneLine};
-
-use bloom_core::engine::Probe;
 
 use crate::probe::TestUser;
 
 /// Words per line.
 pub(crate) const LINE_WORDS: usize = 8;
 
-/// The implementation of a line layout's test that has one AVX2 and one AVX-512 kernel (the
-/// multiblock layouts): the vector kinds hold the proof that the CPU has their features.
+/// Which test a multiblock layout runs: the portable one, or a vector kernel whose kind holds
+/// the proof that the CPU has its features (the 32-bit layout asks only for AVX2's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum VectorKernel {
     Portable,

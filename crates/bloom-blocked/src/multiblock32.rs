@@ -105,9 +105,8 @@ fn test_le_bytes(line: &[u8; 64], g: u64) -> bool {
 
 /// Where a key's bits go in a [`Multiblock32BloomFilter`](crate::Multiblock32BloomFilter):
 /// one bit in each 32-bit word of one of the two 256-bit blocks of one of `num_lines` lines,
-/// and the kernel that
-/// tests them (chosen from the CPU when the filter is built; it never changes an answer, so
-/// two layouts are equal whatever their kernels).
+/// and the kernel that tests them (chosen from the CPU when the filter is built; it never
+/// changes an answer, so two layouts are equal whatever their kernels).
 #[derive(Debug, Clone, Copy)]
 pub struct Multiblock32 {
     num_lines: u64,
