@@ -11,6 +11,7 @@ use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
 use bloom_core::internal::batch::{self, ProbeSet};
 use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::probe::PAIR_GROUP;
 use bloom_core::internal::{ByteReader, Probes};
 use bloom_core::{Error, internal, math};
 
@@ -195,14 +196,45 @@ impl Layout for Classic {
     fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
         self.check_words(words.len());
         let layout = *self;
-        bloom_core::internal::par::par_scatter(
+        // One entry per pair of probes (both in one 512-bit group, eight words), packed in
+        // one word: half the entries to bucket, move and prefetch that one per probe would be.
+        bloom_core::internal::par::par_scatter_grouped(
             words,
-            6,
+            (PAIR_GROUP / 64) as usize,
             keys,
-            |key| layout.probes(hashing.hash(key)),
-            |word, pos| *word |= 1 << (pos & 63),
+            |key| layout.probes(hashing.hash(key)).pairs().map(pack_pair),
+            |e| (pair_first(e) >> 6) as usize,
+            |region, base, e| {
+                for pos in [pair_first(e), pair_second(e)] {
+                    region[(pos >> 6) as usize - base] |= 1 << (pos & 63);
+                }
+            },
         );
     }
+}
+
+/// Bits of a packed pair that hold its first position: every position is below
+/// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS), 2^40.
+const PAIR_FIRST_BITS: u32 = 55;
+
+/// A pair of positions in one [`PAIR_GROUP`] as one word: the first position, and the
+/// second's offset from the start of their group in the top nine bits.
+#[inline(always)]
+fn pack_pair((p, q): (u64, u64)) -> u64 {
+    p | ((q - (p - p % PAIR_GROUP)) << PAIR_FIRST_BITS)
+}
+
+/// The first position of a [`pack_pair`] word.
+#[inline(always)]
+fn pair_first(e: u64) -> u64 {
+    e & ((1 << PAIR_FIRST_BITS) - 1)
+}
+
+/// The second position of a [`pack_pair`] word.
+#[inline(always)]
+fn pair_second(e: u64) -> u64 {
+    let p = pair_first(e);
+    p - p % PAIR_GROUP + (e >> PAIR_FIRST_BITS)
 }
 
 /// A storage checked to hold a layout's bits: the reads of its probe positions (below the
@@ -268,5 +300,27 @@ impl<S: Storage> ProbeSet for Words<'_, S> {
     #[inline(always)]
     fn footprint(&self) -> usize {
         self.store.footprint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bloom_core::keys::SplitMix64;
+
+    /// Every pair of every key packs into one word and back, in filters of every size up
+    /// to the largest (sizes that end in a partial group included).
+    #[test]
+    fn pairs_pack_into_one_word() {
+        let mut rng = SplitMix64(21);
+        for _ in 0..20_000 {
+            let m = 1 + rng.next_u64() % bloom_core::math::MAX_NUM_BITS;
+            let k = 1 + (rng.next_u64() % 30) as u32;
+            let hash = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+            for (p, q) in Probes::new(hash, k, m).pairs() {
+                let e = pack_pair((p, q));
+                assert_eq!((pair_first(e), pair_second(e)), (p, q), "m {m}");
+            }
+        }
     }
 }

@@ -311,20 +311,54 @@ pub fn par_scatter_into<S, T, E, I, P, X, U>(
     X: Fn(E) -> usize + Sync,
     U: Fn(&mut S, E) + Sync,
 {
+    par_scatter_grouped(slots, 1, keys, entries, &index, |region, base, e| {
+        update(&mut region[index(e) - base], e);
+    });
+}
+
+/// [`par_scatter_into`] for entries that each change a group of `group` consecutive slots
+/// (`group` a power of two; the group of slot i is the `group` slots from `i - i % group`):
+/// `update(region, base, e)` gets the slots of the region that holds the group of
+/// `index(e)`, whole (regions are multiples of `group` slots), with `base` the index of the
+/// region's first slot, and must change only that group. The classic filter's pair of probes
+/// in one 512-bit group is one entry this way, where it would be two.
+///
+/// # Panics
+///
+/// If `index` returns a slot beyond the array, or `group` is not a power of two.
+pub fn par_scatter_grouped<S, T, E, I, P, X, U>(
+    slots: &mut [S],
+    group: usize,
+    keys: &[T],
+    entries: P,
+    index: X,
+    update: U,
+) where
+    S: Send,
+    T: Sync,
+    E: Copy + Send + Sync,
+    I: IntoIterator<Item = E>,
+    P: Fn(&T) -> I + Sync,
+    X: Fn(E) -> usize + Sync,
+    U: Fn(&mut [S], usize, E) + Sync,
+{
+    assert!(group.is_power_of_two(), "a group of {group} slots");
     let threads = rayon::current_num_threads();
     if threads <= 1 || keys.len() < MIN_PARALLEL_KEYS || slots.len() < 2 {
         for key in keys {
             for e in entries(key) {
-                update(&mut slots[index(e)], e);
+                update(slots, 0, e);
             }
         }
         return;
     }
-    // Regions are a power of two of slots, so a slot's region is one shift away.
+    // Regions are a power of two of slots, so a slot's region is one shift away, and a
+    // multiple of the group, so no group straddles two.
     let region_slots = slots
         .len()
         .div_ceil(threads * REGIONS_PER_THREAD)
-        .next_power_of_two();
+        .next_power_of_two()
+        .max(group);
     let shift = region_slots.trailing_zeros();
     let regions = slots.len().div_ceil(region_slots);
     let workers = threads
@@ -362,7 +396,7 @@ pub fn par_scatter_into<S, T, E, I, P, X, U>(
                         if let Some(&ahead) = bucket.get(n + PREFETCH_AHEAD) {
                             crate::internal::memory::prefetch(&region[index(ahead) - base]);
                         }
-                        update(&mut region[index(e) - base], e);
+                        update(region, base, e);
                     }
                 }
             });
