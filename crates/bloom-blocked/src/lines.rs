@@ -144,13 +144,12 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     internal::par::par_scatter_into(
         lines,
         keys,
-        |key| {
-            let (first, g) = layout.locate(hashing.hash64(key));
-            [(first / LINE_WORDS, g)]
-        },
-        |(line, _)| line,
-        |line, (_, g)| {
-            layout.set_line(line, g);
+        // The entry is the hash alone, 8 bytes to bucket and move where the line and the
+        // field word took 16: locating it again costs two multiplies, the traffic more.
+        |key| [hashing.hash64(key)],
+        |hash| layout.locate(hash).0 / LINE_WORDS,
+        |line, hash| {
+            layout.set_line(line, layout.locate(hash).1);
         },
     );
 }
