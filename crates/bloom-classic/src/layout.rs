@@ -11,6 +11,7 @@ use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
 use bloom_core::internal::batch::{self, ProbeSet};
 use bloom_core::internal::float::{Float, Native};
+#[cfg(feature = "rayon")]
 use bloom_core::internal::probe::PAIR_GROUP;
 use bloom_core::internal::{ByteReader, Probes};
 use bloom_core::{Error, internal, math};
@@ -213,24 +214,28 @@ impl Layout for Classic {
     }
 }
 
-/// Bits of a packed pair that hold its first position: every position is below
+/// Bits of a packed pair (the parallel build's entries) that hold its first position: every position is below
 /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS), 2^40.
+#[cfg(feature = "rayon")]
 const PAIR_FIRST_BITS: u32 = 55;
 
 /// A pair of positions in one [`PAIR_GROUP`] as one word: the first position, and the
 /// second's offset from the start of their group in the top nine bits.
+#[cfg(feature = "rayon")]
 #[inline(always)]
 fn pack_pair((p, q): (u64, u64)) -> u64 {
     p | ((q - (p - p % PAIR_GROUP)) << PAIR_FIRST_BITS)
 }
 
 /// The first position of a [`pack_pair`] word.
+#[cfg(feature = "rayon")]
 #[inline(always)]
 fn pair_first(e: u64) -> u64 {
     e & ((1 << PAIR_FIRST_BITS) - 1)
 }
 
 /// The second position of a [`pack_pair`] word.
+#[cfg(feature = "rayon")]
 #[inline(always)]
 fn pair_second(e: u64) -> u64 {
     let p = pair_first(e);
@@ -303,7 +308,8 @@ impl<S: Storage> ProbeSet for Words<'_, S> {
     }
 }
 
-#[cfg(test)]
+/// The parallel build's packed pairs.
+#[cfg(all(test, feature = "rayon"))]
 mod tests {
     use super::*;
     use bloom_core::keys::SplitMix64;
