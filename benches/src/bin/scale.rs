@@ -33,6 +33,7 @@ use std::time::Instant;
 
 use bloom_blocked::{BlockedBloomFilter, BlockedBloomFilterRef};
 use bloom_classic::{BloomFilter, BloomFilterRef};
+use bloom_compare::design::best_ns;
 use bloom_compare::probe::MemoryProbe;
 use bloom_core::keys::{SplitMix64, distinct_keys, mix};
 
@@ -61,17 +62,6 @@ fn peak_rss() -> u64 {
 /// Resets the peak resident memory to the current one (Linux: `5` to `clear_refs`).
 fn reset_peak_rss() {
     std::fs::write("/proc/self/clear_refs", "5").expect("writing /proc/self/clear_refs");
-}
-
-/// The best of three wall-clock runs of `f` over `count` keys, in ns per key.
-fn best_ns(count: usize, mut f: impl FnMut() -> usize) -> f64 {
-    (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed().as_nanos() as f64 / count as f64
-        })
-        .fold(f64::MAX, f64::min)
 }
 
 fn gib(bytes: u64) -> f64 {
