@@ -57,6 +57,46 @@ fn bit(f: u64, word: usize) -> u64 {
     1u64 << ((f >> (6 * word)) & 63)
 }
 
+/// The keys a multiblock filter holds, estimated from its fill: `ones` counts the bits set in
+/// each of its `word_bits`-bit words, in order. A word of x bits set has seen about
+/// `ln(1 - x/w) / ln(1 - 1/w)` keys of its block; the sum over words is divided by the eight
+/// words every key sets a bit in.
+pub(crate) fn estimated_len_of(ones: impl Iterator<Item = u32>, word_bits: u32) -> f64 {
+    let w = f64::from(word_bits);
+    let per_key = Native::ln_1p(-1.0 / w);
+    let sum: f64 = ones
+        .map(|x| {
+            if x == word_bits {
+                f64::INFINITY
+            } else {
+                Native::ln_1p(-f64::from(x) / w) / per_key
+            }
+        })
+        .sum();
+    sum / f64::from(MULTIBLOCK_HASHES)
+}
+
+/// The rate of a multiblock filter of `num_blocks` blocks of eight `word_bits`-bit words,
+/// estimated from its fill (`ones` as for [`estimated_len_of`]): the mean over blocks of the
+/// product over their words of `x/w`, the chance a query's bit is set in a word with x bits
+/// set.
+pub(crate) fn estimated_fpr_of(
+    mut ones: impl Iterator<Item = u32>,
+    word_bits: u32,
+    num_blocks: u64,
+) -> f64 {
+    let w = f64::from(word_bits);
+    let mut total = 0.0;
+    for _ in 0..num_blocks {
+        let mut block = 1.0;
+        for x in ones.by_ref().take(MULTIBLOCK_HASHES as usize) {
+            block *= f64::from(x) / w;
+        }
+        total += block;
+    }
+    total / num_blocks as f64
+}
+
 /// The [`Layout`] methods the multiblock layouts (64- and 32-bit words) share: sizing by their
 /// rate over whole lines with the blocked layout's 5% of headroom, one bit in each of eight
 /// words, the block parameters' bytes, the kernel choice, and combining sizes a power of two
@@ -236,34 +276,14 @@ impl Layout for Multiblock {
         Multiblock::rate(self.num_lines, num_items)
     }
 
-    /// The sum over words of the keys each word's fill suggests (a word of x bits set has
-    /// seen about `ln(1 - x/64) / ln(1 - 1/64)` keys of its block), divided by the eight
-    /// words every key sets a bit in.
+    /// [`estimated_len_of`] the words' fills.
     fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
-        let per_key = Native::ln_1p(-1.0 / 64.0);
-        let sum: f64 = store
-            .words()
-            .map(|word| match word.count_ones() {
-                64 => f64::INFINITY,
-                x => Native::ln_1p(-f64::from(x) / 64.0) / per_key,
-            })
-            .sum();
-        sum / f64::from(MULTIBLOCK_HASHES)
+        estimated_len_of(store.words().map(u64::count_ones), 64)
     }
 
-    /// The mean over blocks of the product over their words of `x/64`, the chance a query's
-    /// bit is set in a word with x bits set.
+    /// [`estimated_fpr_of`] the words' fills.
     fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
-        let mut words = store.words();
-        let mut total = 0.0;
-        for _ in 0..self.num_lines {
-            let mut block = 1.0;
-            for word in words.by_ref().take(LINE_WORDS) {
-                block *= f64::from(word.count_ones()) / 64.0;
-            }
-            total += block;
-        }
-        total / self.num_lines as f64
+        estimated_fpr_of(store.words().map(u64::count_ones), 64, self.num_lines)
     }
 
     fn folded(&self, factor: u32) -> Result<Self, Error> {

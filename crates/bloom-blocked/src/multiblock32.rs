@@ -33,13 +33,13 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
-use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::float::Native;
 use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
 use crate::lines::{self, LINE_WORDS, LineLayout, VectorKernel};
-use crate::multiblock::{fields, multiblock_layout_methods};
+use crate::multiblock::{estimated_fpr_of, estimated_len_of, fields, multiblock_layout_methods};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, TestUser};
 
@@ -101,6 +101,14 @@ fn test_le_bytes(line: &[u8; 64], g: u64) -> bool {
         },
         g,
     )
+}
+
+/// The bits set in each 32-bit word of `store`, in order: the low then the high half of
+/// each 64-bit word.
+fn halves_ones<S: Storage>(store: &S) -> impl Iterator<Item = u32> + '_ {
+    store
+        .words()
+        .flat_map(|word| [(word as u32).count_ones(), (word >> 32).count_ones()])
 }
 
 /// Where a key's bits go in a [`Multiblock32BloomFilter`](crate::Multiblock32BloomFilter):
@@ -165,36 +173,14 @@ impl Layout for Multiblock32 {
         Multiblock32::rate(self.num_lines, num_items)
     }
 
-    /// The sum over 32-bit words of the keys each word's fill suggests (a word of x bits
-    /// set has seen about `ln(1 - x/32) / ln(1 - 1/32)` keys of its block), divided by the
-    /// eight words every key sets a bit in.
+    /// [`estimated_len_of`] the 32-bit words' fills.
     fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
-        let per_key = Native::ln_1p(-1.0 / 32.0);
-        let keys = |ones: u32| match ones {
-            32 => f64::INFINITY,
-            x => Native::ln_1p(-f64::from(x) / 32.0) / per_key,
-        };
-        let sum: f64 = store
-            .words()
-            .map(|word| keys((word as u32).count_ones()) + keys((word >> 32).count_ones()))
-            .sum();
-        sum / f64::from(MULTIBLOCK32_HASHES)
+        estimated_len_of(halves_ones(store), 32)
     }
 
-    /// The mean over blocks of the product over their 32-bit words of `x/32`, the chance a
-    /// query's bit is set in a word with x bits set.
+    /// [`estimated_fpr_of`] the 32-bit words' fills, eight to a block.
     fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
-        let mut words = store.words();
-        let mut total = 0.0;
-        for _ in 0..2 * self.num_lines {
-            let mut block = 1.0;
-            for word in words.by_ref().take(4) {
-                block *= f64::from((word as u32).count_ones()) / 32.0;
-                block *= f64::from((word >> 32).count_ones()) / 32.0;
-            }
-            total += block;
-        }
-        total / (2 * self.num_lines) as f64
+        estimated_fpr_of(halves_ones(store), 32, 2 * self.num_lines)
     }
 
     /// Line `i` of the result is the OR of lines `i × factor .. (i + 1) × factor`: `factor`
