@@ -178,6 +178,37 @@ pub fn check_eight_bits_per_key_errors<L: Layout + Debug>() {
     ));
 }
 
+/// Checks the bytes of the two small filters a layout of eight bits per key (the multiblock
+/// layouts) pins against its independent model (`tests/golden/multiblock*_golden.py`): 1024
+/// bits holding the `u64` keys 0..10, whose first eight bytes must be `header`, read back
+/// equal; and 1536 bits seeded with 7 holding `"key0"` to `"key39"`, whose bytes the atomic
+/// filter reads back unchanged.
+///
+/// # Panics
+///
+/// When the bytes differ from `golden_a` and `golden_b` (lowercase hex).
+pub fn check_eight_bits_per_key_golden<L: Layout + Debug>(
+    header: &[u8; 8],
+    golden_a: &str,
+    golden_b: &str,
+) {
+    let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+    let mut f = Plain::<L>::with_params(1024, 8).unwrap();
+    f.insert_all(0..10u64);
+    let bytes = f.to_bytes();
+    assert_eq!(&bytes[..8], header);
+    assert_eq!(hex(&bytes), golden_a);
+    assert_eq!(Plain::<L>::from_bytes(&bytes).unwrap(), f);
+
+    let mut g = Plain::<L>::with_params(1536, 8).unwrap().with_seed(7);
+    for i in 0..40 {
+        g.insert(format!("key{i}").as_str());
+    }
+    let bytes = g.to_bytes();
+    assert_eq!(hex(&bytes), golden_b);
+    assert_eq!(Atomic::<L>::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+}
+
 /// Checks the atomic filter's union, intersection and clear, and that both refuse a filter
 /// of another seed.
 ///

@@ -72,31 +72,11 @@ fn a_filter_above_two_to_the_32_bits() {
 /// from `docs/format.md`).
 #[test]
 fn golden_bytes() {
-    let mut f = MultiblockBloomFilter::with_params(1024, 8).unwrap();
-    f.insert_all(0..10u64);
-    let bytes = f.to_bytes();
-    assert_eq!(&bytes[..8], b"BLMF\x05\x00\x07\x01");
-    assert_eq!(hex(&bytes), GOLDEN_A);
-    assert_eq!(MultiblockBloomFilter::from_bytes(&bytes).unwrap(), f);
-
-    let mut g = MultiblockBloomFilter::with_params(1536, 8)
-        .unwrap()
-        .with_seed(7);
-    for i in 0..40 {
-        g.insert(format!("key{i}").as_str());
-    }
-    let bytes = g.to_bytes();
-    assert_eq!(hex(&bytes), GOLDEN_B);
-    assert_eq!(
-        AtomicMultiblockBloomFilter::from_bytes(&bytes)
-            .unwrap()
-            .to_bytes(),
-        bytes
+    bloom_tests::engine::check_eight_bits_per_key_golden::<bloom_blocked::Multiblock>(
+        b"BLMF\x05\x00\x07\x01",
+        GOLDEN_A,
+        GOLDEN_B,
     );
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 const GOLDEN_A: &str = "424c4d4605000701157c4a7fb979379e00040000000000000800000080000000000000000000000000000000000000000000000000000000000000000000000018000040008000000108000000200400005000100000000000000040802400000000840000080004000808020000040000020081100000000010000000001808010002040200440020201000008010040000010c10080020100000800006200004000018400000a0021000014040200000020404000000681021082040000000aff81b0e678aef88";

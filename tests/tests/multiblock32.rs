@@ -78,31 +78,11 @@ fn a_filter_above_two_to_the_32_bits() {
 /// from `docs/format.md`).
 #[test]
 fn golden_bytes() {
-    let mut f = Multiblock32BloomFilter::with_params(1024, 8).unwrap();
-    f.insert_all(0..10u64);
-    let bytes = f.to_bytes();
-    assert_eq!(&bytes[..8], b"BLMF\x05\x00\x08\x01");
-    assert_eq!(hex(&bytes), GOLDEN_A);
-    assert_eq!(Multiblock32BloomFilter::from_bytes(&bytes).unwrap(), f);
-
-    let mut g = Multiblock32BloomFilter::with_params(1536, 8)
-        .unwrap()
-        .with_seed(7);
-    for i in 0..40 {
-        g.insert(format!("key{i}").as_str());
-    }
-    let bytes = g.to_bytes();
-    assert_eq!(hex(&bytes), GOLDEN_B);
-    assert_eq!(
-        AtomicMultiblock32BloomFilter::from_bytes(&bytes)
-            .unwrap()
-            .to_bytes(),
-        bytes
+    bloom_tests::engine::check_eight_bits_per_key_golden::<bloom_blocked::Multiblock32>(
+        b"BLMF\x05\x00\x08\x01",
+        GOLDEN_A,
+        GOLDEN_B,
     );
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 const GOLDEN_A: &str = "424c4d4605000801157c4a7fb979379e0004000000000000080000008000000000000000000000000000000000000000000000000000000000000000000000000000004004000000100000000010000000000800000010000000020000200000188000000010500002004004108004000000050100100808000202080000120203000600402801000008204410220080005801004021080010280008001040210000400400000802000300000000006008002000100000200000840000140000d4b10ee6d84c071a";
