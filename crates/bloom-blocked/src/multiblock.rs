@@ -276,12 +276,14 @@ impl Layout for Multiblock {
         Multiblock::rate(self.num_lines, num_items)
     }
 
-    /// [`estimated_len_of`] the words' fills.
+    /// The keys each 64-bit word's fill suggests, summed over the words and divided by the
+    /// eight words every key sets a bit in (`estimated_len_of`).
     fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
         estimated_len_of(store.words().map(u64::count_ones), 64)
     }
 
-    /// [`estimated_fpr_of`] the words' fills.
+    /// The mean over blocks of the product over their words of `x/64`, the chance a
+    /// query's bit is set in a word with x bits set (`estimated_fpr_of`).
     fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
         estimated_fpr_of(store.words().map(u64::count_ones), 64, self.num_lines)
     }

@@ -173,12 +173,14 @@ impl Layout for Multiblock32 {
         Multiblock32::rate(self.num_lines, num_items)
     }
 
-    /// [`estimated_len_of`] the 32-bit words' fills.
+    /// The keys each 32-bit word's fill suggests, summed over the words and divided by the
+    /// eight words every key sets a bit in (`estimated_len_of`).
     fn estimated_len<S: Storage>(&self, store: &S) -> f64 {
         estimated_len_of(halves_ones(store), 32)
     }
 
-    /// [`estimated_fpr_of`] the 32-bit words' fills, eight to a block.
+    /// The mean over blocks of the product over their eight 32-bit words of `x/32`, the
+    /// chance a query's bit is set in a word with x bits set (`estimated_fpr_of`).
     fn estimated_fpr<S: Storage>(&self, store: &S) -> f64 {
         estimated_fpr_of(halves_ones(store), 32, 2 * self.num_lines)
     }
