@@ -263,12 +263,15 @@ impl Iterator for Steps {
 pub const fn pair_at(x: u64, m: u64) -> (u64, u64) {
     let p = reduce(x, m);
     let group = p - p % PAIR_GROUP;
-    let span = if m - group < PAIR_GROUP {
-        m - group
+    // Every group that starts below `m` rounded down to whole groups spans `PAIR_GROUP`
+    // positions, a power of two, so the partner's multiply-shift is a shift there. The
+    // partial last group's branch is taken by fewer than `PAIR_GROUP / m` of the pairs, so
+    // it is predicted, and the bound is the same for every pair of a loop.
+    let q = if group < m - m % PAIR_GROUP {
+        group + ((x as u32 as u64 * PAIR_GROUP) >> 32)
     } else {
-        PAIR_GROUP
+        group + ((x as u32 as u64 * (m - group)) >> 32)
     };
-    let q = group + ((x as u32 as u64 * span) >> 32);
     (p, q)
 }
 
