@@ -397,6 +397,37 @@ impl AgingBloomFilter {
         self.shape.hashing.seed()
     }
 
+    /// Returns this filter emptied (as [`clear`](AgingBloomFilter::clear) empties it) and
+    /// hashing with `seed`: the same call as every other filter's `with_seed`, and the same
+    /// filter as the builder's [`seed`](AgingBloomFilterBuilder::seed) builds. Filters
+    /// unite only with filters of the same seed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_aging::AgingBloomFilter;
+    ///
+    /// let mut filter = AgingBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&"a");
+    /// let filter = filter.with_seed(42);
+    /// assert_eq!(filter.seed(), Some(42));
+    /// assert!(!filter.contains(&"a"));
+    /// assert_eq!(
+    ///     filter.to_bytes(),
+    ///     AgingBloomFilter::builder(1000, 0.01).seed(42).build()?.to_bytes()
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.with_hashing(Hashing::Seeded(seed))
+    }
+
+    /// Returns this filter emptied and hashing with a seed from the operating system's
+    /// randomness ([`random_seed`]).
+    pub fn with_random_seed(self) -> Self {
+        self.with_seed(random_seed())
+    }
+
     /// Which implementation of the query runs ([`Probe`]): [`Probe::Avx512`] where the CPU
     /// has it (detected when the filter was made or read), else [`Probe::Portable`]. Both
     /// give the same answers.

@@ -427,6 +427,37 @@ impl ScalableBloomFilter {
         self.config.hashing.seed()
     }
 
+    /// Returns this filter emptied (as [`clear`](ScalableBloomFilter::clear) empties it) and
+    /// hashing with `seed` in every layer: the same call as every other filter's
+    /// `with_seed`, and the same filter as [`Builder::seed`] builds. Filters unite only with
+    /// filters of the same seed.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_scalable::ScalableBloomFilter;
+    ///
+    /// let mut filter = ScalableBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&"a")?;
+    /// let filter = filter.with_seed(42);
+    /// assert_eq!(filter.seed(), Some(42));
+    /// assert!(!filter.contains(&"a"));
+    /// assert_eq!(
+    ///     filter.to_bytes(),
+    ///     ScalableBloomFilter::builder(1000, 0.01).seed(42).build()?.to_bytes()
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_seed(self, seed: u64) -> Self {
+        bloom_core::Keyed::with_hashing(self, bloom_core::hash::Hashing::Seeded(seed))
+    }
+
+    /// Returns this filter emptied and hashing with a seed from the operating system's
+    /// randomness ([`random_seed`](bloom_core::hash::random_seed)).
+    pub fn with_random_seed(self) -> Self {
+        self.with_seed(bloom_core::hash::random_seed())
+    }
+
     /// Removes every key: drops every layer but the first, and empties that one, so the
     /// filter is as new.
     pub fn clear(&mut self) {
