@@ -11,7 +11,7 @@ use bloom_blocked::{
     BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::{Error, Filter, Keyed as _};
+use bloom_core::{Error, Filter, Keyed as _, Persist, PersistIo};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 
@@ -115,7 +115,9 @@ impl<F: Keyable> Filter for Keyed<F> {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         self.0.union(&other.0)
     }
+}
 
+impl<F: Keyable> Persist for Keyed<F> {
     fn to_bytes(&self) -> Vec<u8> {
         self.0.to_bytes()
     }
@@ -123,7 +125,9 @@ impl<F: Keyable> Filter for Keyed<F> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         F::from_bytes_keyed(bytes, &SUITE_KEY).map(Keyed)
     }
+}
 
+impl<F: Keyable> PersistIo for Keyed<F> {
     fn write_to<W: io::Write>(&self, writer: W) -> Result<(), Error> {
         self.0.write_to(writer)
     }

@@ -28,7 +28,7 @@ use std::io;
 
 use bloom_core::engine::{BitStore, BlockLayout, Engine, Probe};
 use bloom_core::keys::mix;
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Persist, PersistIo};
 
 pub mod counting;
 pub mod engine;
@@ -36,8 +36,9 @@ pub mod jvm;
 pub mod keyed;
 mod subjects;
 
-/// A filter under test: how to build one, and what its theory predicts.
-pub trait Subject: Filter + Clone + Debug + Sized {
+/// A filter under test: how to build one, and what its theory predicts. Every variant under
+/// test also saves and loads itself, in memory and in streams.
+pub trait Subject: Filter + PersistIo + Clone + Debug + Sized {
     /// Builds a filter sized for `expected_items` keys at false-positive rate `fpr`.
     ///
     /// # Errors
@@ -575,7 +576,10 @@ fn as_given_and_resealed(data: &[u8], check: impl Fn(&[u8])) {
 /// # Panics
 ///
 /// When any of those properties fails.
-pub fn check_any_bytes<F: Filter + PartialEq + Debug>(data: &[u8], more: impl Fn(&mut F)) {
+pub fn check_any_bytes<F: Filter + Persist + PartialEq + Debug>(
+    data: &[u8],
+    more: impl Fn(&mut F),
+) {
     let check = |bytes: &[u8]| {
         let Ok(mut filter) = F::from_bytes(bytes) else {
             return;
@@ -616,7 +620,7 @@ pub fn check_any_bytes<F: Filter + PartialEq + Debug>(data: &[u8], more: impl Fn
 /// # Panics
 ///
 /// When any of those properties fails.
-pub fn check_stream_bytes<F: Filter>(data: &[u8]) {
+pub fn check_stream_bytes<F: Filter + PersistIo>(data: &[u8]) {
     // Filters are compared by their bytes (canonical: the tests above check it), which the
     // atomic filters, without `PartialEq`, have too.
     let bytes_of = |r: &Result<F, bloom_core::Error>| r.as_ref().ok().map(F::to_bytes);
@@ -710,7 +714,7 @@ pub fn replay_fuzz_dir(target: &str, check: impl Fn(&[u8])) -> usize {
 /// # Panics
 ///
 /// When a file fails the checks or the folder cannot be read.
-pub fn replay_fuzz_inputs<F: Filter + PartialEq + Debug>(
+pub fn replay_fuzz_inputs<F: Filter + Persist + PartialEq + Debug>(
     target: &str,
     more: impl Fn(&mut F) + Copy,
 ) -> usize {
@@ -1098,7 +1102,7 @@ macro_rules! filter_suite {
                 let mut rng = $crate::SplitMix64(3);
                 for len in 0..2_000usize {
                     let bytes: Vec<u8> = (0..len % 300).map(|_| rng.next_u64() as u8).collect();
-                    assert!(<$ty as bloom_core::Filter>::from_bytes(&bytes).is_err());
+                    assert!(<$ty as bloom_core::Persist>::from_bytes(&bytes).is_err());
                 }
             }
         }

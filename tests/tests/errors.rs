@@ -4,7 +4,7 @@
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::internal::{SIZE_AND_HASHES_LEN, framing_len};
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Persist};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 
@@ -197,7 +197,7 @@ fn every_variant() -> Vec<(Vec<u8>, &'static str)> {
 }
 
 /// Reads every variant's bytes as `F`: its own decode, the others name both types.
-fn check_wrong_variant<F: Filter + std::fmt::Debug>(own: &str) {
+fn check_wrong_variant<F: Filter + Persist + std::fmt::Debug>(own: &str) {
     for (bytes, held) in every_variant() {
         if held == own {
             assert!(F::from_bytes(&bytes).is_ok(), "{}", F::NAME);

@@ -6,7 +6,7 @@ use std::fmt::Debug;
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::Filter;
+use bloom_core::{Filter, Persist};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use serde::Serialize;
@@ -32,7 +32,7 @@ fn reference_base64_decode(text: &str) -> Vec<u8> {
 /// reads back to an equal filter.
 fn check_json_round_trip<F>(filter: &F)
 where
-    F: Filter + Serialize + DeserializeOwned + Debug,
+    F: Filter + Persist + Serialize + DeserializeOwned + Debug,
 {
     let bytes = filter.to_bytes();
     let json = serde_json::to_string(filter).unwrap();

@@ -7,7 +7,7 @@
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::Filter;
+use bloom_core::{Filter, PersistIo};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
 use bloom_tests::{SplitMix64, check_stream_bytes, replay_fuzz_dir};
@@ -15,7 +15,7 @@ use bloom_tests::{SplitMix64, check_stream_bytes, replay_fuzz_dir};
 /// Every check of [`check_stream_bytes`] on `filter`'s bytes and their damaged forms;
 /// `regressions` names the `from_bytes` fuzz target whose committed inputs are read too,
 /// where it has a folder of them.
-fn check<F: Filter>(filter: &F, regressions: Option<&str>, seed: u64) {
+fn check<F: Filter + PersistIo>(filter: &F, regressions: Option<&str>, seed: u64) {
     let bytes = filter.to_bytes();
     check_stream_bytes::<F>(&bytes);
     // Two frames back to back, and a frame followed by garbage: one frame is read.

@@ -7,7 +7,7 @@ use bloom_core::bits::BitStore;
 use bloom_core::engine::Probe;
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::{self, Output};
-use bloom_core::{Error, Filter, Keyed, math};
+use bloom_core::{Error, Filter, Keyed, Persist, PersistIo, math};
 
 use crate::params::{self, Ring, Shape};
 use crate::row::{self, BLOCK_WORDS, Kernel, Key};
@@ -1164,7 +1164,9 @@ impl Filter for AgingBloomFilter {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         AgingBloomFilter::union(self, other)
     }
+}
 
+impl Persist for AgingBloomFilter {
     fn to_bytes(&self) -> Vec<u8> {
         AgingBloomFilter::to_bytes(self)
     }
@@ -1172,7 +1174,9 @@ impl Filter for AgingBloomFilter {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         AgingBloomFilter::from_bytes(bytes)
     }
+}
 
+impl PersistIo for AgingBloomFilter {
     fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
         AgingBloomFilter::write_to(self, writer)
     }

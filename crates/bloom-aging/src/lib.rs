@@ -51,7 +51,7 @@ mod row;
 mod sizing;
 
 pub use aging::{AgingBloomFilter, AgingBloomFilterBuilder, DEFAULT_FPR};
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Persist, PersistIo};
 pub use sizing::{
     BLOCK_BITS, DEFAULT_GENERATIONS, DEFAULT_SLACK_GENERATIONS, MAX_GENERATIONS, MAX_NUM_HASHES,
     MAX_SLICES, blocked_run_probability, run_probability,

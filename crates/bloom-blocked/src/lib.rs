@@ -19,7 +19,8 @@
 //!   filters' bytes (a memory-mapped file), queried in place without copying them; they
 //!   open in O(1).
 //!
-//! All share the workspace's [`Filter`] trait, [`Error`] type and binary format.
+//! All share the workspace's [`Error`] type, binary format and traits: [`Filter`],
+//! [`Persist`] and, with `std`, [`PersistIo`].
 //! `docs/blocked.md` explains the choice of k, the position scheme and the storage.
 //!
 //! # Example
@@ -48,9 +49,9 @@
 //!
 //! * `std` (default): the standard library, passed to `bloom-core`. Without it the crate is
 //!   `#![no_std]` + `alloc` and has everything but what needs an operating system:
-//!   `write_to` and `read_from` (and `read_from_with_key`), `with_random_seed` and
-//!   `with_random_key`, huge pages for large arrays, and run-time detection of AVX2 and
-//!   AVX-512: without `std` a [`Probe`] is available when the build targets its features
+//!   `write_to` and `read_from` (and `read_from_with_key`, and [`PersistIo`]),
+//!   `with_random_seed` and `with_random_key`, huge pages for large arrays, and run-time
+//!   detection of AVX2 and AVX-512: without `std` a [`Probe`] is available when the build targets its features
 //!   (`-C target-cpu=native`, `-C target-feature=+avx2`), so the vector kernels need such a
 //!   build.
 //! * `rayon`: parallel bulk build, `BlockedBloomFilter::par_insert_all`, `ParallelExtend`,
@@ -83,8 +84,10 @@ mod view;
 
 use bloom_core::engine::{AtomicBitStore, BitStore, Engine, LeBits};
 
+#[cfg(feature = "std")]
+pub use bloom_core::PersistIo;
 pub use bloom_core::engine::DEFAULT_FPR;
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Persist};
 pub use layout::Blocked;
 pub use multiblock::{MULTIBLOCK_HASHES, Multiblock};
 pub use multiblock32::{MULTIBLOCK32_BLOCK_BITS, MULTIBLOCK32_HASHES, Multiblock32};

@@ -3,13 +3,15 @@
 use alloc::{format, vec::Vec};
 use core::hash::{Hash, Hasher};
 
+#[cfg(feature = "std")]
+use bloom_core::PersistIo;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{Lines, OneLine};
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{
     self, BufferedHasher, ByteReader, Checksum, Digest, Output, Sink, Xxh64,
 };
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Persist};
 
 use crate::params::fold_factor;
 use crate::probe::split_contains_le_bytes;
@@ -831,7 +833,9 @@ impl Filter for SplitBlockBloomFilter {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         SplitBlockBloomFilter::union(self, other)
     }
+}
 
+impl Persist for SplitBlockBloomFilter {
     fn to_bytes(&self) -> Vec<u8> {
         SplitBlockBloomFilter::to_bytes(self)
     }
@@ -839,15 +843,16 @@ impl Filter for SplitBlockBloomFilter {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         SplitBlockBloomFilter::from_bytes(bytes)
     }
+}
 
-    bloom_core::internal::if_std! {
-        fn write_to<W: bloom_core::internal::io::Write>(&self, writer: W) -> Result<(), Error> {
-            SplitBlockBloomFilter::write_to(self, writer)
-        }
+#[cfg(feature = "std")]
+impl PersistIo for SplitBlockBloomFilter {
+    fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error> {
+        SplitBlockBloomFilter::write_to(self, writer)
+    }
 
-        fn read_from<R: bloom_core::internal::io::Read>(reader: R) -> Result<Self, Error> {
-            SplitBlockBloomFilter::read_from(reader)
-        }
+    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        SplitBlockBloomFilter::read_from(reader)
     }
 }
 

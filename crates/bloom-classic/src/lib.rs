@@ -13,8 +13,8 @@
 //!   queried in place without copying them; it opens in O(1).
 //!
 //! Both hash every key once (the seeded hash, [`bloom_core::hash`]), derive all probe
-//! positions from that hash, and share the workspace's binary format, [`Filter`] trait and
-//! [`Error`] type.
+//! positions from that hash, and share the workspace's binary format, [`Error`] type and
+//! traits: [`Filter`], [`Persist`] and, with `std`, [`PersistIo`].
 //!
 //! # Example
 //!
@@ -68,8 +68,9 @@
 //!
 //! * `std` (default): the standard library, passed to `bloom-core`. Without it the crate is
 //!   `#![no_std]` + `alloc` and has everything but what needs an operating system:
-//!   `write_to`, `read_from` and `read_from_with_key` (streams), `with_random_seed` and
-//!   `with_random_key` (its randomness), and huge pages for large arrays.
+//!   `write_to`, `read_from` and `read_from_with_key` (streams, and [`PersistIo`]),
+//!   `with_random_seed` and `with_random_key` (its randomness), and huge pages for large
+//!   arrays.
 //! * `rayon`: parallel bulk build, `BloomFilter::par_insert_all`, `ParallelExtend` and
 //!   `FromParallelIterator`, and `AtomicBloomFilter::par_insert_all`. Turns on `std`.
 //! * `serde`: `Serialize` and `Deserialize`, as the bytes of `to_bytes`; with or without
@@ -91,8 +92,10 @@ mod tests;
 
 use bloom_core::engine::{AtomicBitStore, BitStore, Engine, LeBits};
 
+#[cfg(feature = "std")]
+pub use bloom_core::PersistIo;
 pub use bloom_core::engine::DEFAULT_FPR;
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Persist};
 pub use layout::Classic;
 
 /// A classic Bloom filter: `num_bits` bits, each key setting `num_hashes` of them anywhere in

@@ -15,6 +15,11 @@ use crate::hash::{Hashing, SecretKey};
 /// method returns `Result<bool, Error>` because some variants can refuse a key (a scalable
 /// filter at its size cap). For the others it is always `Ok`.
 ///
+/// Saving and loading are traits of their own, which every type implementing this one
+/// implements too: [`Persist`](crate::Persist) (`to_bytes`, `from_bytes`) and, with the `std`
+/// feature, [`PersistIo`](crate::PersistIo) (`write_to`, `read_from`). Generic code that saves
+/// a filter asks for `F: Filter + Persist`.
+///
 /// # Examples
 ///
 /// ```
@@ -43,10 +48,6 @@ use crate::hash::{Hashing, SecretKey};
 /// #     fn estimated_len(&self) -> u64 { 0 }
 /// #     fn clear(&mut self) {}
 /// #     fn union(&mut self, _: &Self) -> Result<(), Error> { Ok(()) }
-/// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
-/// #     fn from_bytes(_: &[u8]) -> Result<Self, Error> { Ok(DummyFilter) }
-/// #     fn write_to<W: std::io::Write>(&self, _: W) -> Result<(), Error> { Ok(()) }
-/// #     fn read_from<R: std::io::Read>(_: R) -> Result<Self, Error> { Ok(DummyFilter) }
 /// # }
 /// ```
 pub trait Filter {
@@ -110,40 +111,6 @@ pub trait Filter {
     ///
     /// `Error::Incompatible` when the two filters' parameters or seeds differ.
     fn union(&mut self, other: &Self) -> Result<(), Error>
-    where
-        Self: Sized;
-
-    /// The filter in the workspace's binary format (`docs/format.md`).
-    fn to_bytes(&self) -> Vec<u8>;
-
-    /// Reads a filter written by [`Filter::to_bytes`].
-    ///
-    /// # Errors
-    ///
-    /// Any framing or consistency error; never panics, never allocates more than the input's
-    /// length.
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error>
-    where
-        Self: Sized;
-
-    /// Writes the bytes of [`Filter::to_bytes`] to `writer` through a bounded buffer,
-    /// without building them in memory. Only with the `std` feature.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Io` when the writer fails.
-    #[cfg(feature = "std")]
-    fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error>;
-
-    /// Reads a filter from `reader` as [`Filter::from_bytes`] reads bytes, allocating only
-    /// as bytes arrive; reads exactly one filter's bytes. Only with the `std` feature.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Filter::from_bytes`] (`Error::Truncated` when the stream ends early);
-    /// `Error::Io` when the reader fails.
-    #[cfg(feature = "std")]
-    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error>
     where
         Self: Sized;
 }

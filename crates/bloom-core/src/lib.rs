@@ -1,9 +1,11 @@
 //! The shared core of the bloom-family workspace: hashing, bit storage, sizing math, the
-//! binary format, the error type and the [`Filter`] trait.
+//! binary format, the error type and the traits every filter implements: [`Filter`],
+//! [`Persist`] and, with `std`, [`PersistIo`].
 //!
 //! Every filter crate of the workspace (`bloom-classic`, `bloom-counting`, `bloom-scalable`,
 //! `bloom-blocked`) is built on this one. Most users depend on a filter crate and never name
-//! this one, except for [`Error`] and, in generic code, [`Filter`].
+//! this one, except for [`Error`] and, in generic code, [`Filter`] (membership),
+//! [`Persist`] (bytes) and [`PersistIo`] (streams).
 //!
 //! * [`hash`]: the key hash every filter uses ([`hash_key`](hash::hash_key), the seeded hash,
 //!   identical on every platform), the [default seed](hash::DEFAULT_SEED),
@@ -94,8 +96,8 @@
 //!
 //! * `std` (on by default): what needs an operating system. Without it the crate is
 //!   `#![no_std]` and needs only `alloc`; with it, and only with it, it has the streams
-//!   ([`Error::Io`], [`IoError`], the `write_to`/`read_from` of every filter and of
-//!   [`Filter`]), the operating system's randomness ([`hash::random_seed`],
+//!   ([`Error::Io`], [`IoError`], the [`PersistIo`] trait and the engine's `write_to` and
+//!   `read_from`), the operating system's randomness ([`hash::random_seed`],
 //!   [`SecretKey::random`](hash::SecretKey::random)), run-time detection of the CPU's
 //!   AVX2/AVX-512 (without `std`, the vector kernels are those the build's target features
 //!   allow, e.g. `-C target-cpu=native`), huge-page advice for large stores (Linux), the
@@ -103,6 +105,12 @@
 //!   last-level) and the standard library's float functions (without it, `libm`'s; the
 //!   sizes are the same but for a rare one-block difference of a huge blocked filter:
 //!   `docs/family.md`, "Without the standard library").
+//!
+//! Every feature only adds items. The streams are the extension trait [`PersistIo`], which
+//! each filter crate implements under its own `std` feature, so a filter crate built without
+//! `std` is complete whichever crate of a build turns this crate's `std` on. (The sealed
+//! [`Keyed`] has a hidden stream hook with `std`; only this crate's engine and crates that
+//! always have `std` implement it.)
 //!
 //! `rayon` and `serde` only serve the filter crates' features of the same names; neither
 //! adds a documented item here.
@@ -130,8 +138,12 @@ pub mod hash;
 pub mod internal;
 pub mod keys;
 pub mod math;
+mod persist;
 
 pub use error::Error;
 #[cfg(feature = "std")]
 pub use error::IoError;
 pub use filter::{Filter, Keyed};
+pub use persist::Persist;
+#[cfg(feature = "std")]
+pub use persist::PersistIo;

@@ -27,6 +27,8 @@ const SURFACE: &[&str] = &[
     "IoError::get_ref",
     "Filter",
     "Keyed",
+    "Persist",
+    "PersistIo",
     "bits",
     "format",
     "hash",

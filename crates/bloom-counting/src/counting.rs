@@ -8,7 +8,7 @@ use bloom_core::hash::{Hashing, SecretKey, random_seed};
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet};
 use bloom_core::internal::{self, Output, Probes};
-use bloom_core::{Error, Filter, Keyed, math};
+use bloom_core::{Error, Filter, Keyed, Persist, PersistIo, math};
 
 use crate::counters::{Counters, counter, nibble_shift, word_index};
 use crate::params::Params;
@@ -723,7 +723,9 @@ impl Filter for CountingBloomFilter {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         CountingBloomFilter::union(self, other)
     }
+}
 
+impl Persist for CountingBloomFilter {
     fn to_bytes(&self) -> Vec<u8> {
         CountingBloomFilter::to_bytes(self)
     }
@@ -731,7 +733,9 @@ impl Filter for CountingBloomFilter {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         CountingBloomFilter::from_bytes(bytes)
     }
+}
 
+impl PersistIo for CountingBloomFilter {
     fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
         CountingBloomFilter::write_to(self, writer)
     }

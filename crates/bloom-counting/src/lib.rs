@@ -69,7 +69,7 @@ mod params;
 mod removed;
 
 pub use bloom_classic::BloomFilter;
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Persist, PersistIo};
 pub use counters::{MAX_COUNT, MAX_NUM_COUNTERS};
 pub use counting::CountingBloomFilter;
 pub use removed::Removed;

@@ -3,10 +3,12 @@
 //!
 //! The filters live in their own crates (`bloom-classic`, `bloom-blocked`, `bloom-counting`,
 //! `bloom-scalable`, `bloom-aging`), all built on `bloom-core`: one key hash, one bit storage, one binary
-//! format, one [`Error`] type and one [`Filter`] trait. This crate re-exports them:
+//! format, one [`Error`] type and the traits every filter implements: [`Filter`],
+//! [`Persist`] and [`PersistIo`]. This crate re-exports them:
 //!
 //! * at the root, the filter types of every enabled variant ([`BloomFilter`],
-//!   [`BlockedBloomFilter`], ...), with [`Error`] and [`Filter`] always;
+//!   [`BlockedBloomFilter`], ...), with [`Error`], [`Filter`], [`Persist`] and [`Keyed`]
+//!   always, and [`PersistIo`] with `std`;
 //! * as modules, each enabled variant crate whole ([`classic`], [`blocked`], [`counting`],
 //!   [`scalable`], [`aging`]), for its constants and helper types;
 //! * the shared core's public modules ([`hash`], [`math`], [`bits`], [`format`](mod@format),
@@ -291,9 +293,9 @@
 //! One feature per variant, and the variants' own features passed through:
 //!
 //! * `std` (default): the standard library, passed through to the core and to every enabled
-//!   variant: streams (`write_to`, `read_from`, [`Error::Io`]), random seeds and keys
-//!   (`with_random_seed`, `with_random_key`, [`hash::random_seed`]), run-time CPU feature
-//!   detection and huge pages. Without it, this crate, the core and the `classic` and
+//!   variant: streams (`write_to`, `read_from`, [`PersistIo`], [`Error::Io`]), random seeds
+//!   and keys (`with_random_seed`, `with_random_key`, [`hash::random_seed`]), run-time CPU
+//!   feature detection and huge pages. Without it, this crate, the core and the `classic` and
 //!   `blocked` variants are `no_std` + `alloc` (`default-features = false, features =
 //!   ["classic"]`); `counting`, `scalable`, `jvm`, `aging` and `rayon` need the standard
 //!   library and turn `std` on.
@@ -338,7 +340,9 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
-pub use bloom_core::{Error, Filter, Keyed};
+#[cfg(feature = "std")]
+pub use bloom_core::PersistIo;
+pub use bloom_core::{Error, Filter, Keyed, Persist};
 pub use bloom_core::{bits, format, hash, keys, math};
 
 #[cfg(feature = "classic")]

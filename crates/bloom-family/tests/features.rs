@@ -1,5 +1,7 @@
 //! The facade's features reach the variant crates: each type at its root is the variant
-//! crate's own, and `serde` and `rayon` are turned on in every enabled variant that has them.
+//! crate's own, saves and loads through the facade's `Persist` (and, with `std`, streams
+//! through its `PersistIo`), and `serde` and `rayon` are turned on in every enabled variant
+//! that has them.
 //!
 //! Every test is compiled only under the features it needs, so this file builds under every
 //! feature combination; CI runs it with each.
@@ -86,6 +88,42 @@ mod same_type {
     #[allow(unused_imports)] // unused when no variant is enabled
     use super::filled;
     for_each_filter!(same_type);
+}
+
+/// The filter's bytes after a round trip through the facade's `Persist`.
+#[allow(dead_code)] // unused when no variant is enabled
+fn reloaded<F: bloom_family::Persist>(filter: &F) -> Vec<u8> {
+    F::from_bytes(&filter.to_bytes()).unwrap().to_bytes()
+}
+
+/// The filter's bytes after a round trip through a stream, by the facade's `PersistIo`.
+#[cfg(feature = "std")]
+#[allow(dead_code)] // unused when no variant is enabled
+fn restreamed<F: bloom_family::PersistIo>(filter: &F) -> Vec<u8> {
+    let mut stream = Vec::new();
+    filter.write_to(&mut stream).unwrap();
+    F::read_from(&stream[..]).unwrap().to_bytes()
+}
+
+// Every variant implements the persistence traits the facade re-exports: `Persist` always,
+// `PersistIo` with `std` (the facade's `std` turns on every variant's).
+macro_rules! persist {
+    ($name:ident, $feature:literal, $root:ident, $original:path) => {
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $name() {
+            let filter = filled(bloom_family::$root::new(1_000, 0.01).unwrap());
+            assert_eq!(super::reloaded(&filter), filter.to_bytes());
+            #[cfg(feature = "std")]
+            assert_eq!(super::restreamed(&filter), filter.to_bytes());
+        }
+    };
+}
+
+mod persist {
+    #[allow(unused_imports)] // unused when no variant is enabled
+    use super::filled;
+    for_each_filter!(persist);
 }
 
 // `serde` reaches the variant: the filter serializes, and comes back with the same bytes.

@@ -77,7 +77,7 @@ mod layer;
 mod query;
 mod scalable;
 
-pub use bloom_core::{Error, Filter};
+pub use bloom_core::{Error, Filter, Persist, PersistIo};
 pub use builder::Builder;
 pub use config::{DEFAULT_GROWTH_FACTOR, DEFAULT_TIGHTENING_RATIO, MAX_LAYERS};
 pub use layer::Layer;

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 
 use bloom_core::bits::BitStore;
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
-use bloom_core::{Error, Filter};
+use bloom_core::{Error, Filter, Persist, PersistIo};
 
 use crate::Builder;
 use crate::config::Config;
@@ -649,7 +649,9 @@ impl Filter for ScalableBloomFilter {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         ScalableBloomFilter::union(self, other)
     }
+}
 
+impl Persist for ScalableBloomFilter {
     fn to_bytes(&self) -> Vec<u8> {
         ScalableBloomFilter::to_bytes(self)
     }
@@ -657,7 +659,9 @@ impl Filter for ScalableBloomFilter {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         ScalableBloomFilter::from_bytes(bytes)
     }
+}
 
+impl PersistIo for ScalableBloomFilter {
     fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
         ScalableBloomFilter::write_to(self, writer)
     }

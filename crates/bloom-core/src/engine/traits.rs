@@ -1,5 +1,6 @@
 //! The standard traits of the filters a storage owns (owned and atomic words), written once:
-//! the [`Filter`](crate::Filter) trait, `Extend`, `FromIterator` and serde's.
+//! [`Filter`](crate::Filter), [`Persist`](crate::Persist) and (with `std`)
+//! [`PersistIo`](crate::PersistIo), `Extend`, `FromIterator` and serde's.
 
 use alloc::vec::Vec;
 use core::hash::Hash;
@@ -163,7 +164,9 @@ impl<L: Layout, S: Writable> crate::Filter for Engine<L, S> {
     fn union(&mut self, other: &Self) -> Result<(), Error> {
         S::union(self, other)
     }
+}
 
+impl<L: Layout, S: Writable> crate::Persist for Engine<L, S> {
     fn to_bytes(&self) -> Vec<u8> {
         Engine::to_bytes(self)
     }
@@ -171,15 +174,16 @@ impl<L: Layout, S: Writable> crate::Filter for Engine<L, S> {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Engine::<L, BitStore>::from_bytes(bytes).map(S::from_owned)
     }
+}
 
-    crate::if_std! {
-        fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error> {
-            Engine::write_to(self, writer)
-        }
+#[cfg(feature = "std")]
+impl<L: Layout, S: Writable> crate::PersistIo for Engine<L, S> {
+    fn write_to<W: std::io::Write>(&self, writer: W) -> Result<(), Error> {
+        Engine::write_to(self, writer)
+    }
 
-        fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
-            Engine::<L, BitStore>::read_from(reader).map(S::from_owned)
-        }
+    fn read_from<R: std::io::Read>(reader: R) -> Result<Self, Error> {
+        Engine::<L, BitStore>::read_from(reader).map(S::from_owned)
     }
 }
 
