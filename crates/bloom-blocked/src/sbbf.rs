@@ -635,91 +635,86 @@ impl SplitBlockBloomFilter {
         )
     }
 
-    bloom_core::internal::if_std! {
-        /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
-        /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
-        ///
-        /// # Errors
-        ///
-        /// [`Error::Io`] when the writer fails.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use bloom_blocked::SplitBlockBloomFilter;
-        ///
-        /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-        /// filter.insert(&7u64);
-        /// let mut file = Vec::new();
-        /// filter.write_to(&mut file)?;
-        /// assert_eq!(file, filter.to_bytes());
-        /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        pub fn write_to<W: bloom_core::internal::io::Write>(
-            &self,
-            mut writer: W,
-        ) -> Result<(), Error> {
-            self.encode(Output::Writer(&mut writer)).map(drop)
-        }
+    /// Writes the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) to `writer`, 64 KiB
+    /// at a time: memory beyond the filter is that buffer, whatever the filter's size.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u64);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(SplitBlockBloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
     }
 
-    bloom_core::internal::if_std! {
-        /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
-        /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
-        /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
-        /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
-        ///
-        /// # Errors
-        ///
-        /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
-        /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
-        /// reader fails.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use std::io::Cursor;
-        /// use bloom_blocked::SplitBlockBloomFilter;
-        ///
-        /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
-        /// let mut stream = Cursor::new(Vec::new());
-        /// filter.write_to(&mut stream)?;
-        /// stream.set_position(0);
-        /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        pub fn read_from<R: bloom_core::internal::io::Read>(mut reader: R) -> Result<Self, Error> {
-            if cfg!(target_endian = "big") {
-                // The blocks' u32 words are little-endian bytes; `read_words` gives native
-                // u64s, whose halves a big-endian machine would see swapped: collect the
-                // frame and decode it instead.
-                let bytes = internal::read_frame(
-                    &mut reader,
-                    Variant::SplitBlock,
-                    HashScheme::ParquetXxh64,
-                    PARAMS_LEN,
-                )?;
-                return Self::from_bytes(&bytes);
-            }
-            // The bitset goes straight into the blocks the filter keeps.
-            let mut frame = internal::FrameReader::open(
+    /// Reads a filter from `reader`, as [`from_bytes`](SplitBlockBloomFilter::from_bytes)
+    /// reads the bytes of [`to_bytes`](SplitBlockBloomFilter::to_bytes) or
+    /// [`write_to`](SplitBlockBloomFilter::write_to). Reads exactly the filter's bytes;
+    /// memory grows only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](SplitBlockBloomFilter::from_bytes) ([`Error::Truncated`] when
+    /// the stream ends early, whatever length the header claims); [`Error::Io`] when the
+    /// reader fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(SplitBlockBloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
+        if cfg!(target_endian = "big") {
+            // The blocks' u32 words are little-endian bytes; `read_words` gives native
+            // u64s, whose halves a big-endian machine would see swapped: collect the
+            // frame and decode it instead.
+            let bytes = internal::read_frame(
                 &mut reader,
                 Variant::SplitBlock,
                 HashScheme::ParquetXxh64,
                 PARAMS_LEN,
             )?;
-            let (frame_seed, params) = (frame.seed, core::mem::take(&mut frame.params));
-            // The payload first (its store grows only as bytes arrive), then the checks, so
-            // a short stream is `Truncated` whatever its header says, as `from_bytes` says.
-            let payload_len = frame.remaining();
-            let words = frame.finish_with_words()?;
-            let num_bytes = check_frame(frame_seed, &params, payload_len)?;
-            Ok(SplitBlockBloomFilter {
-                blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,
-                kernel: SplitKernel::new(Probe::best()),
-            })
+            return Self::from_bytes(&bytes);
         }
+        // The bitset goes straight into the blocks the filter keeps.
+        let mut frame = internal::FrameReader::open(
+            &mut reader,
+            Variant::SplitBlock,
+            HashScheme::ParquetXxh64,
+            PARAMS_LEN,
+        )?;
+        let (frame_seed, params) = (frame.seed, core::mem::take(&mut frame.params));
+        // The payload first (its store grows only as bytes arrive), then the checks, so
+        // a short stream is `Truncated` whatever its header says, as `from_bytes` says.
+        let payload_len = frame.remaining();
+        let words = frame.finish_with_words()?;
+        let num_bytes = check_frame(frame_seed, &params, payload_len)?;
+        Ok(SplitBlockBloomFilter {
+            blocks: Blocks::from_words(words, num_bytes / BLOCK_BYTES)?,
+            kernel: SplitKernel::new(Probe::best()),
+        })
     }
 
     /// Reads a filter written by [`to_bytes`](SplitBlockBloomFilter::to_bytes).

@@ -252,27 +252,26 @@ impl<B: BlockType> Blocks<B> {
         })
     }
 
-    bloom_core::internal::if_std! {
-        /// `len` blocks over `words` as they are (no copy): the store `read_from` read a payload
-        /// into. `Words` start on a 64-byte boundary, as blocks need.
-        ///
-        /// # Errors
-        ///
-        /// [`Error::Corrupt`] unless `words` holds exactly `len` blocks (at least one).
-        pub(crate) fn from_words(words: Words<u64>, len: usize) -> Result<Self, Error> {
-            if len == 0 || Some(words.len()) != len.checked_mul(Self::WORDS_PER_BLOCK) {
-                return Err(Error::corrupt(format!(
-                    "{} words for {len} blocks of {} words",
-                    words.len(),
-                    Self::WORDS_PER_BLOCK
-                )));
-            }
-            Ok(Blocks {
-                words,
-                len,
-                _marker: PhantomData,
-            })
+    /// `len` blocks over `words` as they are (no copy): the store `read_from` read a payload
+    /// into. `Words` start on a 64-byte boundary, as blocks need.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] unless `words` holds exactly `len` blocks (at least one).
+    #[cfg(feature = "std")]
+    pub(crate) fn from_words(words: Words<u64>, len: usize) -> Result<Self, Error> {
+        if len == 0 || Some(words.len()) != len.checked_mul(Self::WORDS_PER_BLOCK) {
+            return Err(Error::corrupt(format!(
+                "{} words for {len} blocks of {} words",
+                words.len(),
+                Self::WORDS_PER_BLOCK
+            )));
         }
+        Ok(Blocks {
+            words,
+            len,
+            _marker: PhantomData,
+        })
     }
 
     /// The number of blocks.

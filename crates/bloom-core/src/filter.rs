@@ -115,29 +115,6 @@ pub trait Filter {
         Self: Sized;
 }
 
-/// Expands to the items given when bloom-core has its `std` feature, to nothing without it.
-///
-/// For the I/O items of the macros below and of the filter crates (`write_to`, `read_from`,
-/// random keys): a `#[cfg(feature = "std")]` there would test the feature of the crate that
-/// expands it, and a filter crate's items must exist exactly when this crate's [`Filter`]
-/// asks for them, whichever crate of a build turned `std` on.
-#[cfg(feature = "std")]
-#[macro_export]
-#[doc(hidden)]
-macro_rules! if_std {
-    ($($items:tt)*) => {
-        $($items)*
-    };
-}
-
-/// Without `std`: nothing (see the other definition).
-#[cfg(not(feature = "std"))]
-#[macro_export]
-#[doc(hidden)]
-macro_rules! if_std {
-    ($($items:tt)*) => {};
-}
-
 /// Keyed hashing: a filter whose keys are hashed with SipHash-1-3 under a 128-bit secret key
 /// instead of the seeded hash ([`Hashing::Keyed`]), so nobody without the key can tell
 /// which bits a key sets or craft keys that collide. `docs/security.md` weighs keys and seeds.

@@ -1,7 +1,6 @@
 //! What the workspace's own crates share and a user of the filters does not need: the probe
 //! sequence, the raw bit loops, the batch engine, the format's building blocks, the checks
-//! behind every constructor, the seal of [`Keyed`](crate::Keyed) and the `std` gate of the
-//! filter crates' I/O items.
+//! behind every constructor and the seal of [`Keyed`](crate::Keyed).
 //!
 //! This module is for the crates of the bloom-family workspace (the filter crates, the
 //! comparison, the shared tests and the benchmarks). It is not covered by semantic
@@ -52,16 +51,6 @@ pub use checks::{
     check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
 };
 
-// The `std` gate of the filter crates' I/O items (exported at the crate root, as every
-// `#[macro_export]` macro is; named here so the crates have one path for everything internal).
-pub use crate::if_std;
-
-// What the filter crates name through this crate, so that a crate built without `std` names
-// no `std` path of its own: `Vec` from `alloc`, and `std::io` (only with `std`).
-pub use alloc::vec::Vec;
-
 /// The seal of [`Keyed`](crate::Keyed): implemented by the workspace's filter types only, in
 /// their crates (this module is no public interface).
 pub trait Sealed {}
-#[cfg(feature = "std")]
-pub use std::io;

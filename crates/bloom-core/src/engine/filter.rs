@@ -177,31 +177,30 @@ impl<L: Layout, S: Storage> Engine<L, S> {
         self.encode(Output::Bytes).unwrap_or_default()
     }
 
-    crate::if_std! {
-        /// Writes the bytes of [`to_bytes`](Engine::to_bytes) to `writer`, 64 KiB at a time:
-        /// memory beyond the filter is that buffer, whatever the filter's size. Atomic words
-        /// are loaded one at a time: bits set meanwhile may or may not be written.
-        ///
-        /// # Errors
-        ///
-        /// [`Error::Io`] when the writer fails.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use bloom_classic::BloomFilter;
-        ///
-        /// let mut filter = BloomFilter::new(1000, 0.01)?;
-        /// filter.insert(&7u8);
-        /// let mut file = Vec::new();
-        /// filter.write_to(&mut file)?;
-        /// assert_eq!(file, filter.to_bytes());
-        /// assert_eq!(BloomFilter::read_from(&file[..])?, filter);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
-            self.encode(Output::Writer(&mut writer)).map(drop)
-        }
+    /// Writes the bytes of [`to_bytes`](Engine::to_bytes) to `writer`, 64 KiB at a time:
+    /// memory beyond the filter is that buffer, whatever the filter's size. Atomic words
+    /// are loaded one at a time: bits set meanwhile may or may not be written.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the writer fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let mut filter = BloomFilter::new(1000, 0.01)?;
+    /// filter.insert(&7u8);
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// assert_eq!(BloomFilter::read_from(&file[..])?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to<W: std::io::Write>(&self, mut writer: W) -> Result<(), Error> {
+        self.encode(Output::Writer(&mut writer)).map(drop)
     }
 
     pub(super) fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {

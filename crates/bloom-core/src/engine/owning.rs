@@ -84,13 +84,12 @@ impl<L: Layout, S: Writable> Engine<L, S> {
         self.with_hashing(Hashing::Seeded(seed))
     }
 
-    crate::if_std! {
-        /// Returns this filter emptied and re-keyed with a seed from the operating system's
-        /// randomness ([`random_seed`](crate::hash::random_seed)). Only with the `std`
-        /// feature.
-        pub fn with_random_seed(self) -> Self {
-            self.with_seed(crate::hash::random_seed())
-        }
+    /// Returns this filter emptied and re-keyed with a seed from the operating system's
+    /// randomness ([`random_seed`](crate::hash::random_seed)). Only with the `std`
+    /// feature.
+    #[cfg(feature = "std")]
+    pub fn with_random_seed(self) -> Self {
+        self.with_seed(crate::hash::random_seed())
     }
 
     /// Reads a filter written by `to_bytes` (by this filter, its atomic twin or a view's
@@ -107,35 +106,33 @@ impl<L: Layout, S: Writable> Engine<L, S> {
         Self::decode_with(bytes, None)
     }
 
-    crate::if_std! {
-        /// Reads a filter from `reader`, as [`from_bytes`](Engine::from_bytes) reads the
-        /// bytes of [`to_bytes`](Engine::to_bytes) or [`write_to`](Engine::write_to). Reads
-        /// exactly the filter's bytes, the payload straight into the bit array; memory grows
-        /// only as bytes arrive (`docs/format.md`, "Streaming").
-        ///
-        /// # Errors
-        ///
-        /// Those of [`from_bytes`](Engine::from_bytes) ([`Error::Truncated`] when the stream
-        /// ends early, whatever length the header claims); [`Error::Io`] when the reader
-        /// fails.
-        ///
-        /// # Examples
-        ///
-        /// ```
-        /// use std::io::Cursor;
-        /// use bloom_classic::BloomFilter;
-        ///
-        /// let filter = BloomFilter::new(1000, 0.01)?;
-        /// let mut stream = Cursor::new(Vec::new());
-        /// filter.write_to(&mut stream)?;
-        /// stream.set_position(0);
-        /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-            Self::read_with(&mut reader, None)
-        }
-
+    /// Reads a filter from `reader`, as [`from_bytes`](Engine::from_bytes) reads the
+    /// bytes of [`to_bytes`](Engine::to_bytes) or [`write_to`](Engine::write_to). Reads
+    /// exactly the filter's bytes, the payload straight into the bit array; memory grows
+    /// only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](Engine::from_bytes) ([`Error::Truncated`] when the stream
+    /// ends early, whatever length the header claims); [`Error::Io`] when the reader
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
+        Self::read_with(&mut reader, None)
     }
 }
 
@@ -163,25 +160,21 @@ impl<L: Layout, S: Writable> Keyed for Engine<L, S> {
         }))
     }
 
-    crate::if_std! {
-        fn read_with(
-            reader: &mut dyn std::io::Read,
-            key: Option<&SecretKey>,
-        ) -> Result<Self, Error> {
-            let frame = crate::internal::frame::FrameReader::open(
-                reader,
-                L::VARIANT,
-                crate::format::HashScheme::Seeded,
-                L::PARAMS_LEN,
-            )?;
-            let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
-            let layout = L::read_params(&frame.params)?;
-            let store = BitStore::from_parts(frame.finish_with_words()?, layout.num_bits())?;
-            Ok(S::from_owned(Engine {
-                layout,
-                hashing,
-                store,
-            }))
-        }
+    #[cfg(feature = "std")]
+    fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
+        let frame = crate::internal::frame::FrameReader::open(
+            reader,
+            L::VARIANT,
+            crate::format::HashScheme::Seeded,
+            L::PARAMS_LEN,
+        )?;
+        let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
+        let layout = L::read_params(&frame.params)?;
+        let store = BitStore::from_parts(frame.finish_with_words()?, layout.num_bits())?;
+        Ok(S::from_owned(Engine {
+            layout,
+            hashing,
+            store,
+        }))
     }
 }
