@@ -528,6 +528,15 @@ pub(crate) mod avx2 {
 
     pub(crate) use bloom_core::internal::simd::{Avx2, Avx512};
 
+    /// The answer a kernel's `set<cc>` left in its byte: 0 or 1, which the compiler is told,
+    /// so the caller uses the byte as the `bool` it is rather than testing it again.
+    #[inline(always)]
+    fn flag_set(flag: u8) -> bool {
+        // SAFETY: every kernel writes `flag` with one `set<cc>`, which stores 0 or 1.
+        unsafe { core::hint::assert_unchecked(flag <= 1) };
+        flag != 0
+    }
+
     /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
     /// filter, or a view's block at any address as the format's little-endian bytes, which on
     /// x86_64 (little-endian) are the block's words as they would be in memory. Made only from
@@ -648,7 +657,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// [`contains8`] for 9 to 16 probes: two passes, lanes 0..8 and 8..16, whose results are
@@ -693,7 +702,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// The blocked test of up to 16 probes with AVX-512: the block is one register; one
@@ -730,7 +739,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// [`contains8`] with AVX-512 VL: one two-table `vpermi2d` fetches every probe's word
@@ -766,7 +775,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// The constants of the multiblock kernels, one 64-byte-aligned static.
@@ -826,7 +835,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// The multiblock test with AVX-512: the line is one register; one variable shift puts
@@ -859,7 +868,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// The constants of the 32-bit multiblock kernels, one 32-byte-aligned static.
@@ -916,7 +925,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// Parquet's salts, then eight ones (the shifted value), 32-byte aligned for the asm.
@@ -958,7 +967,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        present != 0
+        flag_set(present)
     }
 
     /// Parquet's mask for the low 32 bits of a hash, as one vector.
