@@ -59,6 +59,47 @@ macro_rules! each_variant {
     };
 }
 
+/// `$body` evaluated for the variant `$kind` names, with `$t` naming that variant's type,
+/// wrapped in its `AnyFilter`; `$split` instead of `$body` for the split-block filter,
+/// which has no keyed form.
+macro_rules! each_kind {
+    ($kind:expr, $t:ident => $body:expr) => {
+        each_kind!($kind, $t => $body, split_block => $body)
+    };
+    ($kind:expr, $t:ident => $body:expr, split_block => $split:expr) => {
+        match $kind {
+            Kind::Classic => AnyFilter::Classic({
+                type $t = BloomFilter;
+                $body
+            }),
+            Kind::Blocked => AnyFilter::Blocked({
+                type $t = BlockedBloomFilter;
+                $body
+            }),
+            Kind::Multiblock => AnyFilter::Multiblock({
+                type $t = MultiblockBloomFilter;
+                $body
+            }),
+            Kind::Multiblock32 => AnyFilter::Multiblock32({
+                type $t = Multiblock32BloomFilter;
+                $body
+            }),
+            Kind::SplitBlock => AnyFilter::SplitBlock({
+                type $t = SplitBlockBloomFilter;
+                $split
+            }),
+            Kind::Counting => AnyFilter::Counting({
+                type $t = CountingBloomFilter;
+                $body
+            }),
+            Kind::Scalable => AnyFilter::Scalable({
+                type $t = ScalableBloomFilter;
+                $body
+            }),
+        }
+    };
+}
+
 /// The variants `bloom create` builds, by the names the command line uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Kind {
@@ -133,15 +174,7 @@ impl AnyFilter {
     ///
     /// The variant's [`Error`] for an `n` of 0, a `p` outside (0, 1) or a size too large.
     pub(crate) fn new(kind: Kind, n: u64, p: f64) -> Result<AnyFilter, Error> {
-        Ok(match kind {
-            Kind::Classic => AnyFilter::Classic(BloomFilter::new(n, p)?),
-            Kind::Blocked => AnyFilter::Blocked(BlockedBloomFilter::new(n, p)?),
-            Kind::Multiblock => AnyFilter::Multiblock(MultiblockBloomFilter::new(n, p)?),
-            Kind::Multiblock32 => AnyFilter::Multiblock32(Multiblock32BloomFilter::new(n, p)?),
-            Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::new(n, p)?),
-            Kind::Counting => AnyFilter::Counting(CountingBloomFilter::new(n, p)?),
-            Kind::Scalable => AnyFilter::Scalable(ScalableBloomFilter::new(n, p)?),
-        })
+        Ok(each_kind!(kind, F => F::new(n, p)?))
     }
 
     /// [`new`](AnyFilter::new) with `hashing` instead of the workspace's default seed: a
@@ -219,23 +252,10 @@ impl AnyFilter {
             });
         }
         // The variant's own `from_bytes` checks everything else.
-        macro_rules! decode {
-            ($filter:ident) => {
-                match key {
-                    None => $filter::from_bytes(bytes)?,
-                    Some(key) => $filter::from_bytes_with_key(bytes, key)?,
-                }
-            };
-        }
-        Ok(match kind_of(bytes, key)? {
-            Kind::Classic => AnyFilter::Classic(decode!(BloomFilter)),
-            Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
-            Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
-            Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
-            Kind::Multiblock => AnyFilter::Multiblock(decode!(MultiblockBloomFilter)),
-            Kind::Multiblock32 => AnyFilter::Multiblock32(decode!(Multiblock32BloomFilter)),
-            Kind::SplitBlock => AnyFilter::SplitBlock(SplitBlockBloomFilter::from_bytes(bytes)?),
-        })
+        Ok(each_kind!(kind_of(bytes, key)?, F => match key {
+            None => F::from_bytes(bytes)?,
+            Some(key) => F::from_bytes_with_key(bytes, key)?,
+        }, split_block => F::from_bytes(bytes)?))
     }
 
     /// Reads one filter file's bytes from `reader` as [`from_bytes`](AnyFilter::from_bytes)
@@ -258,25 +278,10 @@ impl AnyFilter {
         }
         let variant = kind_of(&header, key)?;
         let mut frame = (&header[..]).chain(&mut reader);
-        macro_rules! decode {
-            ($filter:ident) => {
-                match key {
-                    None => $filter::read_from(&mut frame)?,
-                    Some(key) => $filter::read_from_with_key(&mut frame, key)?,
-                }
-            };
-        }
-        let filter = match variant {
-            Kind::Classic => AnyFilter::Classic(decode!(BloomFilter)),
-            Kind::Counting => AnyFilter::Counting(decode!(CountingBloomFilter)),
-            Kind::Scalable => AnyFilter::Scalable(decode!(ScalableBloomFilter)),
-            Kind::Blocked => AnyFilter::Blocked(decode!(BlockedBloomFilter)),
-            Kind::Multiblock => AnyFilter::Multiblock(decode!(MultiblockBloomFilter)),
-            Kind::Multiblock32 => AnyFilter::Multiblock32(decode!(Multiblock32BloomFilter)),
-            Kind::SplitBlock => {
-                AnyFilter::SplitBlock(SplitBlockBloomFilter::read_from(&mut frame)?)
-            }
-        };
+        let filter = each_kind!(variant, F => match key {
+            None => F::read_from(&mut frame)?,
+            Some(key) => F::read_from_with_key(&mut frame, key)?,
+        }, split_block => F::read_from(&mut frame)?);
         // A file is one frame: bytes after it are an error, as `from_bytes` finds them.
         let extra = io::copy(&mut reader, &mut io::sink())?;
         if extra > 0 {

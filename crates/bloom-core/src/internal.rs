@@ -38,8 +38,7 @@ pub use memory::{advise_huge_pages, or_relaxed, out_of_memory, prefetch, test_bi
 pub use crate::format::fields::{FRAMING_LEN, HEADER_LEN};
 pub use frame::{
     ByteReader, Checksum, Output, SIZE_AND_HASHES_LEN, Sink, SizeAndHashes, decode_frame,
-    decode_size_and_hashes, encode, encode_size_and_hashes, encode_to, framing_len,
-    verify_checksum,
+    decode_size_and_hashes, encode_size_and_hashes, encode_to, framing_len, verify_checksum,
 };
 #[cfg(feature = "std")]
 pub use frame::{FrameReader, read_frame, read_size_and_hashes_words};

@@ -1,5 +1,5 @@
 //! The framing every filter's bytes go through: writing a frame in memory or to a stream
-//! ([`encode`], [`encode_to`], [`Sink`]), reading one from bytes ([`decode_frame`]) or from a
+//! ([`encode_to`], [`Sink`]), reading one from bytes ([`decode_frame`]) or from a
 //! stream ([`read_frame`], [`FrameReader`]), and the classic layout's shared parameters
 //! ([`SizeAndHashes`]). `format` documents the fields; this module writes and checks them.
 
@@ -24,49 +24,6 @@ pub const fn framing_len(params_len: usize) -> usize {
     FRAMING_LEN + padding_len(params_len)
 }
 
-/// Serialises one filter: header, `params`, then a payload of exactly `payload_len` bytes
-/// put into the [`Sink`] by `write_payload`, then the checksum.
-///
-/// # Panics
-///
-/// If `write_payload` puts a number of bytes other than `payload_len` (a bug in the
-/// calling filter, not something input can cause).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::format::{decode, HashScheme, Variant};
-/// use bloom_core::internal::encode;
-///
-/// let bytes = encode(Variant::Classic, HashScheme::Seeded, 7, &[1, 2], 3, |out| {
-///     out.put(&[9, 9, 9])
-/// });
-/// let frame = decode(&bytes, Variant::Classic, HashScheme::Seeded, 2)?;
-/// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn encode(
-    variant: Variant,
-    scheme: HashScheme,
-    seed: u64,
-    params: &[u8],
-    payload_len: u64,
-    write_payload: impl FnOnce(&mut Sink<'_>),
-) -> Vec<u8> {
-    let out = encode_to(
-        Output::Bytes,
-        variant,
-        scheme,
-        seed,
-        params,
-        payload_len,
-        write_payload,
-    );
-    // `Output::Bytes` has no writer, and only a writer's failure is an `Err`: an empty `Vec`
-    // here would be a filter silently lost, so an `Err` is a bug to stop at.
-    out.expect("encoding into memory cannot fail")
-}
-
 /// Where [`encode_to`] sends a frame: into a `Vec` it returns (`to_bytes`), or through a
 /// writer (`write_to`), 64 KiB at a time.
 pub enum Output<'w> {
@@ -80,10 +37,11 @@ pub enum Output<'w> {
     Never(core::convert::Infallible, core::marker::PhantomData<&'w ()>),
 }
 
-/// [`encode`], to either [`Output`]: one framing for `to_bytes` and `write_to`. Streaming,
-/// the frame passes through a buffer of [`STREAM_CHUNK`] bytes (plus the largest single
-/// [`Sink::put`]), and the checksum is computed as it passes; the bytes are those `encode`
-/// returns.
+/// Serialises one filter to either [`Output`], one framing for `to_bytes` and `write_to`:
+/// header, `params`, then a payload of exactly `payload_len` bytes put into the [`Sink`] by
+/// `write_payload`, then the checksum. Streaming, the frame passes through a buffer of
+/// [`STREAM_CHUNK`] bytes (plus the largest single [`Sink::put`]), and the checksum is
+/// computed as it passes; the bytes are those built in memory.
 ///
 /// # Errors
 ///
@@ -91,7 +49,22 @@ pub enum Output<'w> {
 ///
 /// # Panics
 ///
-/// As [`encode`].
+/// If `write_payload` puts a number of bytes other than `payload_len` (a bug in the
+/// calling filter, not something input can cause).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::format::{decode, HashScheme, Variant};
+/// use bloom_core::internal::{encode_to, Output};
+///
+/// let bytes = encode_to(Output::Bytes, Variant::Classic, HashScheme::Seeded, 7, &[1, 2], 3, |out| {
+///     out.put(&[9, 9, 9])
+/// })?;
+/// let frame = decode(&bytes, Variant::Classic, HashScheme::Seeded, 2)?;
+/// assert_eq!((frame.seed, frame.params, frame.payload), (7, &[1u8, 2][..], &[9u8, 9, 9][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn encode_to(
     output: Output<'_>,
     variant: Variant,
@@ -862,7 +835,8 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<u8> {
-        encode(
+        encode_to(
+            Output::Bytes,
             Variant::Counting,
             HashScheme::Seeded,
             0xABCD,
@@ -870,6 +844,7 @@ mod tests {
             16,
             |out| out.put(&[0x11; 16]),
         )
+        .unwrap()
     }
 
     #[test]
@@ -898,14 +873,16 @@ mod tests {
                 start < HEADER_LEN + params_len + 8 + PAYLOAD_ALIGN,
                 "{params_len}"
             );
-            let b = encode(
+            let b = encode_to(
+                Output::Bytes,
                 Variant::Classic,
                 HashScheme::Seeded,
                 1,
                 &vec![7; params_len],
                 3,
                 |out| out.put(&[9, 9, 9]),
-            );
+            )
+            .unwrap();
             assert_eq!(&b[start..start + 3], &[9, 9, 9]);
             let frame = decode(&b, Variant::Classic, HashScheme::Seeded, params_len).unwrap();
             assert_eq!(frame.payload, &[9, 9, 9]);
@@ -999,25 +976,21 @@ mod tests {
                 out.put(&[i as u8]);
             }
         };
-        let bytes = encode(
-            Variant::Counting,
-            HashScheme::Seeded,
-            9,
-            &[5; 12],
-            len,
-            payload,
-        );
+        let frame = |output| {
+            encode_to(
+                output,
+                Variant::Counting,
+                HashScheme::Seeded,
+                9,
+                &[5; 12],
+                len,
+                payload,
+            )
+            .unwrap()
+        };
+        let bytes = frame(Output::Bytes);
         let mut streamed = Vec::new();
-        let empty = encode_to(
-            Output::Writer(&mut streamed),
-            Variant::Counting,
-            HashScheme::Seeded,
-            9,
-            &[5; 12],
-            len,
-            payload,
-        )
-        .unwrap();
+        let empty = frame(Output::Writer(&mut streamed));
         assert!(empty.is_empty());
         (bytes, streamed)
     }
