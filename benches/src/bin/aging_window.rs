@@ -2,7 +2,7 @@
 //! this workspace's filters, in one run (the aging filter's figures).
 //!
 //! * **aging**: `AgingBloomFilter::new(window, p)`: the blocked layout, its query by the
-//!   AVX-512 kernel where the CPU has it. The same filter's portable query
+//!   AVX-512 or AVX2 kernel where the CPU has one. The same filter's portable query
 //!   (`with_probe(Probe::Portable)`) is timed too, on a line of its own, and its answers are checked
 //!   equal to the kernel's on the absent keys.
 //! * **pair**: two `BloomFilter`s, each `new(window, p)`. Inserts go to the current one;
@@ -341,7 +341,7 @@ fn run(window: usize, p: f64) {
         if c.aging.probe() != Probe::Portable {
             ""
         } else {
-            " (no AVX-512: as above)"
+            " (no vector kernel: as above)"
         },
         on_present.median_time(PORTABLE),
         on_absent.median_time(PORTABLE),

@@ -429,12 +429,14 @@ impl AgingBloomFilter {
     }
 
     /// Which implementation of the query runs ([`Probe`]): [`Probe::Avx512`] where the CPU
-    /// has it (detected when the filter was made or read), else [`Probe::Portable`]. Both
-    /// give the same answers.
+    /// has it, else [`Probe::Avx2`] where it has that, else [`Probe::Portable`] (detected
+    /// when the filter was made or read). All give the same answers.
     #[inline]
     pub fn probe(&self) -> Probe {
         match self.kernel {
             Kernel::Portable => Probe::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) => Probe::Avx2,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512(_) => Probe::Avx512,
         }
@@ -442,12 +444,11 @@ impl AgingBloomFilter {
 
     /// The filter with its queries on `probe`'s implementation: for benchmarks and tests that
     /// compare the kernels (the answers are the same, and so are the filter's value and
-    /// bytes). The aging filter has a portable loop and an AVX-512 kernel.
+    /// bytes). The aging filter has a portable loop, an AVX2 and an AVX-512 kernel.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] for [`Probe::Avx2`] (no such kernel here), or a probe the
-    /// CPU lacks.
+    /// [`Error::InvalidParameter`] for a probe the CPU lacks.
     ///
     /// # Examples
     ///
@@ -457,24 +458,22 @@ impl AgingBloomFilter {
     ///
     /// let mut fast = AgingBloomFilter::new(1_000, 0.01)?;
     /// fast.insert_all(0..1_000u32);
-    /// let portable = fast.clone().with_probe(Probe::Portable)?;
-    /// assert_eq!(portable.probe(), Probe::Portable);
-    /// assert_eq!(portable, fast);
-    /// assert!((0..2_000u32).all(|k| portable.contains(&k) == fast.contains(&k)));
-    /// assert!(fast.with_probe(Probe::Avx2).is_err());
+    /// for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
+    ///     if probe.is_available() {
+    ///         let other = fast.clone().with_probe(probe)?;
+    ///         assert_eq!(other.probe(), probe);
+    ///         assert_eq!(other, fast);
+    ///         assert!((0..2_000u32).all(|k| other.contains(&k) == fast.contains(&k)));
+    ///     } else {
+    ///         assert!(fast.clone().with_probe(probe).is_err());
+    ///     }
+    /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.kernel = match probe.check()? {
-            Probe::Portable => Kernel::Portable,
-            Probe::Avx512 => Kernel::detect(),
-            Probe::Avx2 => {
-                return Err(Error::invalid(
-                    "probe",
-                    "the aging filter has no AVX2 kernel (Portable or Avx512)",
-                ));
-            }
-        };
+        self.kernel = Kernel::of(probe).ok_or_else(|| {
+            Error::invalid("probe", format!("{probe:?} is not available on this CPU"))
+        })?;
         Ok(self)
     }
 
@@ -1341,8 +1340,8 @@ mod tests {
         }
     }
 
-    /// Filters of random shapes and fills answer alike on both kernels, for keys inserted
-    /// (in and past the window) and never inserted, at every ring position met.
+    /// Filters of random shapes and fills answer alike on every kernel the CPU runs, for keys
+    /// inserted (in and past the window) and never inserted, at every ring position met.
     #[test]
     fn kernels_agree_on_random_filters() {
         let mut rng = SplitMix64(19);
@@ -1364,8 +1363,14 @@ mod tests {
                 }
             }
             let portable = fast.clone().with_probe(Probe::Portable).unwrap();
-            for key in 0..4 * window + 2_000 {
-                assert_eq!(fast.contains(&key), portable.contains(&key), "case {case}");
+            for probe in [Probe::Avx2, Probe::Avx512] {
+                let Ok(vector) = fast.clone().with_probe(probe) else {
+                    continue;
+                };
+                for key in 0..4 * window + 2_000 {
+                    let expected = portable.contains(&key);
+                    assert_eq!(vector.contains(&key), expected, "{probe:?}, case {case}");
+                }
             }
         }
     }

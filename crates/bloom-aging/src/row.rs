@@ -12,8 +12,11 @@
 //! The query gathers the key's bits of all slices into one 128-bit mask (bit j: physical
 //! slice j), by the AVX-512 kernel where the CPU has it (16 positions per register, each
 //! lane's 32-bit word picked from four loads of the 16 blocks by two two-table permutes, 16
-//! bits tested at once) or by the portable loop, which give the same mask.
+//! bits tested at once), by the AVX2 kernel where it has AVX2 only (8 positions per
+//! register, each lane's word picked from four loads of the 8 blocks by four one-table
+//! permutes and three blends), or by the portable loop: all three give the same mask.
 
+use bloom_core::engine::Probe;
 use bloom_core::internal::{high_half, low_half, reduce};
 
 /// The words of one block.
@@ -78,6 +81,9 @@ pub(crate) fn mask_portable(row: &[u64], key: &Key) -> u128 {
 pub(crate) enum Kernel {
     /// [`mask_portable`].
     Portable,
+    /// The AVX2 kernel; holding the token proves the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Avx2),
     /// The AVX-512 kernel; holding the token proves the CPU has AVX-512 F (and BW and VL).
     #[cfg(target_arch = "x86_64")]
     Avx512(avx512::Avx512),
@@ -90,13 +96,37 @@ impl Kernel {
         if let Some(token) = avx512::Avx512::detect() {
             return Kernel::Avx512(token);
         }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(token) = avx2::Avx2::detect() {
+            return Kernel::Avx2(token);
+        }
         Kernel::Portable
     }
 
-    /// Whether this is a vector kernel.
+    /// The kernel that runs `probe`, when the CPU has it.
+    pub(crate) fn of(probe: Probe) -> Option<Kernel> {
+        match probe {
+            Probe::Portable => Some(Kernel::Portable),
+            #[cfg(target_arch = "x86_64")]
+            Probe::Avx2 => avx2::Avx2::detect().map(Kernel::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            Probe::Avx512 => avx512::Avx512::detect().map(Kernel::Avx512),
+            #[cfg(not(target_arch = "x86_64"))]
+            Probe::Avx2 | Probe::Avx512 => None,
+        }
+    }
+
+    /// Every kernel this CPU runs, the portable one last: what the tests compare.
     #[cfg(test)]
-    pub(crate) fn is_vector(self) -> bool {
-        !matches!(self, Kernel::Portable)
+    pub(crate) fn available() -> Vec<Kernel> {
+        let mut kernels = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            kernels.extend(avx512::Avx512::detect().map(Kernel::Avx512));
+            kernels.extend(avx2::Avx2::detect().map(Kernel::Avx2));
+        }
+        kernels.push(Kernel::Portable);
+        kernels
     }
 
     /// The key's bits in `row`, as [`mask_portable`] gives them.
@@ -104,6 +134,8 @@ impl Kernel {
     pub(crate) fn mask(self, row: &[u64], key: &Key) -> u128 {
         match self {
             Kernel::Portable => mask_portable(row, key),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(token) => avx2::mask(token, row, key.x, key.c),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512(token) => avx512::mask(token, row, key.x, key.c),
         }
@@ -137,6 +169,95 @@ pub(crate) fn has_run(mask: u128, slices: u32, head: u32, k: u32, alive: u32) ->
         len += step;
     }
     run != 0
+}
+
+/// The AVX2 kernel: the AVX-512 kernel's steps at half the width, for the CPUs without
+/// AVX-512 (AMD's before Zen 4, Intel's client cores).
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::BLOCK_WORDS;
+
+    pub(crate) use bloom_core::internal::simd::Avx2;
+
+    /// The mask of a row of at most 128 blocks of two words.
+    #[inline(always)]
+    pub(crate) fn mask(_token: Avx2, row: &[u64], x: u32, c: u32) -> u128 {
+        assert!(row.len() % BLOCK_WORDS == 0 && row.len() <= 128 * BLOCK_WORDS);
+        // SAFETY: the token proves the CPU has AVX2; the row's length was checked.
+        unsafe { mask_avx2(row, x, c) }
+    }
+
+    /// The mask of a row of blocks of two words.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2; `row.len()` must be twice the slices, at most 128 slices.
+    #[target_feature(enable = "avx2")]
+    unsafe fn mask_avx2(row: &[u64], x: u32, c: u32) -> u128 {
+        // Lane i handles slice 8 g + i of group g, starting at x + (8 g + i) c.
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let mut v = _mm256_add_epi32(
+            _mm256_set1_epi32(x as i32),
+            _mm256_mullo_epi32(lane, _mm256_set1_epi32(c as i32)),
+        );
+        let step = _mm256_set1_epi32(c.wrapping_mul(8) as i32);
+        let mut chunks = [0u8; 16];
+        let mut groups = row.chunks_exact(8 * BLOCK_WORDS);
+        for (chunk, group) in chunks.iter_mut().zip(&mut groups) {
+            *chunk = group_mask(v, group.try_into().unwrap());
+            v = _mm256_add_epi32(v, step);
+        }
+        // A last group of fewer than eight slices, copied into zeros: the lanes past the row
+        // find no bit set.
+        let rest = groups.remainder();
+        if !rest.is_empty() {
+            let mut group = [0u64; 8 * BLOCK_WORDS];
+            group[..rest.len()].copy_from_slice(rest);
+            chunks[row.len() / (8 * BLOCK_WORDS)] = group_mask(v, &group);
+        }
+        u128::from_le_bytes(chunks)
+    }
+
+    /// The key's bits in the eight blocks of `group`, bit i for block i, where `v` holds
+    /// lane i's `x + j c`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group_mask(v: __m256i, group: &[u64; 8 * BLOCK_WORDS]) -> u8 {
+        let mut h = _mm256_xor_si256(v, _mm256_srli_epi32::<16>(v));
+        h = _mm256_mullo_epi32(h, _mm256_set1_epi32(0x85eb_ca6b_u32 as i32));
+        h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
+        h = _mm256_mullo_epi32(h, _mm256_set1_epi32(0xc2b2_ae35_u32 as i32));
+        h = _mm256_xor_si256(h, _mm256_srli_epi32::<16>(h));
+        // The top 7 bits: the position in the block.
+        let pos = _mm256_srli_epi32::<25>(h);
+        // The eight blocks are four registers of two: lane i's block is 32-bit words
+        // 4 (i % 2) to 4 (i % 2) + 3 of register i / 2, and the key's bit is bit `pos % 32`
+        // of 32-bit word `pos / 32` of the block (little-endian, as in the AVX-512 kernel).
+        // SAFETY: four unaligned 32-byte loads, words 0..16 of `group`.
+        let [r0, r1, r2, r3] =
+            unsafe { [0, 4, 8, 12].map(|at| _mm256_loadu_si256(group.as_ptr().add(at).cast())) };
+        // Every register permuted by the lanes' word indices, then lanes 0-1 kept from the
+        // first, 2-3 from the second, and so on.
+        let index = _mm256_or_si256(
+            _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4),
+            _mm256_srli_epi32::<5>(pos),
+        );
+        let low = _mm256_blend_epi32::<0b0000_1100>(
+            _mm256_permutevar8x32_epi32(r0, index),
+            _mm256_permutevar8x32_epi32(r1, index),
+        );
+        let high = _mm256_blend_epi32::<0b1100_0000>(
+            _mm256_permutevar8x32_epi32(r2, index),
+            _mm256_permutevar8x32_epi32(r3, index),
+        );
+        let word = _mm256_blend_epi32::<0b1111_0000>(low, high);
+        let low_bits = _mm256_and_si256(pos, _mm256_set1_epi32(31));
+        let bit = _mm256_sllv_epi32(_mm256_set1_epi32(1), low_bits);
+        let set = _mm256_cmpeq_epi32(_mm256_and_si256(word, bit), bit);
+        _mm256_movemask_ps(_mm256_castsi256_ps(set)) as u8
+    }
 }
 
 // The AVX-512 intrinsics and target features are stable from Rust 1.89, above the
@@ -229,14 +350,14 @@ mod tests {
     use super::*;
     use bloom_core::keys::SplitMix64;
 
-    /// Every slice count from 1 to 128 (the vector kernel's steps of 8 and 16 and the
-    /// masked tail), rows of random words at several fills: the kernel's mask is the
-    /// portable one, bit for bit. Without AVX-512 the detected kernel is the portable one
-    /// and this checks nothing more than that.
+    /// Every slice count from 1 to 128 (the vector kernels' steps of 8 and 16 and their
+    /// short last groups), rows of random words at several fills: every kernel the CPU runs
+    /// gives the portable mask, bit for bit. On a CPU without AVX2 the portable kernel is
+    /// the only one, and this checks nothing more than that.
     #[test]
     fn kernel_masks_agree_with_the_portable_one() {
-        let kernel = Kernel::detect();
-        if !kernel.is_vector() {
+        let kernels = Kernel::available();
+        if kernels.len() == 1 {
             eprintln!("no vector kernel on this CPU: the portable mask only");
         }
         let mut rng = SplitMix64(11);
@@ -255,7 +376,9 @@ mod tests {
                     let hash = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
                     let key = Key::new(hash, 1);
                     let portable = mask_portable(&row, &key);
-                    assert_eq!(kernel.mask(&row, &key), portable, "{slices} slices");
+                    for kernel in &kernels {
+                        assert_eq!(kernel.mask(&row, &key), portable, "{kernel:?} {slices}");
+                    }
                     assert!(slices == 128 || portable >> slices == 0);
                 }
             }
