@@ -47,7 +47,7 @@ fn every_candidate_records_the_kernel_it_ran() {
     use bloom_blocked::{
         BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
     };
-    use bloom_compare::candidates::{aging_kernel, probe_kernel};
+    use bloom_compare::candidates::probe_kernel;
 
     let mut entries = candidate::ours();
     entries.extend(candidate::peers());
@@ -87,8 +87,8 @@ fn every_candidate_records_the_kernel_it_ran() {
             ),
             "aging" => assert_eq!(
                 kernel,
-                Some(aging_kernel(
-                    &bloom_aging::AgingBloomFilter::new(n, p).unwrap()
+                Some(probe_kernel(
+                    bloom_aging::AgingBloomFilter::new(n, p).unwrap().probe()
                 )),
                 "at p = {p}"
             ),

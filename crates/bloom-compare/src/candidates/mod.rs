@@ -5,7 +5,7 @@ mod ours;
 #[cfg(feature = "peers")]
 mod peers;
 
-pub use more::{Aging, Guava, Spark, aging_kernel};
+pub use more::{Aging, Guava, Spark};
 pub use ours::{
     AtomicBlocked, AtomicClassic, Blocked, Classic, Counting, KeyedBlocked, KeyedClassic,
     Multiblock, Multiblock32, Scalable, SplitBlock, probe_kernel,

@@ -50,7 +50,7 @@ impl Candidate for Aging {
     }
 
     fn kernel<K: Key>(filter: &AgingBloomFilter) -> Option<&'static str> {
-        Some(aging_kernel(filter))
+        Some(super::probe_kernel(filter.probe()))
     }
 
     fn hasher<K: Key>(filter: &AgingBloomFilter) -> &'static str {
@@ -59,16 +59,6 @@ impl Candidate for Aging {
 
     fn contains_batch<K: Key>(filter: &AgingBloomFilter, keys: &[K], out: &mut Vec<bool>) {
         *out = filter.contains_batch(keys);
-    }
-}
-
-/// The kernel name of an aging filter's queries, as reports show it: `avx512` when it runs
-/// the vector query, else `portable`.
-pub fn aging_kernel(filter: &AgingBloomFilter) -> &'static str {
-    if filter.probe() != bloom_core::engine::Probe::Portable {
-        "avx512"
-    } else {
-        crate::candidate::PORTABLE
     }
 }
 
