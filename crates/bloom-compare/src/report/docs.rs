@@ -577,8 +577,8 @@ pub fn guide(report: &Report) -> String {
         let _ = writeln!(
             out,
             "  Parallel build against the build on one thread: {}. These need idle cores: \
-             the load average was {} on {} cores when this run started, so the threads \
-             competed with other work. `par_insert_all` builds a filter that fits the \
+             the load average was {} on {} cores when this run started{}. \
+             `par_insert_all` builds a filter that fits the \
              cache on one thread, or as per-thread copies merged afterwards, and scatters \
              only past the cache (docs/design.md, \"Parallel build\"): where both builds \
              ran the same sequential code, the figure is the noise of one round \
@@ -589,6 +589,11 @@ pub fn guide(report: &Report) -> String {
                 .load_average
                 .map_or("unknown".into(), |l| format!("{l:.2}")),
             report.header.cores,
+            match report.header.shared_cores() {
+                Some(true) => ", so the threads competed with other work",
+                Some(false) => ", so the threads had them",
+                None => "",
+            },
         );
     }
 

@@ -42,7 +42,17 @@ pub struct Header {
     pub wall_seconds: f64,
 }
 
+/// The load average from which a run is said to have shared its cores with other work: on
+/// average, half a core busy over the minute before it started.
+pub const BUSY_LOAD: f64 = 0.5;
+
 impl Header {
+    /// Whether other work shared the cores when the run started (a load average of at least
+    /// [`BUSY_LOAD`]); `None` where the load average is unknown.
+    pub fn shared_cores(&self) -> Option<bool> {
+        self.load_average.map(|load| load >= BUSY_LOAD)
+    }
+
     /// A header for a run of `args` (the process's arguments, program name first) now.
     pub fn collect(args: &[String], seed: u64, rounds: usize, threads: usize) -> Header {
         let cpu = CpuInfo::read();
@@ -170,5 +180,18 @@ mod tests {
             command_line(&args),
             r"bloom-compare --n 1000,2000 'a b' 'it'\''s'"
         );
+    }
+
+    /// A run is said to share its cores from half a core's load on, and not said anything of
+    /// where the load is unknown.
+    #[test]
+    fn shared_cores_follow_the_load() {
+        let mut header = Header::collect(&["bloom-compare".to_string()], 1, 1, 1);
+        for (load, shared) in [(Some(0.1), Some(false)), (Some(0.5), Some(true))] {
+            header.load_average = load;
+            assert_eq!(header.shared_cores(), shared, "{load:?}");
+        }
+        header.load_average = None;
+        assert_eq!(header.shared_cores(), None);
     }
 }

@@ -560,10 +560,15 @@ pub fn header_table(report: &Report) -> Table {
     ]);
     t.push(vec!["SIMD".into(), cpu.simd_text()]);
     t.push(vec!["caches (CPU 0)".into(), cpu.caches.describe()]);
-    if let Some(load) = h.load_average {
+    if let (Some(load), Some(shared)) = (h.load_average, h.shared_cores()) {
+        let cores = if shared {
+            "other work sharing the cores"
+        } else {
+            "the cores idle"
+        };
         t.push(vec![
             "load average at start".into(),
-            format!("{load:.2} (other work sharing the cores)"),
+            format!("{load:.2} ({cores})"),
         ]);
     }
     t.push(vec!["compiler".into(), h.rustc.clone()]);
