@@ -9,8 +9,8 @@
 //! [`AgingBloomFilter`] is an age-partitioned Bloom filter (Shtul, Baquero, Almeida,
 //! "Age-Partitioned Bloom Filters", arXiv 2001.03147): `k + l` slices in a ring, the newest
 //! k taking each insert, the oldest cleared at every generation, in the paper's blocked
-//! layout (a key's bits for all slices in one row of 128-bit blocks, read by one AVX-512
-//! pass where the CPU has it). Every key within the window
+//! layout (a key's bits for all slices in one row of 128-bit blocks, read by AVX-512 or
+//! AVX2 where the CPU has one). Every key within the window
 //! is found; 10% of a window past it, a key answers like one never inserted (by default);
 //! the false-positive rate stays at or below p at every point of the stream.
 //!
