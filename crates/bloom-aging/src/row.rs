@@ -206,25 +206,35 @@ pub(crate) mod avx2 {
         let mut chunks = [0u8; 16];
         let mut groups = row.chunks_exact(8 * BLOCK_WORDS);
         for (chunk, group) in chunks.iter_mut().zip(&mut groups) {
-            *chunk = group_mask(v, group.try_into().unwrap());
+            // SAFETY: four unaligned 32-byte loads, words 0..16 of the group.
+            let words = unsafe {
+                [0, 4, 8, 12].map(|at| _mm256_loadu_si256(group.as_ptr().add(at).cast()))
+            };
+            *chunk = group_mask(v, words);
             v = _mm256_add_epi32(v, step);
         }
-        // A last group of fewer than eight slices, copied into zeros: the lanes past the row
-        // find no bit set.
+        // A last group of fewer than eight slices: masked loads read the row's words and give
+        // zeros past its end (where they touch no memory), whose lanes never test set.
         let rest = groups.remainder();
         if !rest.is_empty() {
-            let mut group = [0u64; 8 * BLOCK_WORDS];
-            group[..rest.len()].copy_from_slice(rest);
-            chunks[row.len() / (8 * BLOCK_WORDS)] = group_mask(v, &group);
+            let len = _mm256_set1_epi64x(rest.len() as i64);
+            let words = [0, 4, 8, 12].map(|at| {
+                let lanes = _mm256_setr_epi64x(at, at + 1, at + 2, at + 3);
+                let live = _mm256_cmpgt_epi64(len, lanes);
+                let from = rest.as_ptr().wrapping_add(at as usize);
+                // SAFETY: a masked load reads only its live lanes, words of `rest`.
+                unsafe { _mm256_maskload_epi64(from.cast(), live) }
+            });
+            chunks[row.len() / (8 * BLOCK_WORDS)] = group_mask(v, words);
         }
         u128::from_le_bytes(chunks)
     }
 
-    /// The key's bits in the eight blocks of `group`, bit i for block i, where `v` holds
-    /// lane i's `x + j c`.
+    /// The key's bits in a group of eight blocks, bit i for block i, where `v` holds lane i's
+    /// `x + j c` and `words` the group's 16 words, four to a register.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn group_mask(v: __m256i, group: &[u64; 8 * BLOCK_WORDS]) -> u8 {
+    fn group_mask(v: __m256i, words: [__m256i; 4]) -> u8 {
         let mut h = _mm256_xor_si256(v, _mm256_srli_epi32::<16>(v));
         h = _mm256_mullo_epi32(h, _mm256_set1_epi32(0x85eb_ca6b_u32 as i32));
         h = _mm256_xor_si256(h, _mm256_srli_epi32::<13>(h));
@@ -235,9 +245,7 @@ pub(crate) mod avx2 {
         // The eight blocks are four registers of two: lane i's block is 32-bit words
         // 4 (i % 2) to 4 (i % 2) + 3 of register i / 2, and the key's bit is bit `pos % 32`
         // of 32-bit word `pos / 32` of the block (little-endian, as in the AVX-512 kernel).
-        // SAFETY: four unaligned 32-byte loads, words 0..16 of `group`.
-        let [r0, r1, r2, r3] =
-            unsafe { [0, 4, 8, 12].map(|at| _mm256_loadu_si256(group.as_ptr().add(at).cast())) };
+        let [r0, r1, r2, r3] = words;
         // Every register permuted by the lanes' word indices, then lanes 0-1 kept from the
         // first, 2-3 from the second, and so on.
         let index = _mm256_or_si256(
