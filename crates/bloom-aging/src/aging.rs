@@ -433,13 +433,7 @@ impl AgingBloomFilter {
     /// when the filter was made or read). All give the same answers.
     #[inline]
     pub fn probe(&self) -> Probe {
-        match self.kernel {
-            Kernel::Portable => Probe::Portable,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(_) => Probe::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(_) => Probe::Avx512,
-        }
+        self.kernel.probe()
     }
 
     /// The filter with its queries on `probe`'s implementation: for benchmarks and tests that

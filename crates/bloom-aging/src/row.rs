@@ -17,6 +17,7 @@
 //! permutes and three blends), or by the portable loop: all three give the same mask.
 
 use bloom_core::engine::Probe;
+use bloom_core::internal::simd::Level;
 use bloom_core::internal::{high_half, low_half, reduce};
 
 /// The words of one block.
@@ -89,44 +90,47 @@ pub(crate) enum Kernel {
     Avx512(avx512::Avx512),
 }
 
+impl From<Level> for Kernel {
+    /// The kernel of a level of the CPU's vector instructions: one per level.
+    fn from(level: Level) -> Kernel {
+        match level {
+            Level::Portable => Kernel::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx2(token) => Kernel::Avx2(token),
+            #[cfg(target_arch = "x86_64")]
+            Level::Avx512(token) => Kernel::Avx512(token),
+            // No token of either level is ever made off x86_64.
+            #[cfg(not(target_arch = "x86_64"))]
+            Level::Avx2(_) | Level::Avx512(_) => Kernel::Portable,
+        }
+    }
+}
+
 impl Kernel {
     /// The fastest kernel the CPU has.
     pub(crate) fn detect() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = avx512::Avx512::detect() {
-            return Kernel::Avx512(token);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(token) = avx2::Avx2::detect() {
-            return Kernel::Avx2(token);
-        }
-        Kernel::Portable
+        Kernel::from(Level::detect())
+    }
+
+    /// Every kernel this CPU runs, the fastest first, the portable one last.
+    pub(crate) fn available() -> impl Iterator<Item = Kernel> {
+        Level::available().map(Kernel::from)
     }
 
     /// The kernel that runs `probe`, when the CPU has it.
     pub(crate) fn of(probe: Probe) -> Option<Kernel> {
-        match probe {
-            Probe::Portable => Some(Kernel::Portable),
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 => avx2::Avx2::detect().map(Kernel::Avx2),
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx512 => avx512::Avx512::detect().map(Kernel::Avx512),
-            #[cfg(not(target_arch = "x86_64"))]
-            Probe::Avx2 | Probe::Avx512 => None,
-        }
+        Kernel::available().find(|kernel| kernel.probe() == probe)
     }
 
-    /// Every kernel this CPU runs, the portable one last: what the tests compare.
-    #[cfg(test)]
-    pub(crate) fn available() -> Vec<Kernel> {
-        let mut kernels = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            kernels.extend(avx512::Avx512::detect().map(Kernel::Avx512));
-            kernels.extend(avx2::Avx2::detect().map(Kernel::Avx2));
+    /// The implementation this kernel is, by the workspace's name for it.
+    pub(crate) fn probe(self) -> Probe {
+        match self {
+            Kernel::Portable => Probe::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2(_) => Probe::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512(_) => Probe::Avx512,
         }
-        kernels.push(Kernel::Portable);
-        kernels
     }
 
     /// The key's bits in `row`, as [`mask_portable`] gives them.
@@ -364,7 +368,7 @@ mod tests {
     /// the only one, and this checks nothing more than that.
     #[test]
     fn kernel_masks_agree_with_the_portable_one() {
-        let kernels = Kernel::available();
+        let kernels: Vec<Kernel> = Kernel::available().collect();
         if kernels.len() == 1 {
             eprintln!("no vector kernel on this CPU: the portable mask only");
         }
