@@ -1,5 +1,6 @@
 //! Bit storage: the one word storage of every filter ([`Words`]) and the bit array over it
-//! ([`BitStore`], the bits of a `BloomFilter`).
+//! ([`Bits`]: [`BitStore`], the bits of a `BloomFilter`, and [`AtomicBitStore`], those of an
+//! `AtomicBloomFilter`).
 //!
 //! [`BitStore`] keeps bit `i` in word `i / 64` at position `i % 64` counted from the least
 //! significant bit. That layout is also the on-disk layout (words written little-endian), so
@@ -56,9 +57,38 @@ mod sealed {
 /// A word type [`Words`] holds: `u64` for stores with one writer, `AtomicU64` for stores
 /// shared between threads. Both have the size and alignment of a `u64` and zero as a valid
 /// value. Sealed: no other type can implement it.
-pub trait Word: sealed::Sealed + Sized {}
-impl Word for u64 {}
-impl Word for AtomicU64 {}
+pub trait Word: sealed::Sealed + Sized {
+    /// Whether the words may be read as plain memory, a line at a time by a vector load:
+    /// `u64` words may, atomic words (which other threads write) only through atomic loads.
+    const PLAIN: bool;
+
+    /// The name of a bit array of these words ([`BitStore`], [`AtomicBitStore`]), for
+    /// `Debug`.
+    const STORE: &'static str;
+
+    /// The word's bits now: the word itself, or a `Relaxed` load of an atomic word.
+    fn value(&self) -> u64;
+}
+
+impl Word for u64 {
+    const PLAIN: bool = true;
+    const STORE: &'static str = "BitStore";
+
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        *self
+    }
+}
+
+impl Word for AtomicU64 {
+    const PLAIN: bool = false;
+    const STORE: &'static str = "AtomicBitStore";
+
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        self.load(Ordering::Relaxed)
+    }
+}
 
 /// The alignment of every store: one cache line.
 const LINE_BYTES: usize = 64;
@@ -472,11 +502,24 @@ impl<W: Word> core::fmt::Debug for Words<W> {
     }
 }
 
-/// A fixed-size array of bits in [`Words`]: bit `i` in word `i / 64`, position `i % 64` from
-/// the least significant bit. `bitvec`'s `BitSlice` is the bit-level view of the words
-/// ([`get`](BitStore::get), [`set`](BitStore::set)); the probe loops work on the words.
+/// A fixed-size array of bits in [`Words`] of `W`: bit `i` in word `i / 64`, position `i % 64`
+/// from the least significant bit. Bits past `len()` in the last word are always zero; every
+/// constructor checks it.
 ///
-/// Bits past `len()` in the last word are always zero; every constructor checks it.
+/// One type for both word kinds, under two names: [`BitStore`] (plain `u64` words, one
+/// writer, the bits of a `BloomFilter`) and [`AtomicBitStore`] (`AtomicU64` words shared
+/// between threads, the bits of an `AtomicBloomFilter`). What reads the bits is written once
+/// for both ([`len`](Bits::len), [`count_ones`](Bits::count_ones), the engine's `Storage`);
+/// what writes them differs by kind: `&mut self` and plain writes for one, `&self` and
+/// `fetch_or` for the other.
+pub struct Bits<W: Word> {
+    words: Words<W>,
+    num_bits: u64,
+}
+
+/// The bit array of one writer: [`Bits`] of plain `u64` words. `bitvec`'s `BitSlice` is the
+/// bit-level view of the words ([`get`](Bits::get), [`set`](Bits::set)); the probe loops work
+/// on the words.
 ///
 /// # Examples
 ///
@@ -490,22 +533,61 @@ impl<W: Word> core::fmt::Debug for Words<W> {
 /// assert_eq!(bits.count_ones(), 1);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct BitStore {
-    words: Words<u64>,
-    num_bits: u64,
-}
+pub type BitStore = Bits<u64>;
 
-impl core::fmt::Debug for BitStore {
+/// The atomic twin of [`BitStore`]: [`Bits`] of `AtomicU64` words, every method `&self`,
+/// lock-free.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::bits::AtomicBitStore;
+///
+/// let bits = AtomicBitStore::new(1000)?;
+/// std::thread::scope(|s| {
+///     s.spawn(|| bits.set(1));
+///     s.spawn(|| bits.set(999));
+/// });
+/// assert!(bits.get(1) && bits.get(999));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type AtomicBitStore = Bits<AtomicU64>;
+
+impl<W: Word> core::fmt::Debug for Bits<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("BitStore")
-            .field("len", &self.len())
+        f.debug_struct(W::STORE)
+            .field("len", &self.num_bits)
             .field("count_ones", &self.count_ones())
             .finish()
     }
 }
 
-impl BitStore {
+impl Clone for BitStore {
+    fn clone(&self) -> Self {
+        BitStore {
+            words: self.words.clone(),
+            num_bits: self.num_bits,
+        }
+    }
+}
+
+/// A clone is a snapshot ([`AtomicBitStore::to_bit_store`]) made atomic again, without a
+/// second copy. Like the standard collections, it aborts if the allocator refuses the copy.
+impl Clone for AtomicBitStore {
+    fn clone(&self) -> Self {
+        self.to_bit_store().into()
+    }
+}
+
+impl PartialEq for BitStore {
+    fn eq(&self, other: &Self) -> bool {
+        self.num_bits == other.num_bits && self.words == other.words
+    }
+}
+
+impl Eq for BitStore {}
+
+impl<W: Word> Bits<W> {
     /// A store of `num_bits` zero bits, in [`Words`] (lazily zeroed, 64-byte aligned, huge
     /// pages advised for 4 MiB and more).
     ///
@@ -517,15 +599,55 @@ impl BitStore {
     pub fn new(num_bits: u64) -> Result<Self, Error> {
         check_num_bits(num_bits)?;
         let words = Words::zeroed(words_for(num_bits)?)?;
-        Ok(BitStore { words, num_bits })
+        Ok(Bits { words, num_bits })
     }
 
+    /// The number of bits.
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.num_bits
+    }
+
+    /// Whether the store has no bits (never true: constructors require at least one).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.num_bits == 0
+    }
+
+    /// The raw words, bit `i` at word `i / 64`, position `i % 64` from the least significant
+    /// bit. Bits past `len()` are zero.
+    #[inline]
+    pub fn as_words(&self) -> &[W] {
+        self.words.as_slice()
+    }
+
+    /// The number of set bits (of an atomic store, a snapshot: concurrent inserts may or may
+    /// not be counted).
+    pub fn count_ones(&self) -> u64 {
+        self.as_words()
+            .iter()
+            .map(|w| u64::from(w.value().count_ones()))
+            .sum()
+    }
+
+    /// The fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.num_bits as f64
+    }
+
+    /// Bytes of heap held by the words.
+    pub fn heap_bytes(&self) -> usize {
+        self.words.heap_bytes()
+    }
+}
+
+impl Bits<u64> {
     /// A store of `num_bits` bits holding a copy of `words` (LSB-first).
     ///
     /// # Errors
     ///
     /// [`Error::Corrupt`] when `words` has the wrong length for `num_bits` or has bits set
-    /// past `num_bits`; the errors of [`BitStore::new`].
+    /// past `num_bits`; the errors of [`new`](Bits::new).
     pub fn from_words(words: &[u64], num_bits: u64) -> Result<Self, Error> {
         let mut copy = Words::zeroed(words.len())?;
         copy.as_mut_slice().copy_from_slice(words);
@@ -536,7 +658,7 @@ impl BitStore {
     ///
     /// # Errors
     ///
-    /// As [`from_words`](BitStore::from_words).
+    /// As [`from_words`](Bits::from_words).
     pub fn from_parts(words: Words<u64>, num_bits: u64) -> Result<Self, Error> {
         check_num_bits(num_bits)?;
         let expected = words_for(num_bits)?;
@@ -578,12 +700,12 @@ impl BitStore {
 
     /// Checks, without reading more than the last word, that `bytes` can be the
     /// little-endian words of a store of `num_bits` bits: the checks of
-    /// [`from_le_bytes`](BitStore::from_le_bytes), for a reader that uses the bytes in place
+    /// [`from_le_bytes`](Bits::from_le_bytes), for a reader that uses the bytes in place
     /// (a zero-copy view) and reads bit `p` as bit `p % 8` of byte `p / 8`.
     ///
     /// # Errors
     ///
-    /// As [`from_le_bytes`](BitStore::from_le_bytes), without allocating.
+    /// As [`from_le_bytes`](Bits::from_le_bytes), without allocating.
     #[doc(hidden)]
     pub fn check_le_bytes(bytes: &[u8], num_bits: u64) -> Result<(), Error> {
         check_num_bits(num_bits)?;
@@ -612,18 +734,6 @@ impl BitStore {
         &BitSlice::from_slice(self.as_words())[..self.num_bits as usize]
     }
 
-    /// The number of bits.
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.num_bits
-    }
-
-    /// Whether the store has no bits (never true: constructors require at least one).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.num_bits == 0
-    }
-
     /// Whether bit `index` is set.
     ///
     /// # Panics
@@ -650,13 +760,6 @@ impl BitStore {
         let was = bits[index as usize];
         bits.set(index as usize, true);
         was
-    }
-
-    /// The raw words, bit `i` at word `i / 64`, position `i % 64` from the least significant
-    /// bit. Bits past `len()` are zero.
-    #[inline]
-    pub fn as_words(&self) -> &[u64] {
-        self.words.as_slice()
     }
 
     /// The raw words, mutable, for probe loops.
@@ -731,19 +834,6 @@ impl BitStore {
         }
     }
 
-    /// The number of set bits.
-    pub fn count_ones(&self) -> u64 {
-        self.as_words()
-            .iter()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
-    }
-
-    /// The fraction of bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        self.count_ones() as f64 / self.len() as f64
-    }
-
     /// Clears every bit. A store never written since it was made (or last cleared) is not
     /// touched, so clearing a fresh store of any size costs nothing.
     pub fn clear(&mut self) {
@@ -776,11 +866,6 @@ impl BitStore {
         Ok(())
     }
 
-    /// Bytes of heap held by the words.
-    pub fn heap_bytes(&self) -> usize {
-        self.words.heap_bytes()
-    }
-
     /// Bytes of the words in little-endian order: the length of a filter's payload.
     pub fn le_bytes_len(&self) -> usize {
         self.as_words().len() * 8
@@ -792,74 +877,9 @@ impl BitStore {
     }
 }
 
-/// The atomic twin of [`BitStore`]: the same layout in `AtomicU64` words, every method
-/// `&self`, lock-free.
-///
-/// # Examples
-///
-/// ```
-/// use bloom_core::bits::AtomicBitStore;
-///
-/// let bits = AtomicBitStore::new(1000)?;
-/// std::thread::scope(|s| {
-///     s.spawn(|| bits.set(1));
-///     s.spawn(|| bits.set(999));
-/// });
-/// assert!(bits.get(1) && bits.get(999));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub struct AtomicBitStore {
-    words: Words<AtomicU64>,
-    num_bits: u64,
-}
-
-impl core::fmt::Debug for AtomicBitStore {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AtomicBitStore")
-            .field("len", &self.num_bits)
-            .field("count_ones", &self.count_ones())
-            .finish()
-    }
-}
-
-/// A clone is a snapshot ([`AtomicBitStore::to_bit_store`]) made atomic again, without a
-/// second copy. Like the standard collections, it aborts if the allocator refuses the copy.
-impl Clone for AtomicBitStore {
-    fn clone(&self) -> Self {
-        self.to_bit_store().into()
-    }
-}
-
-impl AtomicBitStore {
-    /// A store of `num_bits` zero bits.
-    ///
-    /// # Errors
-    ///
-    /// As [`BitStore::new`].
-    pub fn new(num_bits: u64) -> Result<Self, Error> {
-        Ok(BitStore::new(num_bits)?.into())
-    }
-
-    /// The number of bits.
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.num_bits
-    }
-
-    /// Whether the store has no bits (never true: constructors require at least one).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.num_bits == 0
-    }
-
-    /// The raw atomic words, for reading.
-    #[inline]
-    pub fn as_words(&self) -> &[AtomicU64] {
-        self.words.as_slice()
-    }
-
+impl Bits<AtomicU64> {
     /// The raw atomic words, for writing (`fetch_or`): marks the store written, so that a
-    /// later [`clear_mut`](AtomicBitStore::clear_mut) knows it has bits to clear.
+    /// later [`clear_mut`](Bits::clear_mut) knows it has bits to clear.
     #[inline(always)]
     pub fn as_words_for_write(&self) -> &[AtomicU64] {
         self.words.writable()
@@ -896,19 +916,6 @@ impl AtomicBitStore {
         self.words.writable()[(index >> 6) as usize].fetch_or(mask, Ordering::Relaxed) & mask != 0
     }
 
-    /// The number of set bits (a snapshot: concurrent inserts may or may not be counted).
-    pub fn count_ones(&self) -> u64 {
-        self.as_words()
-            .iter()
-            .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
-            .sum()
-    }
-
-    /// The fraction of bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        self.count_ones() as f64 / self.num_bits as f64
-    }
-
     /// Clears every bit. Inserts racing with it may survive or not. A store never written
     /// is not touched.
     pub fn clear(&self) {
@@ -920,8 +927,8 @@ impl AtomicBitStore {
     }
 
     /// Clears every bit of a store no other thread can reach (its owner's `&mut`): like
-    /// [`clear`](AtomicBitStore::clear), and it also forgets that the store was written, so
-    /// that the next clear of a store left empty costs nothing.
+    /// [`clear`](Bits::clear), and it also forgets that the store was written, so that the
+    /// next clear of a store left empty costs nothing.
     pub fn clear_mut(&mut self) {
         self.words.clear();
     }
@@ -952,11 +959,6 @@ impl AtomicBitStore {
         Ok(())
     }
 
-    /// Bytes of heap held by the words.
-    pub fn heap_bytes(&self) -> usize {
-        self.words.heap_bytes()
-    }
-
     /// A plain copy of the current bits, in fresh memory (aligned and advised like a new
     /// store).
     ///
@@ -970,8 +972,8 @@ impl AtomicBitStore {
         })
     }
 
-    /// [`try_to_bit_store`](AtomicBitStore::try_to_bit_store); like the standard
-    /// collections' clones, it aborts if the allocator refuses the copy.
+    /// [`try_to_bit_store`](Bits::try_to_bit_store); like the standard collections' clones,
+    /// it aborts if the allocator refuses the copy.
     pub fn to_bit_store(&self) -> BitStore {
         self.try_to_bit_store()
             .unwrap_or_else(|_| out_of_memory(self.heap_bytes()))

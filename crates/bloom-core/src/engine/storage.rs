@@ -3,10 +3,10 @@
 //! little-endian bytes ([`LeBits`], a view over a memory map). A layout reads every one of
 //! them through [`Storage`], so a query is written once for all three.
 
-use core::sync::atomic::{AtomicU64, Ordering};
-
 use crate::Error;
-use crate::bits::{AtomicBitStore, BitStore};
+#[cfg(doc)]
+use crate::bits::AtomicBitStore;
+use crate::bits::{BitStore, Bits, Word};
 use crate::internal::memory::prefetch_address;
 
 /// Read access to a filter's bit array: what every query of every layout needs from the
@@ -105,12 +105,14 @@ mod sealed {
     /// Only this module's storages: a layout relies on their invariants (lengths checked
     /// when they are made, words that exist for every position below the size).
     pub trait Sealed {}
-    impl Sealed for crate::bits::BitStore {}
-    impl Sealed for crate::bits::AtomicBitStore {}
+    impl<W: crate::bits::Word> Sealed for crate::bits::Bits<W> {}
     impl Sealed for super::LeBits<'_> {}
 }
 
-impl Storage for BitStore {
+/// Owned words, plain ([`BitStore`]) or atomic ([`AtomicBitStore`]): one implementation,
+/// the word type's [`value`](Word::value) reading each word (an atomic one by a `Relaxed`
+/// load, as concurrent writers require).
+impl<W: Word> Storage for Bits<W> {
     #[inline(always)]
     fn num_bits(&self) -> u64 {
         self.len()
@@ -121,45 +123,47 @@ impl Storage for BitStore {
         self.as_words().len()
     }
 
-    type Base = *const u64;
+    type Base = *const W;
 
     #[inline(always)]
-    fn base(&self) -> *const u64 {
+    fn base(&self) -> *const W {
         self.as_words().as_ptr()
     }
 
     #[inline(always)]
-    unsafe fn read(base: *const u64, index: usize) -> u64 {
+    unsafe fn read(base: *const W, index: usize) -> u64 {
         // SAFETY: the caller keeps `index` below `num_words` of the live store `base` is of.
-        unsafe { *base.add(index) }
+        unsafe { (*base.add(index)).value() }
     }
 
     #[inline(always)]
-    fn advance(base: *const u64, words: usize) -> *const u64 {
+    fn advance(base: *const W, words: usize) -> *const W {
         base.wrapping_add(words)
     }
 
     #[inline(always)]
-    fn prefetch(base: *const u64, index: usize) {
+    fn prefetch(base: *const W, index: usize) {
         prefetch_address(base.wrapping_add(index));
     }
 
     /// The words start on a 64-byte boundary: eight of them from a multiple of 8 are one
     /// line.
     #[inline(always)]
-    fn prefetch_line(base: *const u64, first: usize) {
+    fn prefetch_line(base: *const W, first: usize) {
         Self::prefetch(base, first);
     }
 
-    /// Words in memory are the little-endian bytes only on a little-endian machine.
-    const LINES: bool = cfg!(target_endian = "little");
+    /// Plain words in memory are their little-endian bytes on a little-endian machine;
+    /// atomic words lend no bytes.
+    const LINES: bool = W::PLAIN && cfg!(target_endian = "little");
 
     #[inline(always)]
-    unsafe fn line<'b>(base: *const u64, first: usize) -> &'b [u8; 64] {
+    unsafe fn line<'b>(base: *const W, first: usize) -> &'b [u8; 64] {
+        debug_assert!(Self::LINES, "atomic words lend no bytes (word {first})");
         // SAFETY: the caller keeps `first + 8` within the words of a store borrowed for
         // `'b`, so the 64 bytes from word `first` are initialised and live; `[u8; 64]` has
-        // alignment 1, and on a little-endian machine (`LINES`) they are the words'
-        // little-endian bytes.
+        // alignment 1, and `LINES` (the caller's contract) makes them plain `u64` words on a
+        // little-endian machine: their little-endian bytes, which no other thread writes.
         unsafe { &*base.add(first).cast::<[u8; 64]>() }
     }
 
@@ -170,80 +174,15 @@ impl Storage for BitStore {
 
     #[inline]
     fn heap_bytes(&self) -> usize {
-        BitStore::heap_bytes(self)
+        Bits::heap_bytes(self)
     }
 
     fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.as_words().iter().copied()
+        self.as_words().iter().map(Word::value)
     }
 
     fn count_ones(&self) -> u64 {
-        BitStore::count_ones(self)
-    }
-}
-
-impl Storage for AtomicBitStore {
-    #[inline(always)]
-    fn num_bits(&self) -> u64 {
-        self.len()
-    }
-
-    #[inline(always)]
-    fn num_words(&self) -> usize {
-        self.as_words().len()
-    }
-
-    type Base = *const AtomicU64;
-
-    #[inline(always)]
-    fn base(&self) -> *const AtomicU64 {
-        self.as_words().as_ptr()
-    }
-
-    #[inline(always)]
-    unsafe fn read(base: *const AtomicU64, index: usize) -> u64 {
-        // SAFETY: the caller keeps `index` below `num_words` of the live store `base` is of;
-        // the word is read by an atomic load, as concurrent writers require.
-        unsafe { (*base.add(index)).load(Ordering::Relaxed) }
-    }
-
-    #[inline(always)]
-    fn advance(base: *const AtomicU64, words: usize) -> *const AtomicU64 {
-        base.wrapping_add(words)
-    }
-
-    #[inline(always)]
-    fn prefetch(base: *const AtomicU64, index: usize) {
-        prefetch_address(base.wrapping_add(index));
-    }
-
-    /// Aligned as [`BitStore`]'s words are.
-    #[inline(always)]
-    fn prefetch_line(base: *const AtomicU64, first: usize) {
-        Self::prefetch(base, first);
-    }
-
-    /// Never called: `LINES` is false, so no caller may.
-    unsafe fn line<'b>(_: *const AtomicU64, first: usize) -> &'b [u8; 64] {
-        unreachable!("atomic words lend no bytes (word {first})")
-    }
-
-    #[inline(always)]
-    fn footprint(&self) -> usize {
-        self.heap_bytes()
-    }
-
-    #[inline]
-    fn heap_bytes(&self) -> usize {
-        AtomicBitStore::heap_bytes(self)
-    }
-
-    fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.as_words().iter().map(|w| w.load(Ordering::Relaxed))
-    }
-
-    fn count_ones(&self) -> u64 {
-        AtomicBitStore::count_ones(self)
+        Bits::count_ones(self)
     }
 }
 
