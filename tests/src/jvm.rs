@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
+use bloom_jvm::{Format, GuavaBloomFilter, JvmBloomFilter, SparkBloomFilter, SparkVersion};
 
 /// splitmix64 of `i` (Steele, Lea and Flood, 2014), as `Keys.gen`.
 pub fn key_long(i: u64) -> i64 {
@@ -274,50 +274,44 @@ pub trait JvmFilter {
     fn might_contain_bytes_batch(&self, keys: &[Vec<u8>]) -> Vec<bool>;
 }
 
-macro_rules! jvm_filter {
-    ($($ty:ty),*) => {$(
-        impl JvmFilter for $ty {
-            fn insert_i64(&mut self, key: i64) -> bool {
-                <$ty>::insert_i64(self, key)
-            }
-            fn insert_str(&mut self, key: &str) -> bool {
-                <$ty>::insert_str(self, key)
-            }
-            fn insert_bytes(&mut self, key: &[u8]) -> bool {
-                <$ty>::insert_bytes(self, key)
-            }
-            fn put_long(&mut self, key: i64) -> bool {
-                <$ty>::put_long(self, key)
-            }
-            fn put_str(&mut self, key: &str) -> bool {
-                <$ty>::put_str(self, key)
-            }
-            fn put_bytes(&mut self, key: &[u8]) -> bool {
-                <$ty>::put_bytes(self, key)
-            }
-            fn might_contain_long(&self, key: i64) -> bool {
-                <$ty>::might_contain_long(self, key)
-            }
-            fn might_contain_str(&self, key: &str) -> bool {
-                <$ty>::might_contain_str(self, key)
-            }
-            fn might_contain_bytes(&self, key: &[u8]) -> bool {
-                <$ty>::might_contain_bytes(self, key)
-            }
-            fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool> {
-                <$ty>::might_contain_long_batch(self, keys)
-            }
-            fn might_contain_str_batch(&self, keys: &[String]) -> Vec<bool> {
-                <$ty>::might_contain_bytes_batch(self, keys)
-            }
-            fn might_contain_bytes_batch(&self, keys: &[Vec<u8>]) -> Vec<bool> {
-                <$ty>::might_contain_bytes_batch(self, keys)
-            }
-        }
-    )*};
+impl<F: Format> JvmFilter for JvmBloomFilter<F> {
+    fn insert_i64(&mut self, key: i64) -> bool {
+        JvmBloomFilter::insert_i64(self, key)
+    }
+    fn insert_str(&mut self, key: &str) -> bool {
+        JvmBloomFilter::insert_str(self, key)
+    }
+    fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        JvmBloomFilter::insert_bytes(self, key)
+    }
+    fn put_long(&mut self, key: i64) -> bool {
+        JvmBloomFilter::put_long(self, key)
+    }
+    fn put_str(&mut self, key: &str) -> bool {
+        JvmBloomFilter::put_str(self, key)
+    }
+    fn put_bytes(&mut self, key: &[u8]) -> bool {
+        JvmBloomFilter::put_bytes(self, key)
+    }
+    fn might_contain_long(&self, key: i64) -> bool {
+        JvmBloomFilter::might_contain_long(self, key)
+    }
+    fn might_contain_str(&self, key: &str) -> bool {
+        JvmBloomFilter::might_contain_str(self, key)
+    }
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+        JvmBloomFilter::might_contain_bytes(self, key)
+    }
+    fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool> {
+        JvmBloomFilter::might_contain_long_batch(self, keys)
+    }
+    fn might_contain_str_batch(&self, keys: &[String]) -> Vec<bool> {
+        JvmBloomFilter::might_contain_bytes_batch(self, keys)
+    }
+    fn might_contain_bytes_batch(&self, keys: &[Vec<u8>]) -> Vec<bool> {
+        JvmBloomFilter::might_contain_bytes_batch(self, keys)
+    }
 }
-
-jvm_filter!(SparkBloomFilter, GuavaBloomFilter);
 
 /// The digest of `filter`'s answers to the probes of `kind` over `range`; also checks that
 /// the batch query of the kind gives the same answers.

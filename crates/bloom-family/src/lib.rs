@@ -399,8 +399,9 @@ pub mod scalable {
     pub use bloom_scalable::*;
 }
 
-/// The whole of `bloom-jvm`: [`SparkBloomFilter`], [`SparkVersion`] and [`GuavaBloomFilter`].
-/// The crate's own guide is [`bloom_jvm`].
+/// The whole of `bloom-jvm`: [`SparkBloomFilter`], [`SparkVersion`] and [`GuavaBloomFilter`],
+/// the one type both are ([`JvmBloomFilter`](jvm::JvmBloomFilter)) and its formats. The
+/// crate's own guide is [`bloom_jvm`].
 #[cfg(feature = "jvm")]
 pub mod jvm {
     #[doc(inline)]

@@ -12,8 +12,11 @@ use crate::fastmod::FastMod;
 pub(crate) const MAX_WORDS: u64 = i32::MAX as u64;
 
 /// Words of 64 bits, the number of them set, and the reduction of a hash to a bit index.
+///
+/// `pub` in this private module only because the formats' sealed trait (`filter.rs`) names
+/// it: nothing outside the crate can reach it.
 #[derive(Clone)]
-pub(crate) struct JvmBits {
+pub struct JvmBits {
     words: Vec<u64>,
     ones: u64,
     modulo: FastMod,

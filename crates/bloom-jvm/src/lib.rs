@@ -12,6 +12,9 @@
 //! * [`GuavaBloomFilter`]: `com.google.common.hash.BloomFilter` with its default strategy
 //!   `MURMUR128_MITZ_64`, for longs, UTF-8 strings and byte arrays.
 //!
+//! Both are one type, [`JvmBloomFilter`], over a [`Format`] ([`Spark`], [`Guava`]): what the
+//! two libraries share is written once, what each defines is its format's.
+//!
 //! Both hash, size and lay out bits exactly as the JVM libraries do, which is not how this
 //! workspace's own filters do it (Murmur3 instead of XXH3, Java's `%` instead of a
 //! multiply-shift, big-endian words, no checksum): they exist for compatibility, so they do
@@ -56,10 +59,12 @@
 mod batch;
 mod bits;
 mod fastmod;
+mod filter;
 mod guava;
 mod murmur3;
 mod spark;
 mod wire;
 
-pub use guava::GuavaBloomFilter;
-pub use spark::{SparkBloomFilter, SparkVersion};
+pub use filter::{Format, JvmBloomFilter};
+pub use guava::{Guava, GuavaBloomFilter};
+pub use spark::{Spark, SparkBloomFilter, SparkVersion};

@@ -3,15 +3,13 @@
 //! and `Murmur3_x86_32.java` in `common/sketch`, checked against the `spark-sketch` jars of
 //! Spark 4.1.0 and 4.3.0, whose classes are identical).
 
-use std::io::{Read, Write};
-
 use bloom_core::Error;
-use bloom_core::internal::ByteReader;
 
 use crate::batch::{self, Probes, Probing};
 use crate::bits::{JvmBits, words_for_bits};
+use crate::filter::{JvmBloomFilter, sealed::Rules};
 use crate::murmur3::{spark_hash_bytes, spark_hash_long};
-use crate::wire::{self, Fields, Stream};
+use crate::wire::Fields;
 
 /// The binary versions of Spark's filter: the first `int` of its bytes.
 ///
@@ -57,11 +55,11 @@ impl SparkVersion {
 /// `bloom_filter_agg` ships), in both of its binary versions.
 ///
 /// For the same parameters and the same keys it holds the same bits as Spark's filter, answers
-/// every `put*` and `mightContain*` as Spark does, and [`to_bytes`](Self::to_bytes) gives the
+/// every `put*` and `mightContain*` as Spark does, and [`to_bytes`](JvmBloomFilter::to_bytes) gives the
 /// bytes of Spark's `writeTo`. Its inserts come twice: `insert_*` answer as every `insert` of
 /// the workspace (whether the key was possibly present before), `put_*` as Spark's `put*`
 /// (whether a bit changed), the opposite answer. Spark's `readFrom` reads what this writes, and
-/// [`from_bytes`](Self::from_bytes) reads what Spark writes. Keys are longs (Spark's `Byte`,
+/// [`from_bytes`](JvmBloomFilter::from_bytes) reads what Spark writes. Keys are longs (Spark's `Byte`,
 /// `Short`, `Integer` and `Long` are all hashed as a `long`: pass them as `i64`), UTF-8 strings
 /// and byte arrays (`String` is hashed as its UTF-8 bytes, so `insert_str("a")` and
 /// `insert_bytes(b"a")` insert the same key).
@@ -97,24 +95,14 @@ impl SparkVersion {
 /// assert_eq!(SparkBloomFilter::from_bytes(&bytes)?, filter);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct SparkBloomFilter {
-    version: SparkVersion,
-    num_hashes: u32,
-    seed: i32,
-    bits: JvmBits,
-}
+pub type SparkBloomFilter = JvmBloomFilter<Spark>;
 
-impl std::fmt::Debug for SparkBloomFilter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SparkBloomFilter")
-            .field("version", &self.version)
-            .field("num_hashes", &self.num_hashes)
-            .field("seed", &self.seed)
-            .field("bit_size", &self.bit_size())
-            .field("cardinality", &self.cardinality())
-            .finish()
-    }
+/// Spark's format ([`SparkBloomFilter`]): the binary version and the seed keys are hashed
+/// with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spark {
+    version: SparkVersion,
+    seed: i32,
 }
 
 /// V1's probes: `h1 + i * h2` in Java's `int` arithmetic (the accumulator's low 32 bits),
@@ -162,7 +150,84 @@ fn probes(version: SparkVersion, h1: i32, h2: i32) -> Probes {
     }
 }
 
-impl SparkBloomFilter {
+impl Rules for Spark {
+    const NAME: &'static str = "SparkBloomFilter";
+    /// Spark's two hashes, `h1 = hash(key, seed)` and `h2 = hash(key, h1)`.
+    type Hash = (i32, i32);
+
+    #[inline(always)]
+    fn hash_long(self, key: i64) -> (i32, i32) {
+        let h1 = spark_hash_long(key, self.seed);
+        (h1, spark_hash_long(key, h1))
+    }
+
+    #[inline(always)]
+    fn hash_bytes(self, key: &[u8]) -> (i32, i32) {
+        let h1 = spark_hash_bytes(key, self.seed);
+        (h1, spark_hash_bytes(key, h1))
+    }
+
+    #[inline(always)]
+    fn set(self, bits: &mut JvmBits, k: u32, (h1, h2): (i32, i32)) -> bool {
+        let p = probes(self.version, h1, h2);
+        match self.version {
+            SparkVersion::V1 => batch::insert::<V1>(bits, k, p),
+            SparkVersion::V2 => batch::insert::<V2>(bits, k, p),
+        }
+    }
+
+    #[inline(always)]
+    fn contains(self, bits: &JvmBits, k: u32, (h1, h2): (i32, i32)) -> bool {
+        let p = probes(self.version, h1, h2);
+        match self.version {
+            SparkVersion::V1 => batch::contains::<V1>(bits, k, p),
+            SparkVersion::V2 => batch::contains::<V2>(bits, k, p),
+        }
+    }
+
+    fn contains_batch<K>(
+        self,
+        bits: &JvmBits,
+        k: u32,
+        keys: &[K],
+        hash: impl Fn(&K) -> (i32, i32),
+        out: &mut Vec<bool>,
+    ) {
+        let version = self.version;
+        let start = |key: &K| {
+            let (h1, h2) = hash(key);
+            probes(version, h1, h2)
+        };
+        match version {
+            SparkVersion::V1 => batch::contains_batch::<V1, _>(bits, k, keys, start, out),
+            SparkVersion::V2 => batch::contains_batch::<V2, _>(bits, k, keys, start, out),
+        }
+    }
+
+    fn header(self, k: u32) -> Vec<u8> {
+        let mut header = Vec::with_capacity(12);
+        header.extend_from_slice(&self.version.number().to_be_bytes());
+        header.extend_from_slice(&(k as i32).to_be_bytes());
+        if self.version == SparkVersion::V2 {
+            header.extend_from_slice(&self.seed.to_be_bytes());
+        }
+        header
+    }
+
+    /// The version ([`Error::UnsupportedVersion`] for one other than 1 and 2,
+    /// [`Error::Corrupt`] when it is not even a `u16`), k of at least 1, and V2's seed.
+    fn decode(fields: &mut impl Fields) -> Result<(Spark, u32), Error> {
+        let version = check_version(fields.i32()?)?;
+        let num_hashes = check_num_hashes(fields.i32()?)?;
+        let seed = match version {
+            SparkVersion::V1 => 0,
+            SparkVersion::V2 => fields.i32()?,
+        };
+        Ok((Spark { version, seed }, num_hashes))
+    }
+}
+
+impl JvmBloomFilter<Spark> {
     /// A filter for `expected_items` keys at false-positive probability `fpp`, in Spark's
     /// default version (V2) with seed 0, sized as Spark's `BloomFilter.create(long, double)`
     /// sizes it: [`optimal_num_bits`](Self::optimal_num_bits) bits (rounded up to whole
@@ -234,10 +299,9 @@ impl SparkBloomFilter {
         }
         let words = words_for_bits(num_bits)?;
         let num_hashes = Self::optimal_num_hashes(expected_items, num_bits);
-        Ok(SparkBloomFilter {
-            version,
+        Ok(JvmBloomFilter {
+            format: Spark { version, seed },
             num_hashes,
-            seed,
             bits: JvmBits::zeroed(words)?,
         })
     }
@@ -269,166 +333,6 @@ impl SparkBloomFilter {
         jvm_optimal_num_hashes(expected_items, num_bits)
     }
 
-    /// Inserts a long (Spark's `putLong`; also its `put` of a `Byte`, `Short` or `Integer`,
-    /// widened). Returns whether the key was possibly present before (all its bits were
-    /// set), as every `insert` of the workspace does: `false` means it certainly was not.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// assert!(!filter.insert_i64(7)); // certainly new
-    /// assert!(filter.insert_i64(7)); // possibly seen before
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    pub fn insert_i64(&mut self, key: i64) -> bool {
-        let (h1, h2) = self.hash_long(key);
-        !self.set_hashes(h1, h2)
-    }
-
-    /// Inserts a string as its UTF-8 bytes (Spark's `putString`). Returns whether the key was
-    /// possibly present before.
-    #[inline]
-    pub fn insert_str(&mut self, key: &str) -> bool {
-        self.insert_bytes(key.as_bytes())
-    }
-
-    /// Inserts a byte array (Spark's `putBinary`). Returns whether the key was possibly
-    /// present before.
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let (h1, h2) = self.hash_bytes(key);
-        !self.set_hashes(h1, h2)
-    }
-
-    /// Spark's `putLong`, with Spark's answer: whether a bit changed, so `true` means the
-    /// key is certainly new. The opposite of [`insert_i64`](Self::insert_i64):
-    /// `put_long(k) == !insert_i64(k)`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// assert!(filter.put_long(7)); // bits changed: certainly new
-    /// assert!(!filter.put_long(7)); // nothing changed: possibly seen before
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[inline]
-    pub fn put_long(&mut self, key: i64) -> bool {
-        !self.insert_i64(key)
-    }
-
-    /// Spark's `putString`: whether a bit changed, `put_str(k) == !insert_str(k)`
-    /// ([`insert_str`](Self::insert_str)).
-    #[inline]
-    pub fn put_str(&mut self, key: &str) -> bool {
-        !self.insert_str(key)
-    }
-
-    /// Spark's `putBinary`: whether a bit changed, `put_bytes(k) == !insert_bytes(k)`
-    /// ([`insert_bytes`](Self::insert_bytes)).
-    #[inline]
-    pub fn put_bytes(&mut self, key: &[u8]) -> bool {
-        !self.insert_bytes(key)
-    }
-
-    /// Whether a long may have been inserted (Spark's `mightContainLong`): `false` means
-    /// certainly not.
-    #[inline]
-    pub fn might_contain_long(&self, key: i64) -> bool {
-        let (h1, h2) = self.hash_long(key);
-        self.contains_hashes(h1, h2)
-    }
-
-    /// Whether a string may have been inserted (Spark's `mightContainString`).
-    #[inline]
-    pub fn might_contain_str(&self, key: &str) -> bool {
-        self.might_contain_bytes(key.as_bytes())
-    }
-
-    /// Whether a byte array may have been inserted (Spark's `mightContainBinary`).
-    #[inline]
-    pub fn might_contain_bytes(&self, key: &[u8]) -> bool {
-        let (h1, h2) = self.hash_bytes(key);
-        self.contains_hashes(h1, h2)
-    }
-
-    /// [`might_contain_long`](Self::might_contain_long) for every key, in order.
-    ///
-    /// Faster than a loop over single queries on a filter larger than the CPU's caches: the
-    /// memory reads of a group of keys are started before any of them is tested, so they
-    /// overlap instead of following one another.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// filter.insert_i64(3);
-    /// let answers = filter.might_contain_long_batch(&[3, 4, 3]);
-    /// assert_eq!(answers, [true, filter.might_contain_long(4), true]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn might_contain_long_batch(&self, keys: &[i64]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(keys.len());
-        self.might_contain_long_batch_into(keys, &mut out);
-        out
-    }
-
-    /// [`might_contain_long_batch`](Self::might_contain_long_batch) into `out` (cleared
-    /// first), reusing its allocation.
-    pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
-        self.batch_into(keys, |&key| self.hash_long(key), out);
-    }
-
-    /// [`might_contain_bytes`](Self::might_contain_bytes) for every key, in order, with the
-    /// memory reads of a group of keys overlapped as in
-    /// [`might_contain_long_batch`](Self::might_contain_long_batch). Strings go in as they
-    /// are (`&str` and `String` are `AsRef<[u8]>`) and are hashed as their UTF-8 bytes, as
-    /// [`might_contain_str`](Self::might_contain_str) hashes them.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// let mut filter = SparkBloomFilter::new(1_000, 0.01)?;
-    /// filter.insert_str("alice");
-    /// let answers = filter.might_contain_bytes_batch(&["alice", "bob"]);
-    /// assert_eq!(answers, [true, filter.might_contain_str("bob")]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn might_contain_bytes_batch<B: AsRef<[u8]>>(&self, keys: &[B]) -> Vec<bool> {
-        let mut out = Vec::with_capacity(keys.len());
-        self.might_contain_bytes_batch_into(keys, &mut out);
-        out
-    }
-
-    /// [`might_contain_bytes_batch`](Self::might_contain_bytes_batch) into `out` (cleared
-    /// first), reusing its allocation.
-    pub fn might_contain_bytes_batch_into<B: AsRef<[u8]>>(&self, keys: &[B], out: &mut Vec<bool>) {
-        self.batch_into(keys, |key| self.hash_bytes(key.as_ref()), out);
-    }
-
-    /// The batch query of keys that `hash` turns into Spark's two hashes.
-    fn batch_into<K>(&self, keys: &[K], hash: impl Fn(&K) -> (i32, i32), out: &mut Vec<bool>) {
-        let (bits, k, version) = (&self.bits, self.num_hashes, self.version);
-        let start = |key: &K| {
-            let (h1, h2) = hash(key);
-            probes(version, h1, h2)
-        };
-        match version {
-            SparkVersion::V1 => batch::contains_batch::<V1, _>(bits, k, keys, start, out),
-            SparkVersion::V2 => batch::contains_batch::<V2, _>(bits, k, keys, start, out),
-        }
-    }
-
     /// ORs `other`'s bits into this filter (Spark's `mergeInPlace`): it then holds the keys of
     /// both.
     ///
@@ -438,8 +342,8 @@ impl SparkBloomFilter {
     pub fn merge(&mut self, other: &SparkBloomFilter) -> Result<(), Error> {
         Error::check_same(
             "version",
-            self.version.number() as u64,
-            other.version.number() as u64,
+            self.version().number() as u64,
+            other.version().number() as u64,
         )?;
         Error::check_same("bit_size", self.bit_size(), other.bit_size())?;
         Error::check_same(
@@ -447,14 +351,13 @@ impl SparkBloomFilter {
             u64::from(self.num_hashes),
             u64::from(other.num_hashes),
         )?;
-        Error::check_same("seed", self.seed as u32 as u64, other.seed as u32 as u64)?;
+        Error::check_same(
+            "seed",
+            self.seed() as u32 as u64,
+            other.seed() as u32 as u64,
+        )?;
         self.bits.union(&other.bits);
         Ok(())
-    }
-
-    /// Bits in the filter (Spark's `bitSize`): a multiple of 64.
-    pub fn bit_size(&self) -> u64 {
-        self.bits.bit_size()
     }
 
     /// Bits set (Spark's `cardinality`).
@@ -462,162 +365,14 @@ impl SparkBloomFilter {
         self.bits.count_ones()
     }
 
-    /// Hash functions per key, k.
-    pub fn num_hashes(&self) -> u32 {
-        self.num_hashes
-    }
-
     /// The seed keys are hashed with (always 0 in V1).
     pub fn seed(&self) -> i32 {
-        self.seed
+        self.format.seed
     }
 
     /// The binary version.
     pub fn version(&self) -> SparkVersion {
-        self.version
-    }
-
-    /// The false-positive rate estimated from the current fill: the fraction of bits set to
-    /// the power k, the probability that an absent key finds all its bits set (what Spark's
-    /// `expectedFpp` computes; [`expected_fpp`](Self::expected_fpp) is that name).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
-    /// assert_eq!(filter.estimated_fpr(), 0.0);
-    /// for i in 0..10_000i64 {
-    ///     filter.insert_i64(i);
-    /// }
-    /// assert!(filter.estimated_fpr() < 0.012);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn estimated_fpr(&self) -> f64 {
-        (self.cardinality() as f64 / self.bit_size() as f64).powf(f64::from(self.num_hashes))
-    }
-
-    /// Spark's name (`expectedFpp`) for [`estimated_fpr`](Self::estimated_fpr), which it
-    /// returns: a rate from the current fill, not the one the filter was sized for.
-    #[inline]
-    pub fn expected_fpp(&self) -> f64 {
-        self.estimated_fpr()
-    }
-
-    /// Bytes held by the bit array.
-    pub fn memory_usage(&self) -> usize {
-        self.bits.words().len() * 8
-    }
-
-    /// The bytes Spark's `writeTo` writes for this filter (the table in the type's docs).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        wire::encode(&self.header(), &self.bits)
-    }
-
-    /// Streams [`to_bytes`](Self::to_bytes) to `writer`, 64 KiB at a time, then flushes it.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the writer fails.
-    pub fn write_to<W: Write>(&self, writer: W) -> Result<(), Error> {
-        wire::write(writer, &self.header(), &self.bits)
-    }
-
-    /// Reads the bytes Spark's `writeTo` writes, of either version (Spark's
-    /// `BloomFilter.readFrom`).
-    ///
-    /// Stricter than Spark: the input must end with the filter, and allocation never exceeds
-    /// the input's length, whatever the header claims.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Truncated`] when the input ends early; [`Error::UnsupportedVersion`] for a
-    /// version other than 1 and 2 ([`Error::Corrupt`] when it is not even a `u16`);
-    /// [`Error::Corrupt`] for k below 1, a word count below 1, or trailing bytes.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use bloom_jvm::SparkBloomFilter;
-    ///
-    /// // Spark's V1 bytes: version 1, k = 1, one word, bit 0 set.
-    /// let bytes = [0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1];
-    /// let filter = SparkBloomFilter::from_bytes(&bytes)?;
-    /// assert_eq!((filter.bit_size(), filter.cardinality()), (64, 1));
-    /// assert!(SparkBloomFilter::from_bytes(&bytes[..19]).is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::decode(&mut ByteReader::new(bytes))
-    }
-
-    /// Reads a filter from `reader` as [`from_bytes`](Self::from_bytes) reads bytes, reading
-    /// exactly the filter's bytes (what follows is left in the reader). Memory grows only as
-    /// bytes arrive.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](Self::from_bytes) (less trailing bytes), and [`Error::Io`]
-    /// when the reader fails.
-    pub fn read_from<R: Read>(reader: R) -> Result<Self, Error> {
-        Self::decode(&mut Stream(reader))
-    }
-
-    fn decode(fields: &mut impl Fields) -> Result<Self, Error> {
-        let version = check_version(fields.i32()?)?;
-        let num_hashes = check_num_hashes(fields.i32()?)?;
-        let seed = match version {
-            SparkVersion::V1 => 0,
-            SparkVersion::V2 => fields.i32()?,
-        };
-        Ok(SparkBloomFilter {
-            version,
-            num_hashes,
-            seed,
-            bits: fields.bits()?,
-        })
-    }
-
-    fn header(&self) -> Vec<u8> {
-        let mut header = Vec::with_capacity(12);
-        header.extend_from_slice(&self.version.number().to_be_bytes());
-        header.extend_from_slice(&(self.num_hashes as i32).to_be_bytes());
-        if self.version == SparkVersion::V2 {
-            header.extend_from_slice(&self.seed.to_be_bytes());
-        }
-        header
-    }
-
-    #[inline(always)]
-    fn hash_long(&self, key: i64) -> (i32, i32) {
-        let h1 = spark_hash_long(key, self.seed);
-        (h1, spark_hash_long(key, h1))
-    }
-
-    #[inline(always)]
-    fn hash_bytes(&self, key: &[u8]) -> (i32, i32) {
-        let h1 = spark_hash_bytes(key, self.seed);
-        (h1, spark_hash_bytes(key, h1))
-    }
-
-    /// Sets a key's bits; whether any was clear (Spark's `put` answer).
-    #[inline(always)]
-    fn set_hashes(&mut self, h1: i32, h2: i32) -> bool {
-        let p = probes(self.version, h1, h2);
-        match self.version {
-            SparkVersion::V1 => batch::insert::<V1>(&mut self.bits, self.num_hashes, p),
-            SparkVersion::V2 => batch::insert::<V2>(&mut self.bits, self.num_hashes, p),
-        }
-    }
-
-    #[inline(always)]
-    fn contains_hashes(&self, h1: i32, h2: i32) -> bool {
-        let p = probes(self.version, h1, h2);
-        match self.version {
-            SparkVersion::V1 => batch::contains::<V1>(&self.bits, self.num_hashes, p),
-            SparkVersion::V2 => batch::contains::<V2>(&self.bits, self.num_hashes, p),
-        }
+        self.format.version
     }
 }
 

@@ -155,8 +155,9 @@ fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
 
 /// Where a reader takes a filter's fields from: the bytes of `from_bytes`, which must end
 /// with the filter, or the stream of `read_from`, read exactly as far as the filter goes. One
-/// decoder per format serves both.
-pub(crate) trait Fields {
+/// decoder per format serves both. (`pub` in this private module only because the formats'
+/// sealed trait names it.)
+pub trait Fields {
     /// The next byte.
     fn u8(&mut self) -> Result<u8, Error>;
     /// The next big-endian `int`.
