@@ -180,10 +180,6 @@ impl<W: Word> Storage for Bits<W> {
     fn words(&self) -> impl Iterator<Item = u64> + '_ {
         self.as_words().iter().map(Word::value)
     }
-
-    fn count_ones(&self) -> u64 {
-        Bits::count_ones(self)
-    }
 }
 
 /// A bit array read in place from little-endian bytes: the payload of a filter's bytes, at
