@@ -225,5 +225,12 @@ pub(crate) fn parallel_build(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+    group.bench_function("SplitBlockBloomFilter-sequential", |b| {
+        b.iter_batched_ref(
+            || SplitBlockBloomFilter::new(n as u64, FPR).unwrap(),
+            |f| f.insert_all(&keys),
+            BatchSize::PerIteration,
+        )
+    });
     group.finish();
 }

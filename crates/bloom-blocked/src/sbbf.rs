@@ -6,10 +6,11 @@ use core::hash::{Hash, Hasher};
 #[cfg(feature = "std")]
 use bloom_core::PersistIo;
 use bloom_core::format::{HashScheme, Variant};
-use bloom_core::internal::batch::{Lines, OneLine};
+use bloom_core::internal::batch::{BurstInsert, Lines, OneLine, insert_in_bursts};
+use bloom_core::internal::caches::l2_cache_bytes;
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{
-    self, BufferedHasher, ByteReader, Checksum, Digest, Output, Sink, Xxh64,
+    self, BufferedHasher, ByteReader, Checksum, Digest, Output, Sink, Xxh64, prefetch,
 };
 use bloom_core::{Error, Filter, Persist};
 
@@ -24,6 +25,10 @@ const PARAMS_LEN: usize = 8;
 
 /// Bytes of one 256-bit block.
 const BLOCK_BYTES: usize = 32;
+
+/// Keys hashed per burst of `insert_all`, each prefetching its block (the blocked layouts'
+/// burst).
+const INSERT_BURST: usize = 64;
 
 /// Apache Parquet's split-block Bloom filter (SBBF), exactly as the Parquet format specifies
 /// it (parquet-format, BloomFilter.md), so Spark, DuckDB, DataFusion, Trino and the `parquet`
@@ -293,10 +298,18 @@ impl SplitBlockBloomFilter {
         self.contains_bytes(&value.to_le_bytes())
     }
 
-    /// Adds every key of `keys` (generic keys, see the type's docs).
+    /// Adds every key of `keys` (generic keys, see the type's docs), the same bits as
+    /// [`insert`](SplitBlockBloomFilter::insert) key by key. In a filter larger than the L2
+    /// cache the keys go in bursts: a burst's keys are hashed and their blocks prefetched
+    /// before any is inserted, so the cache misses overlap (`docs/blocked.md`, "Parquet's
+    /// split-block filter", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
+        if self.num_bytes() <= l2_cache_bytes() {
+            for key in keys {
+                self.insert(&key);
+            }
+        } else {
+            insert_in_bursts(&mut Bursts(self), INSERT_BURST, keys);
         }
     }
 
@@ -871,6 +884,29 @@ impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
     }
 }
 
+/// A split-block filter's inserts for [`insert_in_bursts`]: Parquet's hash, the key's block
+/// prefetched.
+struct Bursts<'a>(&'a mut SplitBlockBloomFilter);
+
+impl BurstInsert for Bursts<'_> {
+    type Hash = u64;
+
+    #[inline(always)]
+    fn hash<T: Hash>(&self, key: &T) -> u64 {
+        hash_key(key)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: u64) {
+        prefetch(self.0.blocks.at(SplitBlockBloomFilter::block_key(hash)));
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: u64) {
+        self.0.insert_hash(hash);
+    }
+}
+
 /// Split blocks in the batch engine, wherever they lie (the owning filter's memory, a
 /// view's bytes): one block per key.
 pub(crate) struct SplitBatch<S> {
@@ -1016,6 +1052,24 @@ mod tests {
         assert!(SplitBlockBloomFilter::from_bitset(&[]).is_err());
         assert!(SplitBlockBloomFilter::from_bitset(&[0; 96]).is_ok());
         assert_eq!(SplitBlockBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+
+    /// `insert_all` sets the bits of inserting key by key, key by key in the cache and in
+    /// bursts past it.
+    #[test]
+    fn insert_all_sets_the_bits_of_single_inserts() {
+        let past_l2 = 2 * l2_cache_bytes();
+        for num_bytes in [1024, past_l2] {
+            let mut bursts = SplitBlockBloomFilter::with_num_bytes(num_bytes);
+            let mut single = bursts.clone();
+            let keys: Vec<u64> = (0..50_000u64).map(|i| i * 0x9E37_79B9).collect();
+            bursts.insert_all(&keys);
+            for key in &keys {
+                single.insert(key);
+            }
+            assert_eq!(bursts, single, "{num_bytes} bytes");
+            assert!(keys.iter().all(|k| bursts.contains(k)));
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use core::hash::Hash;
 
 use super::filter::Engine;
 use super::layout::Layout;
-use super::owned::insert_keys;
+use super::owned::{Shared, insert_keys};
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 
@@ -34,8 +34,7 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
     /// does: past the L2 cache in bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        let mut this = self;
-        insert_keys(&mut this, keys);
+        insert_keys(&mut Shared(self), self.insert_burst(), keys);
     }
 
     /// Removes every key. Concurrent inserts may or may not survive it.

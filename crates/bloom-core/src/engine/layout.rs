@@ -24,7 +24,7 @@ use crate::hash::Hashing;
 pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// The hash the layout takes: what `hash` returns and `insert_hash` and `contains_hash`
     /// take (`u128` for the classic layout's two halves, `u64` for a blocked one).
-    type Hash: Copy + PartialEq + core::fmt::Debug + Send + Sync;
+    type Hash: Copy + Default + PartialEq + core::fmt::Debug + Send + Sync;
 
     /// The name of the owned filter (the `Filter` trait's `NAME`).
     const NAME: &'static str;

@@ -1,7 +1,6 @@
 //! Owned words: the filter one thread writes (`&mut self` inserts), its constructors, its
 //! set operations, its decoders, and the bursts every owning filter inserts in.
 
-use alloc::vec::Vec;
 use core::hash::Hash;
 
 use super::filter::Engine;
@@ -10,6 +9,7 @@ use super::storage::Storage;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::Hashing;
+use crate::internal::batch::{BurstInsert, insert_in_bursts};
 
 /// Owned words, written by one thread at a time (`&mut self`).
 impl<L: Layout> Engine<L, BitStore> {
@@ -110,7 +110,8 @@ impl<L: Layout> Engine<L, BitStore> {
     /// keys are hashed, so the misses of a burst overlap where key by key each waits for its
     /// own lines (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        insert_keys(self, keys);
+        let burst = self.insert_burst();
+        insert_keys(&mut Owned(self), burst, keys);
     }
 
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
@@ -227,71 +228,75 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 }
 
-/// A filter that inserts in bursts: the owned filter, or a reference to an atomic one. Only
-/// the insert differs (its receiver); the hashing and the prefetches read the engine.
-pub(super) trait Bursts<L: Layout, S: Storage> {
-    /// The filter whose layout, hashing and storage the keys are located in.
-    fn engine(&self) -> &Engine<L, S>;
+/// An owned filter's inserts for [`insert_in_bursts`]: the engine's hashing and prefetch,
+/// its insert.
+pub(super) struct Owned<'a, L: Layout>(pub(super) &'a mut Engine<L, BitStore>);
 
-    /// Sets the bits of `hash`.
-    fn set(&mut self, hash: L::Hash);
-}
+impl<L: Layout> BurstInsert for Owned<'_, L> {
+    type Hash = L::Hash;
 
-impl<L: Layout> Bursts<L, BitStore> for Engine<L, BitStore> {
     #[inline(always)]
-    fn engine(&self) -> &Self {
-        self
+    fn hash<T: Hash>(&self, key: &T) -> L::Hash {
+        self.0.hash(key)
     }
 
     #[inline(always)]
-    fn set(&mut self, hash: L::Hash) {
-        self.insert_hash(hash);
-    }
-}
-
-impl<L: Layout> Bursts<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
-    #[inline(always)]
-    fn engine(&self) -> &Engine<L, AtomicBitStore> {
-        self
+    fn prefetch(&self, hash: L::Hash) {
+        self.0.layout.prefetch(&self.0.store, hash);
     }
 
     #[inline(always)]
-    fn set(&mut self, hash: L::Hash) {
-        self.insert_hash(hash);
+    fn insert(&mut self, hash: L::Hash) {
+        self.0.insert_hash(hash);
     }
 }
 
-/// Inserts `keys`: key by key in a filter up to the layout's
-/// [`bursts_from`](Layout::bursts_from) bytes, above it in bursts of
-/// [`INSERT_BURST`](Layout::INSERT_BURST): a burst's keys are hashed and their lines
-/// prefetched, then its bits set, so the misses of a burst overlap where key by key each
-/// waits for its own lines.
-pub(super) fn insert_keys<L, S, F, T, I>(filter: &mut F, keys: I)
+/// A lock-free filter's inserts for [`insert_in_bursts`]: the same, each insert through
+/// `&self`.
+pub(super) struct Shared<'a, L: Layout>(pub(super) &'a Engine<L, AtomicBitStore>);
+
+impl<L: Layout> BurstInsert for Shared<'_, L> {
+    type Hash = L::Hash;
+
+    #[inline(always)]
+    fn hash<T: Hash>(&self, key: &T) -> L::Hash {
+        self.0.hash(key)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, hash: L::Hash) {
+        self.0.layout.prefetch(&self.0.store, hash);
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: L::Hash) {
+        self.0.insert_hash(hash);
+    }
+}
+
+impl<L: Layout, S: Storage> Engine<L, S> {
+    /// The burst its `insert_all` takes: none (key by key) up to the layout's
+    /// [`bursts_from`](Layout::bursts_from) bytes, [`INSERT_BURST`](Layout::INSERT_BURST)
+    /// keys above.
+    pub(super) fn insert_burst(&self) -> Option<usize> {
+        (self.memory_usage() > self.layout.bursts_from()).then_some(L::INSERT_BURST)
+    }
+}
+
+/// Inserts `keys` into `filter`: key by key without a `burst`, else [`insert_in_bursts`].
+pub(super) fn insert_keys<F, T, I>(filter: &mut F, burst: Option<usize>, keys: I)
 where
-    L: Layout,
-    S: Storage,
-    F: Bursts<L, S>,
+    F: BurstInsert,
     T: Hash,
     I: IntoIterator<Item = T>,
 {
-    let engine = filter.engine();
-    if engine.memory_usage() <= engine.layout.bursts_from() {
-        for key in keys {
-            let hash = filter.engine().hash(&key);
-            filter.set(hash);
+    match burst {
+        None => {
+            for key in keys {
+                let hash = filter.hash(&key);
+                filter.insert(hash);
+            }
         }
-        return;
+        Some(burst) => insert_in_bursts(filter, burst, keys),
     }
-    let mut burst: Vec<L::Hash> = Vec::with_capacity(L::INSERT_BURST);
-    for key in keys {
-        let engine = filter.engine();
-        let hash = engine.hash(&key);
-        engine.layout.prefetch(&engine.store, hash);
-        burst.push(hash);
-        if burst.len() == L::INSERT_BURST {
-            burst.iter().for_each(|&hash| filter.set(hash));
-            burst.clear();
-        }
-    }
-    burst.iter().for_each(|&hash| filter.set(hash));
 }

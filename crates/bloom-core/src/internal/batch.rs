@@ -599,42 +599,48 @@ impl core::hash::Hasher for Passthrough {
     }
 }
 
-/// What [`insert_in_bursts`] needs of a filter (a `&mut` to an owned filter, a `&` to a
-/// lock-free one): how to locate a key and how to insert it once located.
+/// What [`insert_in_bursts`] needs of a filter (an owned filter, or a reference to a
+/// lock-free one): how to hash a key, how to prefetch what its insert will write, and how to
+/// insert it once hashed.
 pub trait BurstInsert {
-    /// What a key carries from its locating to its insert (its hash).
+    /// What a key carries from its hashing to its insert.
     type Hash: Copy + Default;
-    /// Hashes `key` and prefetches the lines its insert will write.
-    fn locate<T: Hash>(&mut self, key: &T) -> Self::Hash;
-    /// Inserts the key located as `hash`.
+    /// The hash of `key`.
+    fn hash<T: Hash>(&self, key: &T) -> Self::Hash;
+    /// Prefetches the lines the insert of `hash` will write.
+    fn prefetch(&self, hash: Self::Hash);
+    /// Inserts the key hashed as `hash`.
     fn insert(&mut self, hash: Self::Hash);
 }
 
-/// Inserts `keys` in order, `N` at a time: the keys of a burst are located (hashed, their
-/// lines prefetched) before any is inserted, so the cache misses of a burst overlap where
-/// key by key each waits for its own. The filter ends with the bits of inserting key by key.
-/// The `insert_all` of the classic filter past the L2 cache (`N` = 16) and of both blocked
-/// filters (`N` = 64).
+/// The longest burst of [`insert_in_bursts`].
+pub const MAX_INSERT_BURST: usize = 64;
+
+/// Inserts `keys` in order, `burst` at a time (at most [`MAX_INSERT_BURST`]): the keys of a
+/// burst are hashed and their lines prefetched before any is inserted, so the cache misses
+/// of a burst overlap where key by key each waits for its own. The filter ends with the bits
+/// of inserting key by key. Every filter's `insert_all` past the cache (the engine's, the
+/// split-block filter's).
 #[inline(always)]
-pub fn insert_in_bursts<const N: usize, F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
-    mut filter: F,
+pub fn insert_in_bursts<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
+    filter: &mut F,
+    burst: usize,
     keys: I,
 ) {
-    let mut hashes = [F::Hash::default(); N];
+    let burst = burst.clamp(1, MAX_INSERT_BURST);
+    let mut hashes = [F::Hash::default(); MAX_INSERT_BURST];
     let mut len = 0;
     for key in keys {
-        hashes[len] = filter.locate(&key);
+        let hash = filter.hash(&key);
+        filter.prefetch(hash);
+        hashes[len] = hash;
         len += 1;
-        if len == N {
-            for &hash in &hashes {
-                filter.insert(hash);
-            }
+        if len == burst {
+            hashes[..burst].iter().for_each(|&hash| filter.insert(hash));
             len = 0;
         }
     }
-    for &hash in &hashes[..len] {
-        filter.insert(hash);
-    }
+    hashes[..len].iter().for_each(|&hash| filter.insert(hash));
 }
 
 #[cfg(test)]
@@ -766,6 +772,52 @@ mod tests {
         let many = direct_max_bytes(false);
         assert!(many >= CACHED_MAX_BYTES);
         assert!(many == CACHED_MAX_BYTES || many == last_level_cache_bytes() / 4);
+    }
+
+    /// A model filter for the burst insert: logs every call.
+    #[derive(Default)]
+    struct Logged(RefCell<Vec<(&'static str, u64)>>);
+
+    impl BurstInsert for Logged {
+        type Hash = u64;
+
+        fn hash<T: Hash>(&self, key: &T) -> u64 {
+            let hash = prehashed(key) * 10;
+            self.0.borrow_mut().push(("hash", hash));
+            hash
+        }
+
+        fn prefetch(&self, hash: u64) {
+            self.0.borrow_mut().push(("prefetch", hash));
+        }
+
+        fn insert(&mut self, hash: u64) {
+            self.0.borrow_mut().push(("insert", hash));
+        }
+    }
+
+    /// Every key is inserted once, in order, whatever the burst (0 and too long ones
+    /// clamped), each hashed and prefetched before it is inserted, and a burst's keys all
+    /// hashed before the first of them is inserted.
+    #[test]
+    fn bursts_insert_every_key_in_order() {
+        for burst in [0, 1, 3, 16, 64, 65, 1000] {
+            let clamped = burst.clamp(1, MAX_INSERT_BURST);
+            for len in [0u64, 1, 2, 15, 16, 17, 64, 65, 200] {
+                let mut filter = Logged::default();
+                insert_in_bursts(&mut filter, burst, 0..len);
+                let log = filter.0.take();
+                let mut expected = Vec::new();
+                let keys: Vec<u64> = (0..len).collect();
+                for chunk in keys.chunks(clamped) {
+                    for &k in chunk {
+                        expected.extend([("hash", k * 10), ("prefetch", k * 10)]);
+                    }
+                    expected.extend(chunk.iter().map(|&k| ("insert", k * 10)));
+                }
+                assert_eq!(log, expected, "burst {burst}, {len} keys");
+            }
+        }
     }
 
     #[test]
