@@ -1,10 +1,11 @@
 //! Atomic words: the filter any number of threads write at once (`&self` inserts).
 
 use core::hash::Hash;
+use core::marker::PhantomData;
 
 use super::filter::Engine;
 use super::layout::Layout;
-use super::owned::{Shared, insert_keys};
+use super::owned::{Bursts, insert_keys};
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 
@@ -34,7 +35,7 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
     /// does: past the L2 cache in bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        insert_keys(&mut Shared(self), self.insert_burst(), keys);
+        insert_keys(&mut Bursts(self, PhantomData), self.insert_burst(), keys);
     }
 
     /// Removes every key. Concurrent inserts may or may not survive it.

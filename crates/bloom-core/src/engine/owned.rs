@@ -2,6 +2,8 @@
 //! set operations, its decoders, and the bursts every owning filter inserts in.
 
 use core::hash::Hash;
+use core::marker::PhantomData;
+use core::ops::Deref;
 
 use super::filter::Engine;
 use super::layout::Layout;
@@ -111,7 +113,7 @@ impl<L: Layout> Engine<L, BitStore> {
     /// own lines (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         let burst = self.insert_burst();
-        insert_keys(&mut Owned(self), burst, keys);
+        insert_keys(&mut Bursts(self, PhantomData), burst, keys);
     }
 
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
@@ -228,34 +230,31 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 }
 
-/// An owned filter's inserts for [`insert_in_bursts`]: the engine's hashing and prefetch,
-/// its insert.
-pub(super) struct Owned<'a, L: Layout>(pub(super) &'a mut Engine<L, BitStore>);
+/// A handle `insert_all` writes through: the owned filter's `&mut`, a lock-free one's `&`.
+pub(super) trait Writer<L: Layout, S: Storage>: Deref<Target = Engine<L, S>> {
+    /// Sets the bits of `hash`.
+    fn set(&mut self, hash: L::Hash);
+}
 
-impl<L: Layout> BurstInsert for Owned<'_, L> {
-    type Hash = L::Hash;
-
+impl<L: Layout> Writer<L, BitStore> for &mut Engine<L, BitStore> {
     #[inline(always)]
-    fn hash<T: Hash>(&self, key: &T) -> L::Hash {
-        self.0.hash(key)
-    }
-
-    #[inline(always)]
-    fn prefetch(&self, hash: L::Hash) {
-        self.0.layout.prefetch(&self.0.store, hash);
-    }
-
-    #[inline(always)]
-    fn insert(&mut self, hash: L::Hash) {
-        self.0.insert_hash(hash);
+    fn set(&mut self, hash: L::Hash) {
+        self.insert_hash(hash);
     }
 }
 
-/// A lock-free filter's inserts for [`insert_in_bursts`]: the same, each insert through
-/// `&self`.
-pub(super) struct Shared<'a, L: Layout>(pub(super) &'a Engine<L, AtomicBitStore>);
+impl<L: Layout> Writer<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
+    #[inline(always)]
+    fn set(&mut self, hash: L::Hash) {
+        self.insert_hash(hash);
+    }
+}
 
-impl<L: Layout> BurstInsert for Shared<'_, L> {
+/// A filter's inserts for [`insert_in_bursts`]: the engine's hashing and prefetch, the
+/// handle's insert.
+pub(super) struct Bursts<L, S, W>(pub(super) W, pub(super) PhantomData<(L, S)>);
+
+impl<L: Layout, S: Storage, W: Writer<L, S>> BurstInsert for Bursts<L, S, W> {
     type Hash = L::Hash;
 
     #[inline(always)]
@@ -270,7 +269,7 @@ impl<L: Layout> BurstInsert for Shared<'_, L> {
 
     #[inline(always)]
     fn insert(&mut self, hash: L::Hash) {
-        self.0.insert_hash(hash);
+        self.0.set(hash);
     }
 }
 
