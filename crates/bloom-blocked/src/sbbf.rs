@@ -6,7 +6,9 @@ use core::hash::{Hash, Hasher};
 #[cfg(feature = "std")]
 use bloom_core::PersistIo;
 use bloom_core::format::{HashScheme, Variant};
-use bloom_core::internal::batch::{BurstInsert, Lines, OneLine, insert_in_bursts};
+use bloom_core::internal::batch::{
+    BurstInsert, Lines, OneLine, insert_hashes_in_bursts, insert_in_bursts,
+};
 use bloom_core::internal::caches::l2_cache_bytes;
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{
@@ -311,6 +313,27 @@ impl SplitBlockBloomFilter {
         } else {
             insert_in_bursts(&mut Bursts(self), INSERT_BURST, keys);
         }
+    }
+
+    /// Adds pre-computed XXH64 hashes (as [`insert_hash`](SplitBlockBloomFilter::insert_hash)
+    /// one by one), in bursts whose blocks are prefetched before any of the burst is inserted:
+    /// for a writer that hashes its values itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_blocked::SplitBlockBloomFilter;
+    ///
+    /// let mut filter = SplitBlockBloomFilter::new(1000, 0.01)?;
+    /// let hashes: Vec<u64> = (0..1000i64)
+    ///     .map(|v| SplitBlockBloomFilter::hash_bytes(&v.to_le_bytes()))
+    ///     .collect();
+    /// filter.insert_hashes(&hashes);
+    /// assert!((0..1000i64).all(|v| filter.contains_i64(v)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_hashes(&mut self, hashes: &[u64]) {
+        insert_hashes_in_bursts(&mut Bursts(self), INSERT_BURST, hashes);
     }
 
     /// Answers [`contains`](SplitBlockBloomFilter::contains) for every key, in order, through
@@ -1054,20 +1077,23 @@ mod tests {
         assert_eq!(SplitBlockBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     }
 
-    /// `insert_all` sets the bits of inserting key by key, key by key in the cache and in
-    /// bursts past it.
+    /// `insert_all` (key by key in the cache, in bursts past it) and `insert_hashes` set the
+    /// bits of inserting key by key.
     #[test]
-    fn insert_all_sets_the_bits_of_single_inserts() {
+    fn insert_all_and_insert_hashes_set_the_bits_of_single_inserts() {
         let past_l2 = 2 * l2_cache_bytes();
         for num_bytes in [1024, past_l2] {
             let mut bursts = SplitBlockBloomFilter::with_num_bytes(num_bytes);
-            let mut single = bursts.clone();
+            let (mut single, mut by_hash) = (bursts.clone(), bursts.clone());
             let keys: Vec<u64> = (0..50_000u64).map(|i| i * 0x9E37_79B9).collect();
             bursts.insert_all(&keys);
             for key in &keys {
                 single.insert(key);
             }
+            let hashes: Vec<u64> = keys.iter().map(|k| single.hash(k)).collect();
+            by_hash.insert_hashes(&hashes);
             assert_eq!(bursts, single, "{num_bytes} bytes");
+            assert_eq!(by_hash, single, "{num_bytes} bytes");
             assert!(keys.iter().all(|k| bursts.contains(k)));
         }
     }

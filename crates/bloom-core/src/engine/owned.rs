@@ -11,7 +11,7 @@ use super::storage::Storage;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::Hashing;
-use crate::internal::batch::{BurstInsert, insert_in_bursts};
+use crate::internal::batch::{BurstInsert, insert_hashes_in_bursts, insert_in_bursts};
 
 /// Owned words, written by one thread at a time (`&mut self`).
 impl<L: Layout> Engine<L, BitStore> {
@@ -119,14 +119,7 @@ impl<L: Layout> Engine<L, BitStore> {
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
     /// bursts whose lines are prefetched before any of the burst is inserted.
     pub fn insert_hashes(&mut self, hashes: &[L::Hash]) {
-        for burst in hashes.chunks(L::INSERT_BURST) {
-            for &hash in burst {
-                self.layout.prefetch(&self.store, hash);
-            }
-            for &hash in burst {
-                self.insert_hash(hash);
-            }
-        }
+        insert_hashes_in_bursts(&mut Bursts(self, PhantomData), L::INSERT_BURST, hashes);
     }
 
     /// Removes every key.

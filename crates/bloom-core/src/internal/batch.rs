@@ -643,6 +643,17 @@ pub fn insert_in_bursts<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
     hashes[..len].iter().for_each(|&hash| filter.insert(hash));
 }
 
+/// Inserts pre-computed `hashes` in order, `burst` at a time (at least one): a burst's lines
+/// are prefetched before any of it is inserted, as [`insert_in_bursts`] does for keys. The
+/// filters' `insert_hashes`.
+#[inline(always)]
+pub fn insert_hashes_in_bursts<F: BurstInsert>(filter: &mut F, burst: usize, hashes: &[F::Hash]) {
+    for chunk in hashes.chunks(burst.max(1)) {
+        chunk.iter().for_each(|&hash| filter.prefetch(hash));
+        chunk.iter().for_each(|&hash| filter.insert(hash));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,6 +827,25 @@ mod tests {
                     expected.extend(chunk.iter().map(|&k| ("insert", k * 10)));
                 }
                 assert_eq!(log, expected, "burst {burst}, {len} keys");
+            }
+        }
+    }
+
+    /// Every hash is inserted once, in order, each burst's hashes all prefetched before the
+    /// first of them is inserted.
+    #[test]
+    fn hash_bursts_insert_every_hash_in_order() {
+        for burst in [0, 1, 3, 64] {
+            for len in [0u64, 1, 3, 64, 65, 130] {
+                let mut filter = Logged::default();
+                let hashes: Vec<u64> = (0..len).map(|h| h * 7).collect();
+                insert_hashes_in_bursts(&mut filter, burst, &hashes);
+                let mut expected = Vec::new();
+                for chunk in hashes.chunks(burst.max(1)) {
+                    expected.extend(chunk.iter().map(|&h| ("prefetch", h)));
+                    expected.extend(chunk.iter().map(|&h| ("insert", h)));
+                }
+                assert_eq!(filter.0.take(), expected, "burst {burst}, {len} hashes");
             }
         }
     }
