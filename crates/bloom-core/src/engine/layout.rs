@@ -90,7 +90,9 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     );
 
     /// Keys per burst of a burst insert past the L2 cache: the lines of a burst's keys are
-    /// prefetched before any of them is inserted.
+    /// prefetched before any of them is inserted. At most
+    /// [`MAX_INSERT_BURST`](crate::internal::batch::MAX_INSERT_BURST) (64), the longest burst
+    /// `insert_all` keeps on the stack; a longer one is cut to it.
     const INSERT_BURST: usize;
 
     /// The filter size in bytes above which `insert_all` inserts in bursts; up to it, key by
