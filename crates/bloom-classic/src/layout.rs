@@ -13,7 +13,8 @@ use bloom_core::internal::batch::{self, ProbeSet};
 use bloom_core::internal::float::{Float, Native};
 #[cfg(feature = "rayon")]
 use bloom_core::internal::probe::PAIR_GROUP;
-use bloom_core::internal::{ByteReader, Probes};
+use bloom_core::internal::probe::{high_half, low_half};
+use bloom_core::internal::{ByteReader, Probes, reduce};
 use bloom_core::{Error, internal, math};
 
 /// Where a key's bits go in a [`BloomFilter`](crate::BloomFilter): `num_bits` bits, each key
@@ -23,9 +24,23 @@ use bloom_core::{Error, internal, math};
 pub struct Classic {
     num_bits: u64,
     num_hashes: u32,
+    /// Whether a single-key query prefetches its second pair's line before it tests the
+    /// first: in a filter past the cache share that queries key by key
+    /// ([`direct_max_bytes`](batch::direct_max_bytes)), with a second pair. A function of
+    /// the two fields above on this machine, so it never makes two layouts unequal.
+    prefetch_second: bool,
 }
 
 impl Classic {
+    /// The layout of these parameters (checked by the caller).
+    fn of(num_bits: u64, num_hashes: u32) -> Classic {
+        Classic {
+            num_bits,
+            num_hashes,
+            prefetch_second: num_hashes > 2 && num_bits / 8 > batch::direct_max_bytes(false) as u64,
+        }
+    }
+
     #[inline(always)]
     fn probes(&self, hash: u128) -> Probes {
         Probes::new(hash, self.num_hashes, self.num_bits)
@@ -62,10 +77,7 @@ impl Layout for Classic {
     fn with_params(num_bits: u64, num_hashes: u32) -> Result<Self, Error> {
         internal::check_num_bits(num_bits)?;
         internal::check_num_hashes(num_hashes)?;
-        Ok(Classic {
-            num_bits,
-            num_hashes,
-        })
+        Ok(Classic::of(num_bits, num_hashes))
     }
 
     #[inline(always)]
@@ -85,6 +97,13 @@ impl Layout for Classic {
 
     #[inline(always)]
     unsafe fn contains<S: Storage>(&self, store: &S, hash: u128) -> bool {
+        if self.prefetch_second {
+            // The second pair's step value is x_1 = a + b (`Steps`); its first probe's word
+            // lies in the pair's line. An absent key whose first pair passes (a quarter of
+            // them at the optimal fill) then finds that line on its way.
+            let x1 = low_half(hash).wrapping_add(high_half(hash));
+            S::prefetch(store.base(), (reduce(x1, self.num_bits) >> 6) as usize);
+        }
         // SAFETY: the caller gives a store of this layout's size.
         unsafe { Words::unchecked(store) }.all_set(self.probes(hash))
     }
@@ -187,10 +206,7 @@ impl Layout for Classic {
                 "num_hashes {num_hashes} out of range"
             )));
         }
-        Ok(Classic {
-            num_bits,
-            num_hashes,
-        })
+        Ok(Classic::of(num_bits, num_hashes))
     }
 
     #[cfg(feature = "rayon")]
@@ -308,14 +324,40 @@ impl<S: Storage> ProbeSet for Words<'_, S> {
     }
 }
 
-/// The parallel build's packed pairs.
-#[cfg(all(test, feature = "rayon"))]
+/// The prefetch of the second pair, and the parallel build's packed pairs.
+#[cfg(test)]
 mod tests {
     use super::*;
     use bloom_core::keys::SplitMix64;
 
+    /// A filter past the cache share prefetches its second pair's line, one in it does not,
+    /// and the answers of both are the probes' definition (every position set).
+    #[test]
+    fn queries_past_the_cache_share_answer_as_the_definition() {
+        let large_bits = 8 * (batch::direct_max_bytes(false) as u64 + 4096);
+        for (num_bits, prefetches) in [(100_003, false), (large_bits, true)] {
+            let mut filter = crate::BloomFilter::with_params(num_bits, 7).unwrap();
+            assert_eq!(filter.layout().prefetch_second, prefetches);
+            let keys: Vec<u64> = SplitMix64(4).take(20_000).collect();
+            filter.insert_all(&keys);
+            let words = filter.bits().as_words();
+            for key in keys
+                .iter()
+                .chain(&SplitMix64(5).take(20_000).collect::<Vec<_>>())
+            {
+                let set = Probes::new(filter.hash(key), 7, num_bits)
+                    .all(|p| words[(p / 64) as usize] >> (p % 64) & 1 == 1);
+                assert_eq!(filter.contains(key), set, "{num_bits} bits");
+            }
+            assert!(keys.iter().all(|k| filter.contains(k)));
+        }
+        // Two probes make one pair: nothing to prefetch.
+        assert!(!Classic::of(large_bits, 2).prefetch_second);
+    }
+
     /// Every pair of every key packs into one word and back, in filters of every size up
     /// to the largest (sizes that end in a partial group included).
+    #[cfg(feature = "rayon")]
     #[test]
     fn pairs_pack_into_one_word() {
         let mut rng = SplitMix64(21);
