@@ -7,7 +7,7 @@ use core::hash::{Hash, Hasher};
 use bloom_core::PersistIo;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::internal::batch::{
-    BurstInsert, Lines, OneLine, insert_hashes_in_bursts, insert_in_bursts,
+    BurstInsert, Lines, OneLine, insert_hashes_in_bursts, insert_keys,
 };
 use bloom_core::internal::caches::l2_cache_bytes;
 use bloom_core::internal::float::{Float, Native};
@@ -306,13 +306,8 @@ impl SplitBlockBloomFilter {
     /// before any is inserted, so the cache misses overlap (`docs/blocked.md`, "Parquet's
     /// split-block filter", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        if self.num_bytes() <= l2_cache_bytes() {
-            for key in keys {
-                self.insert(&key);
-            }
-        } else {
-            insert_in_bursts(&mut Bursts(self), INSERT_BURST, keys);
-        }
+        let burst = (self.num_bytes() > l2_cache_bytes()).then_some(INSERT_BURST);
+        insert_keys(&mut Bursts(self), burst, keys);
     }
 
     /// Adds pre-computed XXH64 hashes (as [`insert_hash`](SplitBlockBloomFilter::insert_hash)
@@ -907,7 +902,7 @@ impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
     }
 }
 
-/// A split-block filter's inserts for [`insert_in_bursts`]: Parquet's hash, the key's block
+/// A split-block filter's inserts for [`insert_keys`]: Parquet's hash, the key's block
 /// prefetched.
 struct Bursts<'a>(&'a mut SplitBlockBloomFilter);
 

@@ -5,9 +5,10 @@ use core::marker::PhantomData;
 
 use super::filter::Engine;
 use super::layout::Layout;
-use super::owned::{Bursts, insert_keys};
+use super::owned::Bursts;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
+use crate::internal::batch::insert_keys;
 
 /// Atomic words, shared between threads (`&self` inserts, lock-free).
 ///

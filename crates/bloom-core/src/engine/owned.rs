@@ -11,7 +11,7 @@ use super::storage::Storage;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::Hashing;
-use crate::internal::batch::{BurstInsert, insert_hashes_in_bursts, insert_in_bursts};
+use crate::internal::batch::{BurstInsert, insert_hashes_in_bursts, insert_keys};
 
 /// Owned words, written by one thread at a time (`&mut self`).
 impl<L: Layout> Engine<L, BitStore> {
@@ -243,7 +243,7 @@ impl<L: Layout> Writer<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
     }
 }
 
-/// A filter's inserts for [`insert_in_bursts`]: the engine's hashing and prefetch, the
+/// A filter's inserts for [`insert_keys`]: the engine's hashing and prefetch, the
 /// handle's insert.
 pub(super) struct Bursts<L, S, W>(pub(super) W, pub(super) PhantomData<(L, S)>);
 
@@ -272,23 +272,5 @@ impl<L: Layout, S: Storage> Engine<L, S> {
     /// keys above.
     pub(super) fn insert_burst(&self) -> Option<usize> {
         (self.memory_usage() > self.layout.bursts_from()).then_some(L::INSERT_BURST)
-    }
-}
-
-/// Inserts `keys` into `filter`: key by key without a `burst`, else [`insert_in_bursts`].
-pub(super) fn insert_keys<F, T, I>(filter: &mut F, burst: Option<usize>, keys: I)
-where
-    F: BurstInsert,
-    T: Hash,
-    I: IntoIterator<Item = T>,
-{
-    match burst {
-        None => {
-            for key in keys {
-                let hash = filter.hash(&key);
-                filter.insert(hash);
-            }
-        }
-        Some(burst) => insert_in_bursts(filter, burst, keys),
     }
 }

@@ -643,6 +643,25 @@ pub fn insert_in_bursts<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
     hashes[..len].iter().for_each(|&hash| filter.insert(hash));
 }
 
+/// Inserts `keys` into `filter`: key by key without a `burst` (a filter in the cache), else
+/// [`insert_in_bursts`]. Every filter's `insert_all`.
+#[inline(always)]
+pub fn insert_keys<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
+    filter: &mut F,
+    burst: Option<usize>,
+    keys: I,
+) {
+    match burst {
+        None => {
+            for key in keys {
+                let hash = filter.hash(&key);
+                filter.insert(hash);
+            }
+        }
+        Some(burst) => insert_in_bursts(filter, burst, keys),
+    }
+}
+
 /// Inserts pre-computed `hashes` in order, `burst` at a time (at least one): a burst's lines
 /// are prefetched before any of it is inserted, as [`insert_in_bursts`] does for keys. The
 /// filters' `insert_hashes`.
