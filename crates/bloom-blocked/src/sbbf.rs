@@ -307,7 +307,8 @@ impl SplitBlockBloomFilter {
     /// split-block filter", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         let burst = (self.num_bytes() > l2_cache_bytes()).then_some(INSERT_BURST);
-        insert_keys(&mut Bursts(self), burst, keys);
+        let hashes = keys.into_iter().map(|key| hash_key(&key));
+        insert_keys(&mut Bursts(self), burst, hashes);
     }
 
     /// Adds pre-computed XXH64 hashes (as [`insert_hash`](SplitBlockBloomFilter::insert_hash)
@@ -902,17 +903,12 @@ impl<'de> serde::Deserialize<'de> for SplitBlockBloomFilter {
     }
 }
 
-/// A split-block filter's inserts for [`insert_keys`]: Parquet's hash, the key's block
-/// prefetched.
+/// A split-block filter's inserts for [`insert_keys`]: the key's block prefetched, then its
+/// bits set.
 struct Bursts<'a>(&'a mut SplitBlockBloomFilter);
 
 impl BurstInsert for Bursts<'_> {
     type Hash = u64;
-
-    #[inline(always)]
-    fn hash<T: Hash>(&self, key: &T) -> u64 {
-        hash_key(key)
-    }
 
     #[inline(always)]
     fn prefetch(&self, hash: u64) {

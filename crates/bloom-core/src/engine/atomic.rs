@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use super::filter::Engine;
 use super::layout::Layout;
-use super::owned::Bursts;
+use super::owned::{Bursts, Hashes};
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::internal::batch::insert_keys;
@@ -36,7 +36,8 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
     /// does: past the L2 cache in bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
-        insert_keys(&mut Bursts(self, PhantomData), self.insert_burst(), keys);
+        let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
+        insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
     }
 
     /// Removes every key. Concurrent inserts may or may not survive it.

@@ -112,8 +112,8 @@ impl<L: Layout> Engine<L, BitStore> {
     /// keys are hashed, so the misses of a burst overlap where key by key each waits for its
     /// own lines (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
-        let burst = self.insert_burst();
-        insert_keys(&mut Bursts(self, PhantomData), burst, keys);
+        let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
+        insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
     }
 
     /// Adds pre-computed hashes (as [`insert_hash`](Engine::insert_hash) one by one), in
@@ -243,17 +243,46 @@ impl<L: Layout> Writer<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
     }
 }
 
-/// A filter's inserts for [`insert_keys`]: the engine's hashing and prefetch, the
-/// handle's insert.
+/// The hashes of keys as a filter's layout and hashing compute them, for [`insert_keys`]:
+/// an iterator whose `next` is always inlined, so the hash joins the insert loop (a closure
+/// over the hashing, with the keyed hash in its body, was left out of line).
+pub(super) struct Hashes<L, I> {
+    hashing: Hashing,
+    keys: I,
+    layout: PhantomData<L>,
+}
+
+impl<L: Layout, I: Iterator> Hashes<L, I> {
+    /// The hashes of `keys` under `filter`'s hashing.
+    pub(super) fn of<S, K>(filter: &Engine<L, S>, keys: K) -> Self
+    where
+        K: IntoIterator<IntoIter = I>,
+    {
+        Hashes {
+            hashing: filter.hashing,
+            keys: keys.into_iter(),
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<L: Layout, I: Iterator<Item: Hash>> Iterator for Hashes<L, I> {
+    type Item = L::Hash;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<L::Hash> {
+        match self.keys.next() {
+            Some(key) => Some(L::hash(&self.hashing, &key)),
+            None => None,
+        }
+    }
+}
+
+/// A filter's inserts for [`insert_keys`]: the engine's prefetch, the handle's insert.
 pub(super) struct Bursts<L, S, W>(pub(super) W, pub(super) PhantomData<(L, S)>);
 
 impl<L: Layout, S: Storage, W: Writer<L, S>> BurstInsert for Bursts<L, S, W> {
     type Hash = L::Hash;
-
-    #[inline(always)]
-    fn hash<T: Hash>(&self, key: &T) -> L::Hash {
-        self.0.hash(key)
-    }
 
     #[inline(always)]
     fn prefetch(&self, hash: L::Hash) {

@@ -600,13 +600,11 @@ impl core::hash::Hasher for Passthrough {
 }
 
 /// What [`insert_in_bursts`] needs of a filter (an owned filter, or a reference to a
-/// lock-free one): how to hash a key, how to prefetch what its insert will write, and how to
-/// insert it once hashed.
+/// lock-free one): how to prefetch what the insert of a hashed key will write, and how to
+/// insert it. The keys come already hashed, so one routine serves any key kind and hash.
 pub trait BurstInsert {
     /// What a key carries from its hashing to its insert.
     type Hash: Copy + Default;
-    /// The hash of `key`.
-    fn hash<T: Hash>(&self, key: &T) -> Self::Hash;
     /// Prefetches the lines the insert of `hash` will write.
     fn prefetch(&self, hash: Self::Hash);
     /// Inserts the key hashed as `hash`.
@@ -616,55 +614,49 @@ pub trait BurstInsert {
 /// The longest burst of [`insert_in_bursts`].
 pub const MAX_INSERT_BURST: usize = 64;
 
-/// Inserts `keys` in order, `burst` at a time (at most [`MAX_INSERT_BURST`]): the keys of a
-/// burst are hashed and their lines prefetched before any is inserted, so the cache misses
-/// of a burst overlap where key by key each waits for its own. The filter ends with the bits
-/// of inserting key by key. Every filter's `insert_all` past the cache (the engine's, the
-/// split-block filter's).
+/// Inserts the keys `hashes` yields in order, `burst` at a time (at most
+/// [`MAX_INSERT_BURST`]): the keys of a burst are hashed (as the iterator yields them) and
+/// their lines prefetched before any is inserted, so the cache misses of a burst overlap
+/// where key by key each waits for its own. The filter ends with the bits of inserting key by
+/// key. Every filter's `insert_all` past the cache.
 #[inline(always)]
-pub fn insert_in_bursts<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
+pub fn insert_in_bursts<F: BurstInsert>(
     filter: &mut F,
     burst: usize,
-    keys: I,
+    hashes: impl IntoIterator<Item = F::Hash>,
 ) {
     let burst = burst.clamp(1, MAX_INSERT_BURST);
-    let mut hashes = [F::Hash::default(); MAX_INSERT_BURST];
+    let mut staged = [F::Hash::default(); MAX_INSERT_BURST];
     let mut len = 0;
-    for key in keys {
-        let hash = filter.hash(&key);
+    for hash in hashes {
         filter.prefetch(hash);
-        hashes[len] = hash;
+        staged[len] = hash;
         len += 1;
         if len == burst {
-            hashes[..burst].iter().for_each(|&hash| filter.insert(hash));
+            staged[..burst].iter().for_each(|&hash| filter.insert(hash));
             len = 0;
         }
     }
-    hashes[..len].iter().for_each(|&hash| filter.insert(hash));
+    staged[..len].iter().for_each(|&hash| filter.insert(hash));
 }
 
-/// Inserts `keys` into `filter`: key by key without a `burst` (a filter in the cache), else
-/// [`insert_in_bursts`]. Every filter's `insert_all`.
+/// Inserts the keys `hashes` yields into `filter`: key by key without a `burst` (a filter in
+/// the cache), else [`insert_in_bursts`]. Every filter's `insert_all`.
 #[inline(always)]
-pub fn insert_keys<F: BurstInsert, T: Hash, I: IntoIterator<Item = T>>(
+pub fn insert_keys<F: BurstInsert>(
     filter: &mut F,
     burst: Option<usize>,
-    keys: I,
+    hashes: impl IntoIterator<Item = F::Hash>,
 ) {
     match burst {
-        None => {
-            for key in keys {
-                let hash = filter.hash(&key);
-                filter.insert(hash);
-            }
-        }
-        Some(burst) => insert_in_bursts(filter, burst, keys),
+        None => hashes.into_iter().for_each(|hash| filter.insert(hash)),
+        Some(burst) => insert_in_bursts(filter, burst, hashes),
     }
 }
 
 /// Inserts pre-computed `hashes` in order, `burst` at a time (at least one): a burst's lines
-/// are prefetched before any of it is inserted, as [`insert_in_bursts`] does for keys. The
-/// filters' `insert_hashes`.
+/// are prefetched before any of it is inserted, as [`insert_in_bursts`] does, without
+/// staging copies of hashes already in memory. The filters' `insert_hashes`.
 #[inline(always)]
 pub fn insert_hashes_in_bursts<F: BurstInsert>(filter: &mut F, burst: usize, hashes: &[F::Hash]) {
     for chunk in hashes.chunks(burst.max(1)) {
@@ -677,6 +669,7 @@ pub fn insert_hashes_in_bursts<F: BurstInsert>(filter: &mut F, burst: usize, has
 mod tests {
     use super::*;
     use std::cell::RefCell;
+    use std::rc::Rc;
 
     /// A model query over a set of integers: a key is present when it is even; round r
     /// decides keys divisible by `r + 3` as absent (when odd), and every call is logged so
@@ -804,18 +797,11 @@ mod tests {
         assert!(many == CACHED_MAX_BYTES || many == last_level_cache_bytes() / 4);
     }
 
-    /// A model filter for the burst insert: logs every call.
-    #[derive(Default)]
-    struct Logged(RefCell<Vec<(&'static str, u64)>>);
+    /// A model filter for the burst insert: logs every call, in one log with the hashing.
+    struct Logged(Rc<RefCell<Vec<(&'static str, u64)>>>);
 
     impl BurstInsert for Logged {
         type Hash = u64;
-
-        fn hash<T: Hash>(&self, key: &T) -> u64 {
-            let hash = prehashed(key) * 10;
-            self.0.borrow_mut().push(("hash", hash));
-            hash
-        }
 
         fn prefetch(&self, hash: u64) {
             self.0.borrow_mut().push(("prefetch", hash));
@@ -828,24 +814,40 @@ mod tests {
 
     /// Every key is inserted once, in order, whatever the burst (0 and too long ones
     /// clamped), each hashed and prefetched before it is inserted, and a burst's keys all
-    /// hashed before the first of them is inserted.
+    /// hashed before the first of them is inserted; without a burst, key by key.
     #[test]
     fn bursts_insert_every_key_in_order() {
-        for burst in [0, 1, 3, 16, 64, 65, 1000] {
-            let clamped = burst.clamp(1, MAX_INSERT_BURST);
+        for burst in [
+            None,
+            Some(0),
+            Some(1),
+            Some(3),
+            Some(16),
+            Some(64),
+            Some(65),
+            Some(1000),
+        ] {
             for len in [0u64, 1, 2, 15, 16, 17, 64, 65, 200] {
-                let mut filter = Logged::default();
-                insert_in_bursts(&mut filter, burst, 0..len);
-                let log = filter.0.take();
+                let log = Rc::new(RefCell::new(Vec::new()));
+                let mut filter = Logged(Rc::clone(&log));
+                let hashes = (0..len).map(|k| {
+                    log.borrow_mut().push(("hash", k * 10));
+                    k * 10
+                });
+                insert_keys(&mut filter, burst, hashes);
                 let mut expected = Vec::new();
                 let keys: Vec<u64> = (0..len).collect();
-                for chunk in keys.chunks(clamped) {
+                let chunk = burst.map_or(1, |b| b.clamp(1, MAX_INSERT_BURST));
+                for chunk in keys.chunks(chunk) {
                     for &k in chunk {
-                        expected.extend([("hash", k * 10), ("prefetch", k * 10)]);
+                        expected.push(("hash", k * 10));
+                        if burst.is_some() {
+                            expected.push(("prefetch", k * 10));
+                        }
                     }
                     expected.extend(chunk.iter().map(|&k| ("insert", k * 10)));
                 }
-                assert_eq!(log, expected, "burst {burst}, {len} keys");
+                assert_eq!(log.take(), expected, "burst {burst:?}, {len} keys");
             }
         }
     }
@@ -856,15 +858,15 @@ mod tests {
     fn hash_bursts_insert_every_hash_in_order() {
         for burst in [0, 1, 3, 64] {
             for len in [0u64, 1, 3, 64, 65, 130] {
-                let mut filter = Logged::default();
+                let log = Rc::new(RefCell::new(Vec::new()));
                 let hashes: Vec<u64> = (0..len).map(|h| h * 7).collect();
-                insert_hashes_in_bursts(&mut filter, burst, &hashes);
+                insert_hashes_in_bursts(&mut Logged(Rc::clone(&log)), burst, &hashes);
                 let mut expected = Vec::new();
                 for chunk in hashes.chunks(burst.max(1)) {
                     expected.extend(chunk.iter().map(|&h| ("prefetch", h)));
                     expected.extend(chunk.iter().map(|&h| ("insert", h)));
                 }
-                assert_eq!(filter.0.take(), expected, "burst {burst}, {len} hashes");
+                assert_eq!(log.take(), expected, "burst {burst}, {len} hashes");
             }
         }
     }
