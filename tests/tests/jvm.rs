@@ -8,6 +8,7 @@
 use std::io::{self, Read, Write};
 
 use bloom_core::Error;
+use bloom_core::internal::batch::direct_max_bytes;
 use bloom_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 use bloom_tests::SplitMix64;
 use bloom_tests::jvm::{
@@ -154,6 +155,48 @@ proptest! {
 /// against `expected`, the filter's `estimated_fpr` (the JVM's `expectedFpp`: the fill ratio
 /// to the power k), within four standard deviations of a binomial and 5% of slack for the
 /// formula's approximation.
+/// `insert_all_i64` and `insert_all_bytes` set the bits of inserting the same keys one by
+/// one, for Spark's two versions and Guava, in a filter in the cache (key by key) and in one
+/// larger than the share of the cache past which they insert in bursts.
+#[test]
+fn insert_all_sets_the_bits_of_single_inserts() {
+    let longs: Vec<i64> = SplitMix64(41).take(20_000).map(|k| k as i64).collect();
+    let strs: Vec<String> = (0..3_000).map(|i| format!("key {i}")).collect();
+    let bursts_from = direct_max_bytes(false) as u64;
+    for bytes in [16 << 10, bursts_from + (1 << 20)] {
+        let spark_v1 = SparkBloomFilter::with_version(SparkVersion::V1, 20_000, bytes * 8, 0);
+        let spark_v2 = SparkBloomFilter::with_version(SparkVersion::V2, 20_000, bytes * 8, 7);
+        for fresh in [spark_v1.unwrap(), spark_v2.unwrap()] {
+            let (mut one_by_one, mut all) = (fresh.clone(), fresh);
+            longs.iter().for_each(|&k| {
+                one_by_one.insert_i64(k);
+            });
+            strs.iter().for_each(|s| {
+                one_by_one.insert_str(s);
+            });
+            all.insert_all_i64(longs.iter().copied());
+            all.insert_all_bytes(&strs);
+            assert_eq!(all, one_by_one, "{:?}, {bytes} bytes", all.version());
+            assert_eq!(all.cardinality(), one_by_one.cardinality());
+        }
+        // Guava's sizing: about 9.6 bits per key at 1%.
+        let fresh = GuavaBloomFilter::new(bytes * 8 / 9, 0.01).unwrap();
+        assert!((fresh.memory_usage() as u64 > bursts_from) == (bytes > bursts_from));
+        let (mut one_by_one, mut all) = (fresh.clone(), fresh);
+        longs.iter().for_each(|&k| {
+            one_by_one.insert_i64(k);
+        });
+        strs.iter().for_each(|s| {
+            one_by_one.insert_bytes(s.as_bytes());
+        });
+        all.insert_all_i64(longs.iter().copied());
+        all.insert_all_bytes(strs.iter().map(String::as_bytes));
+        assert_eq!(all, one_by_one, "Guava, {bytes} bytes");
+        assert!(longs.iter().all(|&k| all.might_contain_long(k)));
+        assert!(strs.iter().all(|s| all.might_contain_str(s)));
+    }
+}
+
 fn assert_fpr(name: &str, expected: f64, negatives: u64, mut contains: impl FnMut(i64) -> bool) {
     let mut rng = SplitMix64(0x5eed);
     let fp = (0..negatives)

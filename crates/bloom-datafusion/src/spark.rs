@@ -86,13 +86,13 @@ impl Building for Spark {
 
     fn insert(&mut self, keys: &dyn Array) -> Result<()> {
         let values = longs(Self::NAME, keys)?;
+        // The batch insert: in a large filter, the words of a burst of keys' probes are
+        // prefetched before any of them is set.
         match keys.nulls() {
-            None => values.iter().for_each(|&k| {
-                self.0.insert_i64(k);
-            }),
-            Some(nulls) => nulls.valid_indices().for_each(|i| {
-                self.0.insert_i64(values[i]);
-            }),
+            None => self.0.insert_all_i64(values.iter().copied()),
+            Some(nulls) => self
+                .0
+                .insert_all_i64(nulls.valid_indices().map(|i| values[i])),
         }
         Ok(())
     }

@@ -85,11 +85,17 @@ impl Probes {
         Probes { acc: start, step }
     }
 
+    /// The next probe's value, before the modulo.
+    #[inline(always)]
+    fn next_value<P: Probing>(&mut self) -> u64 {
+        self.acc = self.acc.wrapping_add(self.step);
+        P::value(self.acc)
+    }
+
     /// The next probe's bit index.
     #[inline(always)]
     fn next_index<P: Probing>(&mut self, bits: &JvmBits) -> u64 {
-        self.acc = self.acc.wrapping_add(self.step);
-        bits.index(P::value(self.acc))
+        bits.index(self.next_value::<P>())
     }
 
     /// [`Probing::progression`] for a format whose probe value is the 64-bit accumulator
@@ -213,12 +219,15 @@ fn contains_prefetched_k<const K: usize>(bits: &JvmBits, mut next: impl FnMut() 
 /// Sets all `k` bits of `probes` (an insert); whether any was clear.
 #[inline(always)]
 pub(crate) fn insert<P: Probing>(bits: &mut JvmBits, k: u32, mut probes: Probes) -> bool {
-    let mut changed = false;
+    bits.set(k, || probes.next_value::<P>()) != 0
+}
+
+/// Prefetches the words all `k` bits of `probes` lie in, ahead of their insert.
+#[inline(always)]
+pub(crate) fn prefetch_all<P: Probing>(bits: &JvmBits, k: u32, mut probes: Probes) {
     for _ in 0..k {
-        let index = probes.next_index::<P>(bits);
-        changed |= bits.set(index);
+        prefetch(bits.word(probes.next_index::<P>(bits)));
     }
-    changed
 }
 
 /// A group's leading indices, and where each key's sequence stopped.

@@ -97,15 +97,28 @@ impl JvmBits {
         self.word(index) & (1u64 << (index & 63)) != 0
     }
 
-    /// Sets bit `index`; whether it was clear before.
+    /// Sets the bits of the `k` hash values `next` gives (each reduced as
+    /// [`index`](Self::index) reduces it); how many were clear before, by which the count of
+    /// set bits grows.
+    ///
+    /// The reduction and the words are taken into locals first and the count is added once
+    /// for all k bits: through `self`, every store to a word could alias the fields, which
+    /// would be read again for each bit, and the count's read-modify-write in memory would
+    /// chain every bit behind the one before.
     #[inline(always)]
-    pub(crate) fn set(&mut self, index: u64) -> bool {
-        let word = &mut self.words[(index >> 6) as usize];
-        let mask = 1u64 << (index & 63);
-        let was_clear = *word & mask == 0;
-        *word |= mask;
-        self.ones += u64::from(was_clear);
-        was_clear
+    pub(crate) fn set(&mut self, k: u32, mut next: impl FnMut() -> u64) -> u64 {
+        let modulo = self.modulo;
+        let words = &mut self.words[..];
+        let mut newly_set = 0;
+        for _ in 0..k {
+            let index = modulo.rem(next());
+            let word = &mut words[(index >> 6) as usize];
+            let mask = 1u64 << (index & 63);
+            newly_set += u64::from(*word & mask == 0);
+            *word |= mask;
+        }
+        self.ones += newly_set;
+        newly_set
     }
 
     /// ORs `other`'s words into these; the lengths must be equal (the callers check).
@@ -166,13 +179,15 @@ mod tests {
     fn set_get_count_union() {
         let mut a = JvmBits::zeroed(2).unwrap();
         assert_eq!(a.bit_size(), 128);
-        assert!(a.set(0) && a.set(127) && !a.set(127));
+        let mut values = [0, 127, 255].into_iter();
+        assert_eq!(a.set(3, || values.next().unwrap()), 2);
+        assert_eq!(a.set(1, || 127), 0);
         assert!(a.get(0) && a.get(127) && !a.get(64));
         assert_eq!(a.count_ones(), 2);
         assert_eq!(a.words(), &[1, 1 << 63]);
         let mut b = JvmBits::zeroed(2).unwrap();
-        b.set(64);
-        b.set(0);
+        let mut values = [64, 128].into_iter();
+        assert_eq!(b.set(2, || values.next().unwrap()), 2);
         a.union(&b);
         assert_eq!(a.count_ones(), 3);
         assert_eq!(a.index(130), 2);

@@ -98,6 +98,11 @@ impl Rules for Guava {
         batch::contains::<Mitz64>(bits, k, probes(hash))
     }
 
+    #[inline(always)]
+    fn prefetch(self, bits: &JvmBits, k: u32, hash: (u64, u64)) {
+        batch::prefetch_all::<Mitz64>(bits, k, probes(hash));
+    }
+
     fn contains_batch<K>(
         self,
         bits: &JvmBits,

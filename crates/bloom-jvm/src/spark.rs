@@ -185,6 +185,15 @@ impl Rules for Spark {
         }
     }
 
+    #[inline(always)]
+    fn prefetch(self, bits: &JvmBits, k: u32, (h1, h2): (i32, i32)) {
+        let p = probes(self.version, h1, h2);
+        match self.version {
+            SparkVersion::V1 => batch::prefetch_all::<V1>(bits, k, p),
+            SparkVersion::V2 => batch::prefetch_all::<V2>(bits, k, p),
+        }
+    }
+
     fn contains_batch<K>(
         self,
         bits: &JvmBits,
