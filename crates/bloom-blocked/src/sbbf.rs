@@ -301,9 +301,9 @@ impl SplitBlockBloomFilter {
     }
 
     /// Adds every key of `keys` (generic keys, see the type's docs), the same bits as
-    /// [`insert`](SplitBlockBloomFilter::insert) key by key. In a filter larger than the L2
-    /// cache the keys go in bursts: a burst's keys are hashed and their blocks prefetched
-    /// before any is inserted, so the cache misses overlap (`docs/blocked.md`, "Parquet's
+    /// [`insert`](SplitBlockBloomFilter::insert) key by key. The keys go in groups hashed
+    /// before any is inserted; in a filter larger than the L2 cache, in bursts whose blocks
+    /// are also prefetched first, so the cache misses overlap (`docs/blocked.md`, "Parquet's
     /// split-block filter", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         let burst = (self.num_bytes() > l2_cache_bytes()).then_some(INSERT_BURST);
@@ -1068,8 +1068,8 @@ mod tests {
         assert_eq!(SplitBlockBloomFilter::from_bytes(&f.to_bytes()).unwrap(), f);
     }
 
-    /// `insert_all` (key by key in the cache, in bursts past it) and `insert_hashes` set the
-    /// bits of inserting key by key.
+    /// `insert_all` (in groups in the cache, in prefetched bursts past it) and
+    /// `insert_hashes` set the bits of inserting key by key.
     #[test]
     fn insert_all_and_insert_hashes_set_the_bits_of_single_inserts() {
         let past_l2 = 2 * l2_cache_bytes();

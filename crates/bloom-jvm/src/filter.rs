@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 use bloom_core::Error;
 use bloom_core::internal::ByteReader;
-use bloom_core::internal::batch::{BurstInsert, direct_max_bytes, insert_in_bursts};
+use bloom_core::internal::batch::{BurstInsert, direct_max_bytes, insert_keys};
 
 use crate::bits::JvmBits;
 use crate::guava::Guava;
@@ -170,20 +170,16 @@ impl<F: Format> JvmBloomFilter<F> {
         );
     }
 
-    /// Inserts the keys hashed as `hashes` yields them, [`INSERT_BURST`] at a time: a
-    /// burst's keys are all hashed before any is inserted, so the core overlaps the work of
-    /// independent keys (two short passes, where key by key it runs one long chain per key).
-    /// Past the share of the cache where the batch queries of a filter of k probes start
-    /// prefetching ([`direct_max_bytes`]) the words of each key's probes are also prefetched
-    /// as it is hashed; in the cache the core overlaps those reads by itself, and recomputing
-    /// each probe's index for its prefetch costs more than it hides.
+    /// Inserts the keys hashed as `hashes` yields them, through the workspace's
+    /// [`insert_keys`]: groups of keys hashed before any is inserted, and past the share of
+    /// the cache where the batch queries of a filter of k probes start prefetching
+    /// ([`direct_max_bytes`]) bursts whose probes' words are prefetched as each key is hashed.
+    /// In the cache the core overlaps those reads by itself, and recomputing each probe's
+    /// index for its prefetch costs more than it hides.
     #[inline]
     fn insert_hashes(&mut self, hashes: impl Iterator<Item = F::Hash>) {
-        if self.memory_usage() > direct_max_bytes(false) {
-            insert_in_bursts(&mut Bursts::<F, true>(self), INSERT_BURST, hashes);
-        } else {
-            insert_in_bursts(&mut Bursts::<F, false>(self), INSERT_BURST, hashes);
-        }
+        let burst = (self.memory_usage() > direct_max_bytes(false)).then_some(INSERT_BURST);
+        insert_keys(&mut Bursts(self), burst, hashes);
     }
 
     /// The library's `put` of a long (Guava's `put` through the long funnel, Spark's
@@ -439,25 +435,23 @@ impl<F: Format> JvmBloomFilter<F> {
     }
 }
 
-/// Keys per burst of the batch inserts. Past the cache each prefetches the words of its k
+/// Keys per burst of the batch inserts past the cache: each prefetches the words of its k
 /// probes (7 at 1%), so a burst keeps about a hundred lines in flight.
 const INSERT_BURST: usize = 16;
 
-/// A JVM filter's inserts for [`insert_in_bursts`]: with `PREFETCH`, the words of a key's
-/// probes prefetched as it is hashed; then its bits set.
-struct Bursts<'a, F: Format, const PREFETCH: bool>(&'a mut JvmBloomFilter<F>);
+/// A JVM filter's inserts for [`insert_keys`]: the words of a key's probes prefetched, then
+/// its bits set.
+struct Bursts<'a, F: Format>(&'a mut JvmBloomFilter<F>);
 
-impl<F: Format, const PREFETCH: bool> BurstInsert for Bursts<'_, F, PREFETCH> {
+impl<F: Format> BurstInsert for Bursts<'_, F> {
     type Hash = F::Hash;
 
     #[inline(always)]
     fn prefetch(&self, hash: F::Hash) {
-        if PREFETCH {
-            let filter = &self.0;
-            filter
-                .format
-                .prefetch(&filter.bits, filter.num_hashes, hash);
-        }
+        let filter = &self.0;
+        filter
+            .format
+            .prefetch(&filter.bits, filter.num_hashes, hash);
     }
 
     #[inline(always)]

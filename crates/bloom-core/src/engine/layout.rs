@@ -95,9 +95,9 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// `insert_all` keeps on the stack; a longer one is cut to it.
     const INSERT_BURST: usize;
 
-    /// The filter size in bytes above which `insert_all` inserts in bursts; up to it, key by
-    /// key. By default the L2 cache's size: in the cache a classic filter's bursts cost more
-    /// than they hide.
+    /// The filter size in bytes above which `insert_all` inserts in bursts whose lines are
+    /// prefetched; up to it, in groups without prefetches. By default the L2 cache's size: in
+    /// the cache a classic filter's prefetches cost more than they hide.
     fn bursts_from(&self) -> usize {
         crate::internal::caches::l2_cache_bytes()
     }

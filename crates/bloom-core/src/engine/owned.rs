@@ -110,7 +110,8 @@ impl<L: Layout> Engine<L, BitStore> {
     /// for the classic layout; any size for the blocked one) the keys are hashed in bursts,
     /// the lines of each key prefetched as it is hashed, and a burst is inserted once all its
     /// keys are hashed, so the misses of a burst overlap where key by key each waits for its
-    /// own lines (`docs/design.md`, "Parallel build", has the measurements).
+    /// own lines; a smaller filter takes groups of keys hashed before any is inserted,
+    /// without prefetches (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
         insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
@@ -296,7 +297,7 @@ impl<L: Layout, S: Storage, W: Writer<L, S>> BurstInsert for Bursts<L, S, W> {
 }
 
 impl<L: Layout, S: Storage> Engine<L, S> {
-    /// The burst its `insert_all` takes: none (key by key) up to the layout's
+    /// The burst its `insert_all` takes: none (groups without prefetches) up to the layout's
     /// [`bursts_from`](Layout::bursts_from) bytes, [`INSERT_BURST`](Layout::INSERT_BURST)
     /// keys above.
     pub(super) fn insert_burst(&self) -> Option<usize> {

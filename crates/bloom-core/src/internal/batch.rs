@@ -625,11 +625,45 @@ pub fn insert_in_bursts<F: BurstInsert>(
     burst: usize,
     hashes: impl IntoIterator<Item = F::Hash>,
 ) {
+    insert_staged::<F, true>(filter, burst, hashes);
+}
+
+/// Keys hashed together before any is inserted by [`insert_keys`] in the cache.
+pub const INSERT_GROUP: usize = 16;
+
+/// Inserts the keys `hashes` yields into `filter`: past the cache (with a `burst`),
+/// [`insert_in_bursts`]; in the cache, [`INSERT_GROUP`] keys at a time hashed before any of
+/// them is inserted, without prefetches, so the core overlaps the work of independent keys
+/// (two short passes, where key by key it runs one long chain per key). Every filter's
+/// `insert_all`.
+#[inline(always)]
+pub fn insert_keys<F: BurstInsert>(
+    filter: &mut F,
+    burst: Option<usize>,
+    hashes: impl IntoIterator<Item = F::Hash>,
+) {
+    match burst {
+        None => insert_staged::<F, false>(filter, INSERT_GROUP, hashes),
+        Some(burst) => insert_in_bursts(filter, burst, hashes),
+    }
+}
+
+/// Inserts the keys `hashes` yields in order, `burst` at a time (at most
+/// [`MAX_INSERT_BURST`]), each staged (and prefetched, with `PREFETCH`) before any key of its
+/// burst is inserted.
+#[inline(always)]
+fn insert_staged<F: BurstInsert, const PREFETCH: bool>(
+    filter: &mut F,
+    burst: usize,
+    hashes: impl IntoIterator<Item = F::Hash>,
+) {
     let burst = burst.clamp(1, MAX_INSERT_BURST);
     let mut staged = [F::Hash::default(); MAX_INSERT_BURST];
     let mut len = 0;
     for hash in hashes {
-        filter.prefetch(hash);
+        if PREFETCH {
+            filter.prefetch(hash);
+        }
         staged[len] = hash;
         len += 1;
         if len == burst {
@@ -638,20 +672,6 @@ pub fn insert_in_bursts<F: BurstInsert>(
         }
     }
     staged[..len].iter().for_each(|&hash| filter.insert(hash));
-}
-
-/// Inserts the keys `hashes` yields into `filter`: key by key without a `burst` (a filter in
-/// the cache), else [`insert_in_bursts`]. Every filter's `insert_all`.
-#[inline(always)]
-pub fn insert_keys<F: BurstInsert>(
-    filter: &mut F,
-    burst: Option<usize>,
-    hashes: impl IntoIterator<Item = F::Hash>,
-) {
-    match burst {
-        None => hashes.into_iter().for_each(|hash| filter.insert(hash)),
-        Some(burst) => insert_in_bursts(filter, burst, hashes),
-    }
 }
 
 /// Inserts pre-computed `hashes` in order, `burst` at a time (at least one): a burst's lines
@@ -814,7 +834,8 @@ mod tests {
 
     /// Every key is inserted once, in order, whatever the burst (0 and too long ones
     /// clamped), each hashed and prefetched before it is inserted, and a burst's keys all
-    /// hashed before the first of them is inserted; without a burst, key by key.
+    /// hashed before the first of them is inserted; without a burst, groups of
+    /// [`INSERT_GROUP`] keys hashed before any is inserted, and no prefetch.
     #[test]
     fn bursts_insert_every_key_in_order() {
         for burst in [
@@ -837,7 +858,7 @@ mod tests {
                 insert_keys(&mut filter, burst, hashes);
                 let mut expected = Vec::new();
                 let keys: Vec<u64> = (0..len).collect();
-                let chunk = burst.map_or(1, |b| b.clamp(1, MAX_INSERT_BURST));
+                let chunk = burst.map_or(INSERT_GROUP, |b| b.clamp(1, MAX_INSERT_BURST));
                 for chunk in keys.chunks(chunk) {
                     for &k in chunk {
                         expected.push(("hash", k * 10));
