@@ -4,9 +4,11 @@
 //! case. `MultiblockBloomFilter` is measured beside it, single and batch, on the same keys.
 //! Each portable test is timed against its filter's own kernel: the blocked layout's (seven
 //! salted multiplies per key) and the multiblock layout's (bit-fields, no multiply).
-//! Parquet's `SplitBlockBloomFilter` is measured twice: on the peer's own hashes
-//! (`contains_hash`, the same work as the peer's), and on the keys with Parquet's hash
-//! (`contains`, XXH64 of the 8 bytes).
+//! Parquet's `SplitBlockBloomFilter` is measured three times: on the peer's own hashes
+//! computed in the loop (`contains_hash`, the same work as the peer's), on the same hashes
+//! computed beforehand (against the peer's `contains_hash` on them: the filters' own work,
+//! the hash left out of both), and on the keys with Parquet's hash (`contains`, XXH64 of the
+//! 8 bytes).
 //!
 //! For each n, both filters are built from the same keys, `sbbf-rs-safe` with the same
 //! memory. The queries (present keys, then keys never inserted; at most 1,000,000 of each)
@@ -64,9 +66,9 @@ fn peer_hash(key: &u64) -> u64 {
 fn main() {
     let sizes = sizes_from_args(&[100_000, 10_000_000]);
     println!(
-        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | multiblock / sbbf | multiblock batch / sbbf | split-block hash / sbbf | split-block u64 / sbbf | floor / sbbf | batch / line read | multiblock portable / multiblock |"
+        "| n | keys | kernel | ours ns | sbbf-rs-safe ns | ours / sbbf | batch / sbbf | portable / ours | multiblock / sbbf | multiblock batch / sbbf | split-block hash / sbbf | split-block pre-hashed / sbbf pre-hashed | split-block u64 / sbbf | floor / sbbf | batch / line read | multiblock portable / multiblock |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for n in sizes {
         let key_sets = QueryKeys::new(n, MAX_QUERIES);
         let present = &key_sets.present;
@@ -103,13 +105,20 @@ fn main() {
         };
         let probe = MemoryProbe::new(ours.num_bits() as usize / 8, PROBE_SEED);
         for (which, keys) in key_sets.sets() {
+            // The peer's hashes of the queries, computed before any timing, for the
+            // pre-hashed pair; a chunk's hashes are found by its offset in `keys`.
+            let hashed: Vec<u64> = keys.iter().map(peer_hash).collect();
+            let hashes_of = |chunk: &[u64]| {
+                let at = (chunk.as_ptr() as usize - keys.as_ptr() as usize) / 8;
+                &hashed[at..at + chunk.len()]
+            };
             if which == "present" {
                 assert!(keys.iter().all(|k| ours.contains(k)
                     && peer.contains_hash(peer_hash(k))
                     && split.contains_hash(peer_hash(k))));
             }
             let mut buf = Vec::with_capacity(CHUNK);
-            let run = |which: usize, chunk: &[u64]| match which {
+            let mut run = |which: usize, chunk: &[u64]| match which {
                 0 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count()),
                 1 => cpu_ns_per_key(chunk, |c| {
                     c.iter()
@@ -138,6 +147,12 @@ fn main() {
                 10 => cpu_ns_per_key(chunk, |c| {
                     c.iter().filter(|k| multi_portable.contains(*k)).count()
                 }),
+                11 => cpu_ns_per_key(hashes_of(chunk), |c| {
+                    c.iter().filter(|&&h| peer.contains_hash(h)).count()
+                }),
+                12 => cpu_ns_per_key(hashes_of(chunk), |c| {
+                    c.iter().filter(|&&h| split.contains_hash(h)).count()
+                }),
                 _ => cpu_ns_per_key(chunk, |c| probe.read_bursts::<BLOCKED_BURST>(c)),
             };
             let t = chunked_ratios(
@@ -146,8 +161,9 @@ fn main() {
                 ROUNDS,
                 &[0, 2, 3, 4, 5, 6, 7, 8, 9, 10],
                 1,
-                run,
+                &mut run,
             );
+            let pre_hashed = chunked_ratios(keys, CHUNK, ROUNDS, &[12], 11, &mut run);
             let to_line_read = median(
                 t.ratios[2]
                     .iter()
@@ -158,7 +174,7 @@ fn main() {
             let portable_to_ours = t.median_ratio(5) / t.median_ratio(0);
             let multi_portable_to_multi = t.median_ratio(10) / t.median_ratio(8);
             println!(
-                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                "| {n} | {which} | {:?} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
                 ours.probe(),
                 t.median_time(0),
                 t.median_time(1),
@@ -168,6 +184,7 @@ fn main() {
                 t.median_ratio(8),
                 t.median_ratio(9),
                 t.median_ratio(6),
+                pre_hashed.median_ratio(12),
                 t.median_ratio(7),
                 t.median_ratio(3),
                 to_line_read,
