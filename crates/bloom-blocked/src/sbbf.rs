@@ -213,14 +213,14 @@ impl SplitBlockBloomFilter {
     }
 
     /// Adds a pre-computed XXH64 hash; returns whether all its bits were set before.
-    #[inline]
+    #[inline(always)]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
         let kernel = self.kernel;
         kernel.insert(self.blocks.at_mut(Self::block_key(hash)), hash as u32)
     }
 
     /// Whether a pre-computed XXH64 hash may be present.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         self.kernel
             .contains(self.blocks.at(Self::block_key(hash)), hash as u32)
@@ -233,7 +233,7 @@ impl SplitBlockBloomFilter {
     }
 
     /// Whether a generic key may be present.
-    #[inline]
+    #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
         self.contains_hash(self.hash(key))
     }

@@ -177,7 +177,7 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
     }
 
     /// Whether a pre-computed XXH64 hash may be present.
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         self.blocks.test(
             SplitBlockBloomFilter::block_key(hash),
@@ -188,7 +188,7 @@ impl<'a> SplitBlockBloomFilterRef<'a> {
 
     /// Whether a generic key may be present (see [`SplitBlockBloomFilter`] on how generic
     /// keys are hashed).
-    #[inline]
+    #[inline(always)]
     pub fn contains<T: Hash + ?Sized>(&self, key: &T) -> bool {
         self.contains_hash(self.hash(key))
     }
