@@ -125,9 +125,9 @@ impl<F: Format> JvmBloomFilter<F> {
     }
 
     /// Inserts every long of `keys` in order: the same bits as
-    /// [`insert_i64`](Self::insert_i64) key by key, faster. The keys go in bursts, each
+    /// [`insert_i64`](Self::insert_i64) key by key, faster. The keys go in groups of 16, each
     /// hashed before any of it is inserted; in a filter larger than a share of the last-level
-    /// cache the words of a burst's probes are also prefetched first, so their cache misses
+    /// cache the words of a group's probes are also prefetched first, so their cache misses
     /// overlap where key by key (as the JVM libraries insert) each waits for its own
     /// (`docs/distributed.md`, "Building a JVM filter", has the measurements).
     ///
@@ -148,7 +148,7 @@ impl<F: Format> JvmBloomFilter<F> {
     }
 
     /// Inserts every byte array (or string, as its UTF-8 bytes) of `keys` in order, as
-    /// [`insert_bytes`](Self::insert_bytes) key by key, in bursts as
+    /// [`insert_bytes`](Self::insert_bytes) key by key, in groups as
     /// [`insert_all_i64`](Self::insert_all_i64) inserts.
     ///
     /// # Examples

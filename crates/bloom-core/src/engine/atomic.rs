@@ -34,7 +34,8 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     }
 
     /// Adds every key of `keys`, as the owned filter's [`insert_all`](Engine::insert_all)
-    /// does: past the L2 cache in bursts whose lines are prefetched first.
+    /// does: groups of keys hashed before any is inserted, and past the layout's
+    /// [`bursts_from`](Layout::bursts_from) bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
         let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
         insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
