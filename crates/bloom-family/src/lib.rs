@@ -245,9 +245,7 @@
 //!
 //! let mut filter = SparkBloomFilter::new(10_000, 0.01)?;
 //! assert_eq!(filter.version(), SparkVersion::V2);
-//! (0..10_000i64).for_each(|key| {
-//!     filter.insert_i64(key);
-//! });
+//! filter.insert_all_i64(0..10_000);
 //! assert!((0..10_000i64).all(|key| filter.might_contain_long(key)));
 //! let false_positives = (10_000..110_000i64).filter(|&key| filter.might_contain_long(key)).count();
 //! assert!(false_positives < 2 * 1_000, "{false_positives}");
