@@ -17,6 +17,10 @@ use bloom_core::internal::probe::{high_half, low_half};
 use bloom_core::internal::{ByteReader, Probes, reduce};
 use bloom_core::{Error, internal, math};
 
+/// The number of probes `new(n, DEFAULT_FPR)` gives (`optimal_num_hashes` at 1%: 9.59 bits per
+/// key, ln 2 times that rounded), whose query the layout unrolls.
+const DEFAULT_RATE_HASHES: u32 = 7;
+
 /// Where a key's bits go in a [`BloomFilter`](crate::BloomFilter): `num_bits` bits, each key
 /// setting `num_hashes` of them anywhere in the array (in pairs that share a cache line's
 /// 512-bit group), the positions derived from the two halves of its 128-bit hash.
@@ -105,7 +109,15 @@ impl Layout for Classic {
             S::prefetch(store.base(), (reduce(x1, self.num_bits) >> 6) as usize);
         }
         // SAFETY: the caller gives a store of this layout's size.
-        unsafe { Words::unchecked(store) }.all_set(self.probes(hash))
+        let words = unsafe { Words::unchecked(store) };
+        // The default rate's count as a constant, so that the compiler unrolls the pairs'
+        // loop for it (docs/design.md, "The default rate's probes, unrolled"); any other
+        // count runs the loop.
+        if self.num_hashes == DEFAULT_RATE_HASHES {
+            words.all_set(Probes::new(hash, DEFAULT_RATE_HASHES, self.num_bits))
+        } else {
+            words.all_set(self.probes(hash))
+        }
     }
 
     #[inline(always)]
@@ -353,6 +365,35 @@ mod tests {
         }
         // Two probes make one pair: nothing to prefetch.
         assert!(!Classic::of(large_bits, 2).prefetch_second);
+    }
+
+    /// The default rate gives the count whose query is unrolled, and the unrolled query and
+    /// the loop answer as the probes' definition, on both sides of that count.
+    #[test]
+    fn the_default_rate_count_is_unrolled_and_answers_as_the_definition() {
+        for n in [1_000, 100_000, 10_000_000] {
+            let filter = crate::BloomFilter::new(n, crate::DEFAULT_FPR).unwrap();
+            assert_eq!(filter.num_hashes(), DEFAULT_RATE_HASHES, "{n} keys");
+        }
+        for k in [
+            DEFAULT_RATE_HASHES - 1,
+            DEFAULT_RATE_HASHES,
+            DEFAULT_RATE_HASHES + 1,
+        ] {
+            let num_bits = 60_013;
+            let mut filter = crate::BloomFilter::with_params(num_bits, k).unwrap();
+            let keys: Vec<u64> = SplitMix64(8).take(5_000).collect();
+            filter.insert_all(&keys);
+            let words = filter.bits().as_words();
+            for key in keys
+                .iter()
+                .chain(&SplitMix64(9).take(20_000).collect::<Vec<_>>())
+            {
+                let set = Probes::new(filter.hash(key), k, num_bits)
+                    .all(|p| words[(p / 64) as usize] >> (p % 64) & 1 == 1);
+                assert_eq!(filter.contains(key), set, "k = {k}");
+            }
+        }
     }
 
     /// Every pair of every key packs into one word and back, in filters of every size up
