@@ -13,8 +13,7 @@ use bloom_core::internal::batch::{self, ProbeSet};
 use bloom_core::internal::float::{Float, Native};
 #[cfg(feature = "rayon")]
 use bloom_core::internal::probe::PAIR_GROUP;
-use bloom_core::internal::probe::{high_half, low_half};
-use bloom_core::internal::{ByteReader, Probes, reduce};
+use bloom_core::internal::{ByteReader, Probes};
 use bloom_core::{Error, internal, math};
 
 /// The number of probes `new(n, DEFAULT_FPR)` gives (`optimal_num_hashes` at 1%: 9.59 bits per
@@ -102,11 +101,11 @@ impl Layout for Classic {
     #[inline(always)]
     unsafe fn contains<S: Storage>(&self, store: &S, hash: u128) -> bool {
         if self.prefetch_second {
-            // The second pair's step value is x_1 = a + b (`Steps`); its first probe's word
-            // lies in the pair's line. An absent key whose first pair passes (a quarter of
-            // them at the optimal fill) then finds that line on its way.
-            let x1 = low_half(hash).wrapping_add(high_half(hash));
-            S::prefetch(store.base(), (reduce(x1, self.num_bits) >> 6) as usize);
+            // The second pair's first probe's word lies in the pair's line. An absent key
+            // whose first pair passes (a quarter of them at the optimal fill) then finds that
+            // line on its way.
+            let p1 = Probes::second_pair_position(hash, self.num_bits);
+            S::prefetch(store.base(), (p1 >> 6) as usize);
         }
         // SAFETY: the caller gives a store of this layout's size.
         let words = unsafe { Words::unchecked(store) };
@@ -352,16 +351,7 @@ mod tests {
             assert_eq!(filter.layout().prefetch_second, prefetches);
             let keys: Vec<u64> = SplitMix64(4).take(20_000).collect();
             filter.insert_all(&keys);
-            let words = filter.bits().as_words();
-            for key in keys
-                .iter()
-                .chain(&SplitMix64(5).take(20_000).collect::<Vec<_>>())
-            {
-                let set = Probes::new(filter.hash(key), 7, num_bits)
-                    .all(|p| words[(p / 64) as usize] >> (p % 64) & 1 == 1);
-                assert_eq!(filter.contains(key), set, "{num_bits} bits");
-            }
-            assert!(keys.iter().all(|k| filter.contains(k)));
+            assert_answers_as_the_definition(&filter, &keys, 5);
         }
         // Two probes make one pair: nothing to prefetch.
         assert!(!Classic::of(large_bits, 2).prefetch_second);
@@ -384,16 +374,29 @@ mod tests {
             let mut filter = crate::BloomFilter::with_params(num_bits, k).unwrap();
             let keys: Vec<u64> = SplitMix64(8).take(5_000).collect();
             filter.insert_all(&keys);
-            let words = filter.bits().as_words();
-            for key in keys
-                .iter()
-                .chain(&SplitMix64(9).take(20_000).collect::<Vec<_>>())
-            {
-                let set = Probes::new(filter.hash(key), k, num_bits)
-                    .all(|p| words[(p / 64) as usize] >> (p % 64) & 1 == 1);
-                assert_eq!(filter.contains(key), set, "k = {k}");
-            }
+            assert_answers_as_the_definition(&filter, &keys, 9);
         }
+    }
+
+    /// `filter`, which holds `keys`, answers each of them and 20,000 keys drawn from
+    /// `absent_seed` as the probes' definition says (every position set), and holds them all.
+    fn assert_answers_as_the_definition(
+        filter: &crate::BloomFilter,
+        keys: &[u64],
+        absent_seed: u64,
+    ) {
+        let (k, num_bits) = (filter.num_hashes(), filter.num_bits());
+        let words = filter.bits().as_words();
+        let absent: Vec<u64> = SplitMix64(absent_seed).take(20_000).collect();
+        for key in keys.iter().chain(&absent) {
+            let set = Probes::new(filter.hash(key), k, num_bits)
+                .all(|p| words[(p / 64) as usize] >> (p % 64) & 1 == 1);
+            assert_eq!(filter.contains(key), set, "k = {k}, {num_bits} bits");
+        }
+        assert!(
+            keys.iter().all(|key| filter.contains(key)),
+            "k = {k}, {num_bits} bits"
+        );
     }
 
     /// Every pair of every key packs into one word and back, in filters of every size up

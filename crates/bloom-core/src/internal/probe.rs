@@ -133,6 +133,27 @@ impl Probes {
         self
     }
 
+    /// The first position of the second pair (probe 2, `p_1`) of `hash` in `[0, num_bits)`,
+    /// without building the sequence: what a query can prefetch before it tests the first
+    /// pair. With at most two probes a key has no second pair; this is then where it would be.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::hash::{hash_key, DEFAULT_SEED};
+    /// use bloom_core::internal::Probes;
+    ///
+    /// let hash = hash_key("key", DEFAULT_SEED);
+    /// let third = Probes::new(hash, 7, 100_000).nth(2);
+    /// assert_eq!(Some(Probes::second_pair_position(hash, 100_000)), third);
+    /// ```
+    #[inline(always)]
+    pub fn second_pair_position(hash: u128, num_bits: u64) -> u64 {
+        let mut steps = Steps::new(hash);
+        steps.next_value();
+        reduce(steps.next_value(), num_bits)
+    }
+
     /// One step: the pair `(p_j, q_j)`, then the state moves to step j + 1.
     #[inline(always)]
     fn step(&mut self) -> (u64, u64) {
@@ -375,6 +396,30 @@ mod tests {
         523_459_683_413,
         523_459_683_498,
     ];
+
+    /// The second pair's position computed on its own is the sequence's probe 2, for every
+    /// size (a wrong one would only misplace a prefetch, which no answer shows).
+    #[test]
+    fn second_pair_position_is_probe_two() {
+        // SplitMix64 written out: the `keys` module sits above this one.
+        let mut state = 17u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let z = (state ^ (state >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        for _ in 0..10_000 {
+            let hash = u128::from(next()) << 64 | u128::from(next());
+            let m = 1 + next() % crate::internal::checks::MAX_NUM_BITS;
+            let third = Probes::new(hash, 3, m).nth(2);
+            assert_eq!(
+                Some(Probes::second_pair_position(hash, m)),
+                third,
+                "{m} bits"
+            );
+        }
+    }
 
     #[test]
     fn reduce_is_multiply_shift() {
