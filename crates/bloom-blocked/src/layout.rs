@@ -114,6 +114,7 @@ pub(crate) use line_layout_methods;
 
 impl Layout for Blocked {
     type Hash = u64;
+    type Hashing = Hashing;
     const NAME: &'static str = "BlockedBloomFilter";
     const ATOMIC_NAME: &'static str = "AtomicBlockedBloomFilter";
     const VARIANT: Variant = Variant::Blocked;

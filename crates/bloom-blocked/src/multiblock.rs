@@ -263,6 +263,7 @@ impl Multiblock {
 
 impl Layout for Multiblock {
     type Hash = u64;
+    type Hashing = Hashing;
     const NAME: &'static str = "MultiblockBloomFilter";
     const ATOMIC_NAME: &'static str = "AtomicMultiblockBloomFilter";
     const VARIANT: Variant = Variant::Multiblock;

@@ -162,6 +162,7 @@ impl Multiblock32 {
 
 impl Layout for Multiblock32 {
     type Hash = u64;
+    type Hashing = Hashing;
     const NAME: &'static str = "Multiblock32BloomFilter";
     const ATOMIC_NAME: &'static str = "AtomicMultiblock32BloomFilter";
     const VARIANT: Variant = Variant::Multiblock32;

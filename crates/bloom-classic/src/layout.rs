@@ -62,6 +62,7 @@ impl Classic {
 
 impl Layout for Classic {
     type Hash = u128;
+    type Hashing = Hashing;
     const NAME: &'static str = "BloomFilter";
     const ATOMIC_NAME: &'static str = "AtomicBloomFilter";
     const VARIANT: Variant = Variant::Classic;

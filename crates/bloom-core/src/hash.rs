@@ -47,6 +47,7 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash, Hasher};
 
+use crate::format::fields::HashScheme;
 use crate::internal::digest::{BufferedHasher, Seeded64};
 
 /// The seed every filter uses unless given another: the 64-bit golden-ratio constant
@@ -618,6 +619,144 @@ impl Hashing {
 
 /// SipHash-1-3 of the bytes `key.hash()` writes (integers in the canonical width, as
 /// [`hash_key`]), under `secret`.
+/// How the filters of a layout hash their keys, and how the format's header records it: an
+/// engine filter's hashing is its layout's
+/// ([`Layout::Hashing`](crate::engine::Layout::Hashing)). [`Hashing`] (a seed or a secret key)
+/// for the workspace's layouts, whose filters take `with_seed` and the [`Keyed`](crate::Keyed)
+/// methods; [`ParquetHash`] for Parquet's split-block layout, whose format fixes the hash, so
+/// its filters have neither.
+pub trait KeyHashing: Copy + Eq + core::fmt::Debug + Default + Send + Sync + 'static {
+    /// The scheme a decoder asks the header for ([`HashScheme::Seeded`] also admits the
+    /// keyed scheme, whose key the caller then supplies).
+    const SCHEME: HashScheme;
+
+    /// The scheme written in the header.
+    fn scheme(&self) -> HashScheme;
+
+    /// The header's hashing word: the seed, a secret key's fingerprint, or 0.
+    fn header_word(&self) -> u64;
+
+    /// The hashing a header's scheme and word describe, with the secret key when the caller
+    /// has one.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Hashing::from_header`]; [`Error::Corrupt`](crate::Error::Corrupt) for a
+    /// word a fixed hash does not have.
+    fn from_header(
+        scheme: HashScheme,
+        word: u64,
+        key: Option<&SecretKey>,
+    ) -> Result<Self, crate::Error>;
+
+    /// `Ok` when two filters hash keys alike, so that their bits combine.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`](crate::Error::Incompatible) naming what differs.
+    fn check_same(&self, other: &Self) -> Result<(), crate::Error>;
+
+    /// The secret key of a keyed hashing.
+    fn secret_key(&self) -> Option<&SecretKey> {
+        None
+    }
+}
+
+impl KeyHashing for Hashing {
+    const SCHEME: HashScheme = HashScheme::Seeded;
+
+    #[inline]
+    fn scheme(&self) -> HashScheme {
+        Hashing::scheme(self)
+    }
+
+    #[inline]
+    fn header_word(&self) -> u64 {
+        Hashing::header_word(self)
+    }
+
+    fn from_header(
+        scheme: HashScheme,
+        word: u64,
+        key: Option<&SecretKey>,
+    ) -> Result<Self, crate::Error> {
+        Hashing::from_header(scheme, word, key)
+    }
+
+    fn check_same(&self, other: &Self) -> Result<(), crate::Error> {
+        Hashing::check_same(self, other)
+    }
+
+    fn secret_key(&self) -> Option<&SecretKey> {
+        Hashing::secret_key(self)
+    }
+}
+
+/// Parquet's hashing, the split-block layout's: XXH64 with seed 0 over the bytes a key's
+/// [`Hash`] writes, integers little-endian at their own width (which for one integer is
+/// Parquet's plain encoding). The format fixes it: no seed and no key, the header's word 0.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::hash::ParquetHash;
+///
+/// // Parquet hashes an INT64 value's 8 little-endian bytes.
+/// assert_eq!(ParquetHash::hash(&7i64), ParquetHash::hash_bytes(&7i64.to_le_bytes()));
+/// ```
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ParquetHash;
+
+impl ParquetHash {
+    /// The hash of a key: XXH64 (seed 0) over the bytes its `Hash` writes.
+    #[inline(always)]
+    pub fn hash<T: Hash + ?Sized>(key: &T) -> u64 {
+        let mut hasher = BufferedHasher::<crate::internal::digest::Xxh64>::new(0);
+        key.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// The hash of a value's plain-encoded bytes: XXH64 with seed 0.
+    #[inline(always)]
+    pub fn hash_bytes(bytes: &[u8]) -> u64 {
+        <crate::internal::digest::Xxh64 as crate::internal::digest::Digest>::oneshot(bytes, 0)
+    }
+}
+
+impl KeyHashing for ParquetHash {
+    const SCHEME: HashScheme = HashScheme::ParquetXxh64;
+
+    #[inline]
+    fn scheme(&self) -> HashScheme {
+        HashScheme::ParquetXxh64
+    }
+
+    #[inline]
+    fn header_word(&self) -> u64 {
+        0
+    }
+
+    fn from_header(
+        _scheme: HashScheme,
+        word: u64,
+        key: Option<&SecretKey>,
+    ) -> Result<Self, crate::Error> {
+        if key.is_some() {
+            return Err(crate::Error::NotKeyed);
+        }
+        if word != 0 {
+            return Err(crate::Error::corrupt(alloc::format!(
+                "seed {word} (Parquet's hash has seed 0)"
+            )));
+        }
+        Ok(ParquetHash)
+    }
+
+    fn check_same(&self, _other: &Self) -> Result<(), crate::Error> {
+        Ok(())
+    }
+}
+
 #[inline(always)]
 fn keyed_hash<T: Hash + ?Sized>(key: &T, secret: &SecretKey) -> u64 {
     let mut hasher = BufferedHasher::<crate::internal::siphash::Sip13>::new(secret.0);

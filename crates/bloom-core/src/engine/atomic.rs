@@ -8,6 +8,7 @@ use super::layout::Layout;
 use super::owned::{Bursts, Hashes};
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
+use crate::hash::KeyHashing;
 use crate::internal::batch::insert_keys;
 
 /// Atomic words, shared between threads (`&self` inserts, lock-free).

@@ -6,7 +6,7 @@ use core::hash::Hash;
 use super::layout::{Layout, Probe};
 use super::storage::Storage;
 use crate::Error;
-use crate::hash::{Hashing, SecretKey};
+use crate::hash::{Hashing, KeyHashing, SecretKey};
 use crate::internal::frame::{Checksum, Output, Sink};
 
 /// A fixed-size filter: a [`Layout`] over a [`Storage`], with its hashing.
@@ -14,9 +14,9 @@ use crate::internal::frame::{Checksum, Output, Sink};
 /// Every filter crate names its filters as aliases of this type (`BloomFilter`,
 /// `BlockedBloomFilter`, and their atomic twins and views); the module docs show how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Engine<L, S> {
+pub struct Engine<L: Layout, S> {
     pub(super) layout: L,
-    pub(super) hashing: Hashing,
+    pub(super) hashing: L::Hashing,
     pub(super) store: S,
 }
 
@@ -34,15 +34,10 @@ impl<L: Layout, S: Storage> Engine<L, S> {
         self.layout.num_hashes()
     }
 
-    /// The hash seed; `None` for a [keyed](crate::Keyed::with_key) filter.
+    /// How keys are hashed: the seed, or the secret key (whose bytes never leave the filter);
+    /// for a layout whose format fixes the hash, that hash.
     #[inline]
-    pub fn seed(&self) -> Option<u64> {
-        self.hashing.seed()
-    }
-
-    /// How keys are hashed: the seed, or the secret key (whose bytes never leave the filter).
-    #[inline]
-    pub fn hashing(&self) -> Hashing {
+    pub fn hashing(&self) -> L::Hashing {
         self.hashing
     }
 
@@ -219,20 +214,29 @@ impl<L: Layout, S: Storage> Engine<L, S> {
     }
 }
 
+/// The filters of layouts hashed by a seed or a secret key.
+impl<L: Layout<Hashing = Hashing>, S: Storage> Engine<L, S> {
+    /// The hash seed; `None` for a [keyed](crate::Keyed::with_key) filter.
+    #[inline]
+    pub fn seed(&self) -> Option<u64> {
+        self.hashing.seed()
+    }
+}
+
 /// The frame of `bytes`, decoded: the layout, the hashing and the payload.
 pub(super) fn decode<'a, L: Layout>(
     bytes: &'a [u8],
     key: Option<&SecretKey>,
     checksum: Checksum,
-) -> Result<(L, Hashing, &'a [u8]), Error> {
+) -> Result<(L, L::Hashing, &'a [u8]), Error> {
     let frame = crate::internal::frame::decode_frame(
         bytes,
         L::VARIANT,
-        crate::format::HashScheme::Seeded,
+        L::Hashing::SCHEME,
         L::PARAMS_LEN,
         checksum,
     )?;
-    let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
+    let hashing = L::Hashing::from_header(frame.scheme, frame.seed, key)?;
     let layout = L::read_params(frame.params)?;
     Ok((layout, hashing, frame.payload))
 }

@@ -7,7 +7,7 @@ use core::sync::atomic::AtomicU64;
 
 use super::storage::Storage;
 use crate::Error;
-use crate::hash::Hashing;
+use crate::hash::KeyHashing;
 
 /// Where one hash's bits go: the policy a filter crate implements to make a filter of the
 /// engine.
@@ -25,6 +25,11 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// The hash the layout takes: what `hash` returns and `insert_hash` and `contains_hash`
     /// take (`u128` for the classic layout's two halves, `u64` for a blocked one).
     type Hash: Copy + Default + PartialEq + core::fmt::Debug + Send + Sync;
+
+    /// How the layout's filters hash keys: [`Hashing`](crate::hash::Hashing) (a seed or a
+    /// secret key; its filters have `with_seed` and the [`Keyed`](crate::Keyed) methods), or
+    /// a hash the layout's format fixes ([`ParquetHash`](crate::hash::ParquetHash)).
+    type Hashing: KeyHashing;
 
     /// The name of the owned filter (the `Filter` trait's `NAME`).
     const NAME: &'static str;
@@ -60,7 +65,7 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     fn num_hashes(&self) -> u32;
 
     /// The hash of `key` under `hashing`.
-    fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> Self::Hash;
+    fn hash<T: Hash + ?Sized>(hashing: &Self::Hashing, key: &T) -> Self::Hash;
 
     /// Whether every bit of `hash` is set in `store`.
     ///
@@ -83,7 +88,7 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// The answers for `keys`, in order, into `out` (cleared first): the batch query.
     fn contains_batch_into<S: Storage, T: Hash>(
         &self,
-        hashing: &Hashing,
+        hashing: &Self::Hashing,
         store: &S,
         keys: &[T],
         out: &mut Vec<bool>,
@@ -178,7 +183,7 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     /// Sets the bits of every key of `keys` in `words` using all of rayon's threads, with
     /// the same result as inserting them one by one. By default, one by one on this thread.
     #[cfg(feature = "rayon")]
-    fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+    fn par_scatter<T: Hash + Sync>(&self, hashing: &Self::Hashing, words: &mut [u64], keys: &[T]) {
         for key in keys {
             self.insert(words, Self::hash(hashing, key));
         }

@@ -10,7 +10,7 @@ use super::layout::Layout;
 use super::storage::Storage;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
-use crate::hash::Hashing;
+use crate::hash::KeyHashing;
 use crate::internal::batch::{BurstInsert, insert_hashes_in_bursts, insert_keys};
 
 /// Owned words, written by one thread at a time (`&mut self`).
@@ -23,7 +23,7 @@ impl<L: Layout> Engine<L, BitStore> {
     pub fn from_layout(layout: L) -> Result<Self, Error> {
         Ok(Engine {
             layout,
-            hashing: Hashing::default(),
+            hashing: L::Hashing::default(),
             store: BitStore::new(layout.num_bits())?,
         })
     }
@@ -61,7 +61,7 @@ impl<L: Layout> Engine<L, BitStore> {
     pub fn from_bits(
         bits: BitStore,
         num_hashes: u32,
-        hashing: impl Into<Hashing>,
+        hashing: impl Into<L::Hashing>,
     ) -> Result<Self, Error> {
         let layout = L::with_params(bits.len(), num_hashes)?;
         // A layout may round the size (the blocked one to whole blocks): the store must hold
@@ -247,8 +247,8 @@ impl<L: Layout> Writer<L, AtomicBitStore> for &Engine<L, AtomicBitStore> {
 /// The hashes of keys as a filter's layout and hashing compute them, for [`insert_keys`]:
 /// an iterator whose `next` is always inlined, so the hash joins the insert loop (a closure
 /// over the hashing, with the keyed hash in its body, was left out of line).
-pub(super) struct Hashes<L, I> {
-    hashing: Hashing,
+pub(super) struct Hashes<L: Layout, I> {
+    hashing: L::Hashing,
     keys: I,
     layout: PhantomData<L>,
 }

@@ -5,7 +5,7 @@ use super::filter::{Engine, decode};
 use super::layout::Layout;
 use super::traits::Writable;
 use crate::bits::BitStore;
-use crate::hash::{Hashing, SecretKey};
+use crate::hash::{Hashing, KeyHashing, SecretKey};
 use crate::internal::frame::Checksum;
 use crate::{Error, Keyed};
 
@@ -58,6 +58,87 @@ impl<L: Layout, S: Writable> Engine<L, S> {
         Engine::<L, BitStore>::from_layout(L::with_params(num_bits, num_hashes)?).map(S::from_owned)
     }
 
+    /// Reads a filter written by `to_bytes` (by this filter, its atomic twin or a view's
+    /// `to_bytes`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
+    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
+    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
+    /// [keyed](crate::Keyed::with_key) filter's bytes (see
+    /// [`from_bytes_with_key`](crate::Keyed::from_bytes_with_key)).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::decode_keyed(bytes, None)
+    }
+
+    /// Reads a filter from `reader`, as [`from_bytes`](Engine::from_bytes) reads the
+    /// bytes of [`to_bytes`](Engine::to_bytes) or [`write_to`](Engine::write_to). Reads
+    /// exactly the filter's bytes, the payload straight into the bit array; memory grows
+    /// only as bytes arrive (`docs/format.md`, "Streaming").
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_bytes`](Engine::from_bytes) ([`Error::Truncated`] when the stream
+    /// ends early, whatever length the header claims); [`Error::Io`] when the reader
+    /// fails.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use bloom_classic::BloomFilter;
+    ///
+    /// let filter = BloomFilter::new(1000, 0.01)?;
+    /// let mut stream = Cursor::new(Vec::new());
+    /// filter.write_to(&mut stream)?;
+    /// stream.set_position(0);
+    /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
+        Self::read_keyed(&mut reader, None)
+    }
+}
+
+impl<L: Layout, S: Writable> Engine<L, S> {
+    /// The filter of `bytes`, hashed as its header says (under `key` for a keyed one).
+    pub(super) fn decode_keyed(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
+        let (layout, hashing, payload) = decode::<L>(bytes, key, Checksum::Verify)?;
+        let store = BitStore::from_le_bytes(payload, layout.num_bits())?;
+        Ok(S::from_owned(Engine {
+            layout,
+            hashing,
+            store,
+        }))
+    }
+
+    /// The filter `reader` holds, hashed as its header says (under `key` for a keyed one).
+    #[cfg(feature = "std")]
+    pub(super) fn read_keyed(
+        reader: &mut dyn std::io::Read,
+        key: Option<&SecretKey>,
+    ) -> Result<Self, Error> {
+        let frame = crate::internal::frame::FrameReader::open(
+            reader,
+            L::VARIANT,
+            L::Hashing::SCHEME,
+            L::PARAMS_LEN,
+        )?;
+        let hashing = L::Hashing::from_header(frame.scheme, frame.seed, key)?;
+        let layout = L::read_params(&frame.params)?;
+        let store = BitStore::from_parts(frame.finish_with_words()?, layout.num_bits())?;
+        Ok(S::from_owned(Engine {
+            layout,
+            hashing,
+            store,
+        }))
+    }
+}
+
+/// The seed of filters whose layout is hashed by a seed or a secret key.
+impl<L: Layout<Hashing = Hashing>, S: Writable> Engine<L, S> {
     /// Returns this filter emptied and re-keyed with `seed`.
     ///
     /// A filter that was never written (fresh from [`new`](Engine::new)) is not touched: its
@@ -91,55 +172,11 @@ impl<L: Layout, S: Writable> Engine<L, S> {
     pub fn with_random_seed(self) -> Self {
         self.with_seed(crate::hash::random_seed())
     }
-
-    /// Reads a filter written by `to_bytes` (by this filter, its atomic twin or a view's
-    /// `to_bytes`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Truncated`], [`Error::BadMagic`], [`Error::UnsupportedVersion`],
-    /// [`Error::WrongVariant`], [`Error::ChecksumMismatch`] or [`Error::Corrupt`]: never a
-    /// panic, and never an allocation larger than `bytes`. [`Error::KeyRequired`] for a
-    /// [keyed](crate::Keyed::with_key) filter's bytes (see
-    /// [`from_bytes_with_key`](crate::Keyed::from_bytes_with_key)).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        Self::decode_with(bytes, None)
-    }
-
-    /// Reads a filter from `reader`, as [`from_bytes`](Engine::from_bytes) reads the
-    /// bytes of [`to_bytes`](Engine::to_bytes) or [`write_to`](Engine::write_to). Reads
-    /// exactly the filter's bytes, the payload straight into the bit array; memory grows
-    /// only as bytes arrive (`docs/format.md`, "Streaming").
-    ///
-    /// # Errors
-    ///
-    /// Those of [`from_bytes`](Engine::from_bytes) ([`Error::Truncated`] when the stream
-    /// ends early, whatever length the header claims); [`Error::Io`] when the reader
-    /// fails.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::io::Cursor;
-    /// use bloom_classic::BloomFilter;
-    ///
-    /// let filter = BloomFilter::new(1000, 0.01)?;
-    /// let mut stream = Cursor::new(Vec::new());
-    /// filter.write_to(&mut stream)?;
-    /// stream.set_position(0);
-    /// assert_eq!(BloomFilter::read_from(&mut stream)?, filter);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn read_from<R: std::io::Read>(mut reader: R) -> Result<Self, Error> {
-        Self::read_with(&mut reader, None)
-    }
 }
 
-impl<L: Layout, S: Writable> crate::internal::Sealed for Engine<L, S> {}
+impl<L: Layout<Hashing = Hashing>, S: Writable> crate::internal::Sealed for Engine<L, S> {}
 
-/// The keyed forms, written once for every owning filter.
-impl<L: Layout, S: Writable> Keyed for Engine<L, S> {
+impl<L: Layout<Hashing = Hashing>, S: Writable> Keyed for Engine<L, S> {
     fn hashing(&self) -> Hashing {
         self.hashing
     }
@@ -151,30 +188,11 @@ impl<L: Layout, S: Writable> Keyed for Engine<L, S> {
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (layout, hashing, payload) = decode::<L>(bytes, key, Checksum::Verify)?;
-        let store = BitStore::from_le_bytes(payload, layout.num_bits())?;
-        Ok(S::from_owned(Engine {
-            layout,
-            hashing,
-            store,
-        }))
+        Self::decode_keyed(bytes, key)
     }
 
     #[cfg(feature = "std")]
     fn read_with(reader: &mut dyn std::io::Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let frame = crate::internal::frame::FrameReader::open(
-            reader,
-            L::VARIANT,
-            crate::format::HashScheme::Seeded,
-            L::PARAMS_LEN,
-        )?;
-        let hashing = Hashing::from_header(frame.scheme, frame.seed, key)?;
-        let layout = L::read_params(&frame.params)?;
-        let store = BitStore::from_parts(frame.finish_with_words()?, layout.num_bits())?;
-        Ok(S::from_owned(Engine {
-            layout,
-            hashing,
-            store,
-        }))
+        Self::read_keyed(reader, key)
     }
 }

@@ -5,7 +5,7 @@ use super::layout::Layout;
 use super::storage::LeBits;
 use crate::Error;
 use crate::bits::BitStore;
-use crate::hash::SecretKey;
+use crate::hash::{Hashing, KeyHashing, SecretKey};
 use crate::internal::frame::Checksum;
 
 /// A view: the bytes of a filter's `to_bytes`, queried where they lie (a memory-mapped
@@ -35,15 +35,6 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
         Self::open(bytes, None)
-    }
-
-    /// [`from_bytes`](Engine::from_bytes) for a [keyed](crate::Keyed::with_key) filter's bytes.
-    ///
-    /// # Errors
-    ///
-    /// Those of `from_bytes`, [`Error::WrongKey`] and [`Error::NotKeyed`].
-    pub fn from_bytes_with_key(bytes: &'a [u8], key: &[u8; 16]) -> Result<Self, Error> {
-        Self::open(bytes, Some(&SecretKey::from_bytes(*key)))
     }
 
     fn open(bytes: &'a [u8], key: Option<&SecretKey>) -> Result<Self, Error> {
@@ -82,9 +73,18 @@ impl<'a, L: Layout> Engine<L, LeBits<'a>> {
     ///
     /// [`Error::ChecksumMismatch`] when the bytes were altered.
     pub fn to_owned(&self) -> Result<Engine<L, BitStore>, Error> {
-        <Engine<L, BitStore> as crate::Keyed>::decode_with(
-            self.store.frame(),
-            self.hashing.secret_key(),
-        )
+        Engine::<L, BitStore>::decode_keyed(self.store.frame(), self.hashing.secret_key())
+    }
+}
+
+/// Views of filters hashed by a seed or a secret key.
+impl<'a, L: Layout<Hashing = Hashing>> Engine<L, LeBits<'a>> {
+    /// [`from_bytes`](Engine::from_bytes) for a [keyed](crate::Keyed::with_key) filter's bytes.
+    ///
+    /// # Errors
+    ///
+    /// Those of `from_bytes`, [`Error::WrongKey`] and [`Error::NotKeyed`].
+    pub fn from_bytes_with_key(bytes: &'a [u8], key: &[u8; 16]) -> Result<Self, Error> {
+        Self::open(bytes, Some(&SecretKey::from_bytes(*key)))
     }
 }
