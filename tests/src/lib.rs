@@ -35,6 +35,7 @@ pub mod engine;
 pub mod jvm;
 pub mod keyed;
 mod subjects;
+pub use subjects::split_block_fpr;
 
 /// A filter under test: how to build one, and what its theory predicts. Every variant under
 /// test also saves and loads itself, in memory and in streams.

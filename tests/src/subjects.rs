@@ -4,7 +4,8 @@
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{
     AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
-    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
+    AtomicSplitBlockBloomFilter, BlockedBloomFilter, Multiblock32BloomFilter,
+    MultiblockBloomFilter, SplitBlockBloomFilter,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Error, math};
@@ -103,22 +104,42 @@ impl Subject for SplitBlockBloomFilter {
         false
     }
 
-    /// A block holding i keys has received i bits in each of its eight 32-bit words, so a
-    /// foreign key finds its eight bits set with probability `(1 - (31/32)^i)^8`; keys fall
-    /// into the z blocks as a Poisson variable of mean n/z (Putze, Sanders, Singler 2007).
     fn theory_fpr(&self, num_items: u64) -> f64 {
-        let lambda = num_items as f64 / self.num_blocks() as f64;
-        // Sum the pmf in log space from i = 0 (no underflow) far past the mean.
-        let last = (lambda + 50.0 * lambda.sqrt().max(1.0) + 50.0).ceil() as u64;
-        let mut ln_pmf = -lambda;
-        let mut total = 0.0;
-        for i in 0..=last {
-            let i = i as f64;
-            total += ln_pmf.exp() * (1.0 - (31.0f64 / 32.0).powf(i)).powi(8);
-            ln_pmf += lambda.ln() - (i + 1.0).ln();
-        }
-        total
+        split_block_fpr(self.num_blocks(), num_items)
     }
+}
+
+impl Subject for AtomicSplitBlockBloomFilter {
+    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        AtomicSplitBlockBloomFilter::new(expected_items, fpr)
+    }
+
+    fn canonical_integers() -> bool {
+        false
+    }
+
+    fn theory_fpr(&self, num_items: u64) -> f64 {
+        split_block_fpr(self.num_blocks(), num_items)
+    }
+}
+
+/// The rate of a split-block filter of `num_blocks` blocks holding `num_items` keys,
+/// written here apart from the library's formula: a block holding i keys has received i bits
+/// in each of its eight 32-bit words, so a foreign key finds its eight bits set with
+/// probability `(1 - (31/32)^i)^8`; keys fall into the z blocks as a Poisson variable of
+/// mean n/z (Putze, Sanders, Singler 2007).
+pub fn split_block_fpr(num_blocks: usize, num_items: u64) -> f64 {
+    let lambda = num_items as f64 / num_blocks as f64;
+    // Sum the pmf in log space from i = 0 (no underflow) far past the mean.
+    let last = (lambda + 50.0 * lambda.sqrt().max(1.0) + 50.0).ceil() as u64;
+    let mut ln_pmf = -lambda;
+    let mut total = 0.0;
+    for i in 0..=last {
+        let i = i as f64;
+        total += ln_pmf.exp() * (1.0 - (31.0f64 / 32.0).powf(i)).powi(8);
+        ln_pmf += lambda.ln() - (i + 1.0).ln();
+    }
+    total
 }
 
 impl Subject for AgingBloomFilter {

@@ -1,8 +1,9 @@
 //! The shared suite and the blocked-specific checks for `BlockedBloomFilter`,
-//! `AtomicBlockedBloomFilter` and `SplitBlockBloomFilter`.
+//! `AtomicBlockedBloomFilter`, `SplitBlockBloomFilter` and `AtomicSplitBlockBloomFilter`.
 
 use bloom_blocked::{
-    AtomicBlockedBloomFilter, BlockedBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
+    AtomicBlockedBloomFilter, AtomicSplitBlockBloomFilter, BlockedBloomFilter, ParquetHeader,
+    Probe, SplitBlockBloomFilter,
 };
 use bloom_core::internal::par::{Plan, with_plan};
 use bloom_core::math::{blocked_fpr_distinct, smallest_fitting};
@@ -12,7 +13,30 @@ use proptest::prelude::*;
 filter_suite!(blocked, BlockedBloomFilter);
 filter_suite!(atomic_blocked, AtomicBlockedBloomFilter);
 filter_suite!(split_block, SplitBlockBloomFilter);
-engine_suite!(engine, bloom_blocked::Blocked);
+filter_suite!(atomic_split_block, AtomicSplitBlockBloomFilter);
+engine_suite!(engine, bloom_blocked::Blocked, seeded);
+engine_suite!(split_block_engine, bloom_blocked::SplitBlock);
+
+/// The split-block layout's own formula (`expected_fpr`: the multiblock formula with 32-bit
+/// words) is Putze's, as the suite writes it apart from the library.
+#[test]
+fn split_block_expected_fpr_is_the_independent_formula() {
+    for num_bytes in [32, 1024, 1 << 20] {
+        let filter = SplitBlockBloomFilter::with_num_bytes(num_bytes);
+        // From an empty filter to 64 keys a block (the rate at 1% holds about 24).
+        for per_block in [0, 1, 10, 24, 64] {
+            let n = per_block * filter.num_blocks() as u64;
+            let (ours, theirs) = (
+                filter.expected_fpr(n),
+                bloom_tests::split_block_fpr(filter.num_blocks(), n),
+            );
+            assert!(
+                (ours - theirs).abs() <= 1e-9 * theirs + 1e-300,
+                "{num_bytes} bytes, {n} keys: {ours} against {theirs}"
+            );
+        }
+    }
+}
 
 /// Every probe this CPU has gives the portable answers on random filters of random sizes
 /// (block counts that are not powers of two included), for every k, single and batch.

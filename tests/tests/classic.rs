@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 filter_suite!(plain, BloomFilter);
 filter_suite!(atomic, AtomicBloomFilter);
-engine_suite!(engine, bloom_classic::Classic);
+engine_suite!(engine, bloom_classic::Classic, seeded);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]

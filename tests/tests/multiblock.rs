@@ -12,7 +12,7 @@ use bloom_tests::{engine_suite, filter_suite};
 filter_suite!(multiblock, MultiblockBloomFilter);
 filter_suite!(atomic_multiblock, AtomicMultiblockBloomFilter);
 filter_suite!(keyed_multiblock, Keyed<MultiblockBloomFilter>);
-engine_suite!(engine, bloom_blocked::Multiblock);
+engine_suite!(engine, bloom_blocked::Multiblock, seeded);
 
 /// Every probe this CPU has gives the portable answers on random filters of random sizes and
 /// fills (block counts that are not powers of two included), single and batch, seeded and

@@ -12,7 +12,7 @@ use bloom_tests::{engine_suite, filter_suite};
 filter_suite!(multiblock32, Multiblock32BloomFilter);
 filter_suite!(atomic_multiblock32, AtomicMultiblock32BloomFilter);
 filter_suite!(keyed_multiblock32, Keyed<Multiblock32BloomFilter>);
-engine_suite!(engine, bloom_blocked::Multiblock32);
+engine_suite!(engine, bloom_blocked::Multiblock32, seeded);
 
 /// Every probe this CPU has gives the portable answers on random filters of random sizes and
 /// fills (block counts that are not powers of two included), single and batch, seeded and

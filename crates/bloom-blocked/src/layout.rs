@@ -216,7 +216,7 @@ impl Layout for Blocked {
     /// Same k, and sizes a power of two apart: the larger folds to the smaller.
     fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
         self.check_hashes(other)?;
-        params::fold_factors(self.num_blocks, other.num_blocks)
+        params::fold_factors(self.num_blocks, other.num_blocks, BLOCK_BITS)
     }
 
     fn folded(&self, factor: u32) -> Result<Self, Error> {

@@ -75,26 +75,22 @@ mod multiblock;
 mod multiblock32;
 mod params;
 mod probe;
-mod sbbf;
-mod storage;
+mod split;
 #[cfg(test)]
 mod tests;
-mod thrift;
-mod view;
 
 use bloom_core::engine::{AtomicBitStore, BitStore, Engine, LeBits};
 
 #[cfg(feature = "std")]
 pub use bloom_core::PersistIo;
 pub use bloom_core::engine::DEFAULT_FPR;
+pub use bloom_core::format::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
 pub use bloom_core::{Error, Filter, Persist};
 pub use layout::Blocked;
 pub use multiblock::{MULTIBLOCK_HASHES, Multiblock};
 pub use multiblock32::{MULTIBLOCK32_BLOCK_BITS, MULTIBLOCK32_HASHES, Multiblock32};
 pub use probe::{BLOCK_BITS, Probe};
-pub use sbbf::SplitBlockBloomFilter;
-pub use thrift::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader};
-pub use view::SplitBlockBloomFilterRef;
+pub use split::SplitBlock;
 
 /// A Bloom filter whose keys each touch one 512-bit block: one cache line per query, where
 /// a classic filter pays up to k cache misses.
@@ -369,3 +365,111 @@ pub type AtomicMultiblock32BloomFilter = Engine<Multiblock32, AtomicBitStore>;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub type Multiblock32BloomFilterRef<'a> = Engine<Multiblock32, LeBits<'a>>;
+
+/// Apache Parquet's split-block Bloom filter (SBBF), exactly as the Parquet format specifies
+/// it (parquet-format, BloomFilter.md), so Spark, DuckDB, DataFusion, Trino and the `parquet`
+/// crate read what it writes and it reads what they write: the [`SplitBlock`] layout over
+/// owned words.
+///
+/// * A value is hashed with XXH64, seed 0, over its plain encoding (little-endian `i32`,
+///   `i64`, IEEE-754 `f32`/`f64`; the bytes of a byte array without their length prefix).
+/// * The bitset is z blocks of eight little-endian `u32` words. The hash's high 32 bits pick
+///   the block, `((h >> 32) * z) >> 32`; in word j of it the bit
+///   `(low32(h) * SALT[j]) >> 27` is set (wrapping 32-bit multiplication, the spec's eight
+///   salts).
+///
+/// The bitset alone is [`bitset_bytes`](SplitBlockBloomFilter::bitset_bytes); with
+/// Parquet's Thrift `BloomFilterHeader` in front, as stored in a file, it is
+/// [`to_parquet_bytes`](SplitBlockBloomFilter::to_parquet_bytes). [`to_bytes`](
+/// SplitBlockBloomFilter::to_bytes) is the workspace's own checksummed format (hash scheme
+/// Parquet's, seed 0). Parquet fixes the hash, so the filter has no seed and no key.
+///
+/// Generic keys (`insert(&key)` with `T: Hash`) are hashed over the bytes `Hash` writes, which
+/// for integers is their plain encoding (`insert(&5i64)` equals `insert_i64(5)`), but for
+/// strings and byte slices adds a length or terminator: use
+/// [`insert_bytes`](SplitBlockBloomFilter::insert_bytes) for Parquet's byte arrays.
+///
+/// Unlike the workspace's other filters, this one hashes each integer type at its own width,
+/// because Parquet does: an `INT32` column's filter holds 4-byte values and readers probe it
+/// with 4-byte values. So `contains(&5)` (an `i32`) does not find a key inserted as `5i64`;
+/// write the width of the column (`5i64`, or
+/// [`contains_i64`](SplitBlockBloomFilter::contains_i64)).
+///
+/// Its methods are the engine's ([`Engine`]), shared with every fixed-size filter, and those
+/// of the engine for a layout hashed as Parquet hashes (values by their plain encoding,
+/// Parquet's sizes and bytes). [`AtomicSplitBlockBloomFilter`] is its lock-free twin,
+/// [`SplitBlockBloomFilterRef`] its view.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::SplitBlockBloomFilter;
+///
+/// let mut filter = SplitBlockBloomFilter::new(10_000, 0.01)?;
+/// for i in 0..10_000i64 {
+///     filter.insert_i64(i);
+/// }
+/// filter.insert_bytes(b"hello");
+/// assert!((0..10_000i64).all(|i| filter.contains_i64(i)) && filter.contains_bytes(b"hello"));
+/// let fp = (10_000..110_000i64).filter(|&i| filter.contains_i64(i)).count();
+/// assert!(fp < 1_000, "{fp} false positives in 100,000");
+/// let parquet = filter.to_parquet_bytes();
+/// assert_eq!(SplitBlockBloomFilter::from_parquet_bytes(&parquet)?, filter);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type SplitBlockBloomFilter = Engine<SplitBlock, BitStore>;
+
+/// A [`SplitBlockBloomFilter`] whose every method takes `&self` but the by-value inserts
+/// (`insert_i64` and its kind take `&mut self`; `insert_hash` of
+/// [`hash_bytes`](SplitBlockBloomFilter::hash_bytes) takes `&self`): inserts from any number
+/// of threads, lock-free (one `Relaxed` `fetch_or` per 64-bit word whose bits are not set
+/// yet), queries with the portable test. The same bytes as the owning filter, converted to
+/// and from it without copying: threads of a Parquet writer can fill one column chunk's
+/// filter together.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{AtomicSplitBlockBloomFilter, SplitBlockBloomFilter};
+///
+/// let filter = AtomicSplitBlockBloomFilter::new(20_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for t in 0..2i64 {
+///         let filter = &filter;
+///         s.spawn(move || {
+///             for v in t * 10_000..(t + 1) * 10_000 {
+///                 filter.insert_hash(SplitBlockBloomFilter::hash_bytes(&v.to_le_bytes()));
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..20_000i64).all(|v| filter.contains_i64(v)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type AtomicSplitBlockBloomFilter = Engine<SplitBlock, AtomicBitStore>;
+
+/// A read-only [`SplitBlockBloomFilter`] over the bytes of its
+/// [`to_bytes`](SplitBlockBloomFilter::to_bytes), queried where they lie: opening reads the
+/// header and nothing of the bitset. It answers as the owning filter would, with the same
+/// kernels and batch engine, at any address (the kernels read a block's 32 bytes
+/// unaligned). [`verify`](SplitBlockBloomFilterRef::verify) checks the checksum, which
+/// opening skips.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{SplitBlockBloomFilter, SplitBlockBloomFilterRef};
+///
+/// let mut filter = SplitBlockBloomFilter::new(10_000, 0.01)?;
+/// filter.insert_all(0..10_000i64);
+/// let bytes = filter.to_bytes();
+/// let view = SplitBlockBloomFilterRef::from_bytes(&bytes)?;
+/// view.verify()?;
+/// assert!((0..10_000i64).all(|i| view.contains(&i)));
+/// let fp = (10_000..110_000i64).filter(|i| view.contains(i)).count();
+/// assert!(fp < 1_000, "{fp} false positives in 100,000");
+/// assert!(view.contains_bytes(&5i64.to_le_bytes()));
+/// assert_eq!(view.to_owned()?, filter);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type SplitBlockBloomFilterRef<'a> = Engine<SplitBlock, LeBits<'a>>;

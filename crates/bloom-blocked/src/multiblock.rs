@@ -188,7 +188,7 @@ macro_rules! multiblock_layout_methods {
 
         /// Sizes a power of two apart: the larger folds to the smaller.
         fn fold_factors(&self, other: &Self) -> Result<(u32, u32), Error> {
-            params::fold_factors(self.num_lines, other.num_lines)
+            params::fold_factors(self.num_lines, other.num_lines, BLOCK_BITS)
         }
     };
 }

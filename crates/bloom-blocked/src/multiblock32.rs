@@ -110,7 +110,7 @@ fn test_le_bytes(line: &[u8; 64], g: u64) -> bool {
 
 /// The bits set in each 32-bit word of `store`, in order: the low then the high half of
 /// each 64-bit word.
-fn halves_ones<S: Storage>(store: &S) -> impl Iterator<Item = u32> + '_ {
+pub(crate) fn halves_ones<S: Storage>(store: &S) -> impl Iterator<Item = u32> + '_ {
     store
         .words()
         .flat_map(|word| [(word as u32).count_ones(), (word >> 32).count_ones()])

@@ -213,21 +213,21 @@ pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result
     }
 }
 
-/// The factors by which two blocked layouts of `ours` and `theirs` blocks fold to combine:
-/// `(1, 1)` for the same size, else the larger folds onto the smaller
+/// The factors by which two block layouts of `ours` and `theirs` blocks of `block_bits` bits
+/// fold to combine: `(1, 1)` for the same size, else the larger folds onto the smaller
 /// (`Layout::fold_factors`).
 ///
 /// # Errors
 ///
 /// [`Error::Incompatible`] naming `num_bits` when the sizes are not a power of two apart.
-pub(crate) fn fold_factors(ours: u64, theirs: u64) -> Result<(u32, u32), Error> {
+pub(crate) fn fold_factors(ours: u64, theirs: u64, block_bits: u64) -> Result<(u32, u32), Error> {
     let (ours, theirs) = (ours as usize, theirs as usize);
     if ours == theirs {
         Ok((1, 1))
     } else if ours < theirs {
-        Ok((1, fold_factor(theirs, ours, BLOCK_BITS)?))
+        Ok((1, fold_factor(theirs, ours, block_bits)?))
     } else {
-        Ok((fold_factor(ours, theirs, BLOCK_BITS)?, 1))
+        Ok((fold_factor(ours, theirs, block_bits)?, 1))
     }
 }
 

@@ -28,7 +28,11 @@
 //!
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
-use crate::storage::{Block, SplitBlock};
+/// A 512-bit block of eight `u64` words, aligned to a cache line: the blocks the kernels'
+/// tests are written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C, align(64))]
+pub(crate) struct Block(pub(crate) [u64; 8]);
 
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
 pub const BLOCK_BITS: u64 = 512;
@@ -401,23 +405,25 @@ impl SplitKernel {
         }
     }
 
-    /// Parquet's check of `x` (the low 32 bits of the hash) in `block`.
+    /// Parquet's check of `x` (the low 32 bits of the hash) in a block's 32 bytes (its eight
+    /// little-endian `u32` words, at any address).
     #[inline(always)]
-    pub(crate) fn contains(self, block: &SplitBlock, x: u32) -> bool {
+    pub(crate) fn contains(self, block: &[u8; 32], x: u32) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
             SplitKernel::Avx2(token) => avx2::split_contains(token, block, x),
-            SplitKernel::Portable => split_contains_portable(block, x),
+            SplitKernel::Portable => split_contains_le_bytes(block, x),
         }
     }
 
-    /// Parquet's insert of `x`; returns whether all its bits were set before.
+    /// Parquet's insert of `x` into a block of four `u64` words (`u32` word 2j in the low
+    /// half of word j); returns whether all its bits were set before.
     #[inline(always)]
-    pub(crate) fn insert(self, block: &mut SplitBlock, x: u32) -> bool {
+    pub(crate) fn insert(self, block: &mut [u64; 4], x: u32) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
             SplitKernel::Avx2(token) => avx2::split_insert(token, block, x),
-            SplitKernel::Portable => split_insert_portable(block, x),
+            SplitKernel::Portable => split_insert_words(block, x),
         }
     }
 }
@@ -445,15 +451,15 @@ pub(crate) fn split_mask(x: u32) -> [u32; 8] {
     mask
 }
 
-/// Parquet's check (portable).
+/// Parquet's check on a block whose `u64` word `j` (0..4) `word` reads: `u32` word 2j in
+/// its low half, 2j + 1 in its high half (atomic words).
 #[inline(always)]
-pub(crate) fn split_contains_portable(block: &SplitBlock, x: u32) -> bool {
+pub(crate) fn split_contains_words(word: impl Fn(usize) -> u64, x: u32) -> bool {
     let mask = split_mask(x);
-    block
-        .0
-        .iter()
-        .zip(mask)
-        .fold(true, |all, (&w, m)| all & (w & m != 0))
+    (0..4).fold(true, |all, j| {
+        let m = u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32;
+        all & (word(j) & m == m)
+    })
 }
 
 /// Parquet's check on a block's 32 bytes as the format stores them (eight little-endian
@@ -469,13 +475,15 @@ pub(crate) fn split_contains_le_bytes(block: &[u8], x: u32) -> bool {
         })
 }
 
-/// Parquet's insert (portable); returns whether all bits were set before.
+/// Parquet's insert (portable) into a block of four `u64` words, as
+/// [`split_contains_words`] reads them; returns whether all bits were set before.
 #[inline(always)]
-pub(crate) fn split_insert_portable(block: &mut SplitBlock, x: u32) -> bool {
+pub(crate) fn split_insert_words(block: &mut [u64; 4], x: u32) -> bool {
     let mask = split_mask(x);
     let mut was = true;
-    for (w, m) in block.0.iter_mut().zip(mask) {
-        was &= *w & m != 0;
+    for (j, w) in block.iter_mut().enumerate() {
+        let m = u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32;
+        was &= *w & m == m;
         *w |= m;
     }
     was
@@ -506,8 +514,7 @@ pub(crate) mod avx2 {
     use core::arch::asm;
     use core::arch::x86_64::*;
 
-    use super::{PROBE_SALT, SALT};
-    use crate::storage::{Block, SplitBlock};
+    use super::{Block, PROBE_SALT, SALT};
 
     /// `asm!` for the vector kernels: the template and operands given, then every vector
     /// register declared clobbered (all sixteen `xmm`, which in LLVM's model covers the whole
@@ -941,12 +948,12 @@ pub(crate) mod avx2 {
     /// `(x * SALT[j]) >> 27` in one 256-bit register, one bit per word, then `vptest`'s carry
     /// says that `~block & mask` is zero.
     #[inline(always)]
-    pub(crate) fn split_contains(_: Avx2, block: &SplitBlock, x: u32) -> bool {
+    pub(crate) fn split_contains(_: Avx2, block: &[u8; 32], x: u32) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the `Avx2` token proves. The memory read
         // is `SPLIT_CONSTS`, a 64-byte static aligned to 32 (the eight salts, then eight
         // ones; the asm loads its bytes 0..32 and 32..64), and the 32 bytes of `block`, a
-        // live reference aligned to 32. The asm writes no memory, uses no stack, uses only
+        // live reference (read unaligned). The asm writes no memory, uses no stack, uses only
         // `ymm0`-`ymm2` of the vector registers, declares all sixteen clobbered and ends
         // with `vzeroupper` (see the module docs).
         unsafe {
@@ -957,13 +964,13 @@ pub(crate) mod avx2 {
                 "vpsrld ymm0, ymm0, 27",
                 "vmovdqa ymm1, ymmword ptr [{consts} + 32]",
                 "vpsllvd ymm0, ymm1, ymm0",
-                "vmovdqa ymm2, ymmword ptr [{block}]",
+                "vmovdqu ymm2, ymmword ptr [{block}]",
                 "vptest ymm2, ymm0",
                 "setb {present}",
                 "vzeroupper",
                 x = in(reg) x,
                 consts = in(reg) SPLIT_CONSTS.0.as_ptr(),
-                block = in(reg) block.0.as_ptr(),
+                block = in(reg) block.as_ptr(),
                 present = out(reg_byte) present,
             );
         }
@@ -990,7 +997,7 @@ pub(crate) mod avx2 {
 
     /// Parquet's insert; returns whether all bits were set before.
     #[inline]
-    pub(crate) fn split_insert(_: Avx2, block: &mut SplitBlock, x: u32) -> bool {
+    pub(crate) fn split_insert(_: Avx2, block: &mut [u64; 4], x: u32) -> bool {
         // SAFETY: the `Avx2` token proves the CPU has the feature `split_insert_avx2` is
         // compiled for.
         unsafe { split_insert_avx2(block, x) }
@@ -1003,15 +1010,16 @@ pub(crate) mod avx2 {
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn split_insert_avx2(block: &mut SplitBlock, x: u32) -> bool {
-        // SAFETY: AVX2 is available; `block` is a live, exclusive reference aligned to 32
-        // bytes, so reading and writing its 32 bytes is sound.
+    unsafe fn split_insert_avx2(block: &mut [u64; 4], x: u32) -> bool {
+        // SAFETY: AVX2 is available; `block` is a live, exclusive reference to 32 bytes, read
+        // and written unaligned. On x86-64 (little-endian) `u64` word j holds `u32` words 2j
+        // and 2j + 1 in that order, as the vector's lanes do.
         unsafe {
-            let ptr = block.0.as_mut_ptr().cast::<__m256i>();
-            let words = _mm256_load_si256(ptr);
+            let ptr = block.as_mut_ptr().cast::<__m256i>();
+            let words = _mm256_loadu_si256(ptr);
             let mask = split_mask(x);
             let was = _mm256_testc_si256(words, mask) != 0;
-            _mm256_store_si256(ptr, _mm256_or_si256(words, mask));
+            _mm256_storeu_si256(ptr, _mm256_or_si256(words, mask));
             was
         }
     }
@@ -1019,6 +1027,8 @@ pub(crate) mod avx2 {
 
 #[cfg(test)]
 mod tests {
+    use core::sync::atomic::AtomicU64;
+
     use super::*;
 
     fn rng(seed: u64) -> impl FnMut() -> u64 {
@@ -1075,11 +1085,8 @@ mod tests {
                         block.0[(p >> 6) as usize] >> (p & 63) & 1 == 1
                     });
                     assert_eq!(contains_portable(&block, g, k), expected, "k {k}");
-                    let atomic = crate::storage::AtomicBlock(
-                        block.0.map(core::sync::atomic::AtomicU64::new),
-                    );
-                    let relaxed =
-                        |w: usize| atomic.0[w].load(core::sync::atomic::Ordering::Relaxed);
+                    let atomic = block.0.map(AtomicU64::new);
+                    let relaxed = |w: usize| atomic[w].load(core::sync::atomic::Ordering::Relaxed);
                     assert_eq!(contains_words(relaxed, g, k), expected, "k {k}");
                     // A view's unaligned block: the same words as little-endian bytes, one
                     // byte past an aligned address.
@@ -1088,11 +1095,10 @@ mod tests {
                         chunk.copy_from_slice(&w.to_le_bytes());
                     }
                     assert_eq!(contains_le_bytes(&bytes[1..], g, k), expected, "k {k}");
-                    let split = crate::storage::SplitBlock::from_le_bytes(&bytes[1..33]);
                     let x = g as u32;
                     assert_eq!(
                         split_contains_le_bytes(&bytes[1..33], x),
-                        split_contains_portable(&split, x)
+                        split_contains_words(|w| block.0[w], x)
                     );
                 }
             }
@@ -1250,19 +1256,27 @@ mod tests {
         let mut next = rng(5);
         for density in [0u32, 1, 2, 3, 6] {
             for _ in 0..3_000 {
-                let mut split = SplitBlock([0; 8]);
-                for w in &mut split.0 {
-                    *w = (0..density).fold(0, |acc, _| acc | next() as u32);
+                let mut split = [0u64; 4];
+                for w in &mut split {
+                    *w = (0..density).fold(0, |acc, _| acc | next());
                 }
+                let bytes = |words: &[u64; 4]| -> [u8; 32] {
+                    let mut out = [0u8; 32];
+                    for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+                        chunk.copy_from_slice(&w.to_le_bytes());
+                    }
+                    out
+                };
                 let x = next() as u32;
-                let fast = avx2::split_contains(token, &split, x);
-                assert_eq!(fast, split_contains_portable(&split, x));
+                let fast = avx2::split_contains(token, &bytes(&split), x);
+                assert_eq!(fast, split_contains_words(|w| split[w], x));
+                assert_eq!(fast, split_contains_le_bytes(&bytes(&split), x));
                 let mut a = split;
                 let mut b = split;
                 let fast = avx2::split_insert(token, &mut a, x);
-                assert_eq!(fast, split_insert_portable(&mut b, x));
+                assert_eq!(fast, split_insert_words(&mut b, x));
                 assert_eq!(a, b);
-                assert!(avx2::split_contains(token, &a, x));
+                assert!(avx2::split_contains(token, &bytes(&a), x));
             }
         }
     }

@@ -116,7 +116,7 @@
 //! a few more bits per key than the classic filter. [`AtomicBlockedBloomFilter`] is its
 //! lock-free twin. [`SplitBlockBloomFilter`] is Apache Parquet's split-block filter, byte for
 //! byte, with the Thrift [`ParquetHeader`]: take it when the bytes must be a Parquet bloom
-//! filter.
+//! filter ([`AtomicSplitBlockBloomFilter`] when several threads fill it).
 //!
 //! ```
 //! # #[cfg(feature = "blocked")] {
@@ -349,8 +349,8 @@ pub use bloom_classic::{AtomicBloomFilter, BloomFilter};
 #[cfg(feature = "blocked")]
 pub use bloom_blocked::{
     AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
-    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, ParquetHeader, Probe,
-    SplitBlockBloomFilter,
+    AtomicSplitBlockBloomFilter, BlockedBloomFilter, Multiblock32BloomFilter,
+    MultiblockBloomFilter, ParquetHeader, Probe, SplitBlockBloomFilter,
 };
 
 #[cfg(feature = "counting")]

@@ -180,6 +180,12 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
         Err(Error::invalid("factor", "this layout does not fold"))
     }
 
+    /// Whether `par_insert_all` spreads the build over threads by bloom-core's plans (copies
+    /// merged in the cache, the scatter past it); `false` where those plans measured slower
+    /// than `insert_all` for this layout, whose parallel build is then `insert_all`.
+    #[cfg(feature = "rayon")]
+    const PARALLEL_BUILD: bool = true;
+
     /// Sets the bits of every key of `keys` in `words` using all of rayon's threads, with
     /// the same result as inserting them one by one. By default, one by one on this thread.
     #[cfg(feature = "rayon")]

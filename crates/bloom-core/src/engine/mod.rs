@@ -43,6 +43,7 @@ mod owned;
 mod owning;
 #[cfg(feature = "rayon")]
 mod parallel;
+mod parquet;
 mod storage;
 mod traits;
 mod view;

@@ -29,7 +29,8 @@ impl<L: Layout> Engine<L, BitStore> {
     }
 
     /// A filter over an existing bit array: `bits.len()` bits, `num_hashes` bits per key,
-    /// hashed by `hashing` (a seed, or a [`Hashing`]). The bits are taken as they are, so this
+    /// hashed by `hashing` (a seed, or a [`Hashing`](crate::hash::Hashing); the fixed hash of a
+    /// layout whose format fixes it). The bits are taken as they are, so this
     /// rebuilds a filter whose bits were stored elsewhere (one layer inside another filter's
     /// bytes) without clearing or copying them, and turns any structure that keeps a bit per
     /// position (a counting filter's non-zero counters) into a filter that answers as it

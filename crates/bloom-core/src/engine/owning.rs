@@ -5,7 +5,9 @@ use super::filter::{Engine, decode};
 use super::layout::Layout;
 use super::traits::Writable;
 use crate::bits::BitStore;
-use crate::hash::{Hashing, KeyHashing, SecretKey};
+#[cfg(feature = "std")]
+use crate::hash::KeyHashing;
+use crate::hash::{Hashing, SecretKey};
 use crate::internal::frame::Checksum;
 use crate::{Error, Keyed};
 

@@ -80,6 +80,8 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
 }
 
 impl<L: Layout> par::ParBuild for Engine<L, BitStore> {
+    const COPIES: bool = L::PARALLEL_BUILD;
+
     fn empty_twin(&self) -> Option<Self> {
         let mut twin = Self::from_layout(self.layout).ok()?;
         twin.hashing = self.hashing;
@@ -91,6 +93,9 @@ impl<L: Layout> par::ParBuild for Engine<L, BitStore> {
     }
 
     fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
+        if !L::PARALLEL_BUILD {
+            return self.insert_all(keys);
+        }
         let (layout, hashing) = (self.layout, self.hashing);
         layout.par_scatter(&hashing, self.store.as_words_mut(), keys);
     }

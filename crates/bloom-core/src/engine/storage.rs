@@ -76,14 +76,15 @@ pub trait Storage: sealed::Sealed {
     /// (false for atomic words, which only atomic loads may read).
     const LINES: bool = false;
 
-    /// The 64 bytes of words `first..first + 8` from `base`, as little-endian bytes.
+    /// The `N` bytes of the words from `first` on (64 for a line, 32 for a half line), as
+    /// little-endian bytes.
     ///
     /// # Safety
     ///
     /// [`LINES`](Storage::LINES) must be true, `base` come from [`base`](Storage::base) of a
-    /// storage borrowed for `'b`, and `first + 8` be at most its
+    /// storage borrowed for `'b`, and `first + N / 8` be at most its
     /// [`num_words`](Storage::num_words).
-    unsafe fn line<'b>(base: Self::Base, first: usize) -> &'b [u8; 64];
+    unsafe fn line<'b, const N: usize>(base: Self::Base, first: usize) -> &'b [u8; N];
 
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
@@ -158,13 +159,13 @@ impl<W: Word> Storage for Bits<W> {
     const LINES: bool = W::PLAIN && cfg!(target_endian = "little");
 
     #[inline(always)]
-    unsafe fn line<'b>(base: *const W, first: usize) -> &'b [u8; 64] {
+    unsafe fn line<'b, const N: usize>(base: *const W, first: usize) -> &'b [u8; N] {
         debug_assert!(Self::LINES, "atomic words lend no bytes (word {first})");
-        // SAFETY: the caller keeps `first + 8` within the words of a store borrowed for
-        // `'b`, so the 64 bytes from word `first` are initialised and live; `[u8; 64]` has
+        // SAFETY: the caller keeps `first + N / 8` within the words of a store borrowed for
+        // `'b`, so the N bytes from word `first` are initialised and live; `[u8; N]` has
         // alignment 1, and `LINES` (the caller's contract) makes them plain `u64` words on a
         // little-endian machine: their little-endian bytes, which no other thread writes.
-        unsafe { &*base.add(first).cast::<[u8; 64]>() }
+        unsafe { &*base.add(first).cast::<[u8; N]>() }
     }
 
     #[inline(always)]
@@ -264,10 +265,10 @@ impl Storage for LeBits<'_> {
     const LINES: bool = true;
 
     #[inline(always)]
-    unsafe fn line<'b>(base: *const u8, first: usize) -> &'b [u8; 64] {
-        // SAFETY: the caller keeps `first + 8` within the words, which the payload of a view
-        // borrowed for `'b` holds; `[u8; 64]` has alignment 1.
-        unsafe { &*base.add(first * 8).cast::<[u8; 64]>() }
+    unsafe fn line<'b, const N: usize>(base: *const u8, first: usize) -> &'b [u8; N] {
+        // SAFETY: the caller keeps `first + N / 8` within the words, which the payload of a
+        // view borrowed for `'b` holds; `[u8; N]` has alignment 1.
+        unsafe { &*base.add(first * 8).cast::<[u8; N]>() }
     }
 
     #[inline(always)]

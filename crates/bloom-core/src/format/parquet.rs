@@ -20,7 +20,8 @@
 //! compression, and a size Parquet allows.
 
 use alloc::{format, vec::Vec};
-use bloom_core::Error;
+
+use crate::Error;
 
 /// The smallest bitset Parquet writes: one 32-byte block.
 pub const BITSET_MIN_BYTES: usize = 32;
@@ -28,6 +29,40 @@ pub const BITSET_MIN_BYTES: usize = 32;
 /// The largest bitset Parquet writes: 128 MiB (parquet-format, BloomFilter.md, "Sizing an
 /// SBBF"; the Java and Rust implementations use the same cap).
 pub const BITSET_MAX_BYTES: usize = 128 << 20;
+
+/// Parquet's size of a bitset asked for `num_bytes` bytes: clamped to
+/// [`BITSET_MIN_BYTES`]..=[`BITSET_MAX_BYTES`], then rounded up to a power of two, as the
+/// `parquet` crate's `Sbbf::new_with_num_of_bytes` sizes it.
+///
+/// # Examples
+///
+/// ```
+/// use bloom_core::format::parquet_num_bytes;
+///
+/// assert_eq!(parquet_num_bytes(1000), 1024);
+/// assert_eq!(parquet_num_bytes(0), 32);
+/// ```
+pub fn parquet_num_bytes(num_bytes: usize) -> usize {
+    num_bytes
+        .clamp(BITSET_MIN_BYTES, BITSET_MAX_BYTES)
+        .next_power_of_two()
+}
+
+/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB
+/// (any whole number of blocks: the block index formula needs no power of two, though
+/// Parquet writers produce one).
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] for any other length.
+pub(crate) fn check_bitset_len(n: u64) -> Result<usize, Error> {
+    match usize::try_from(n) {
+        Ok(n) if (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) && n % 32 == 0 => Ok(n),
+        _ => Err(Error::corrupt(format!(
+            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+        ))),
+    }
+}
 
 /// Compact protocol type ids (Thrift, "Compact protocol", field types).
 const TYPE_BOOL_TRUE: u8 = 1;
@@ -52,7 +87,7 @@ const MAX_DEPTH: u32 = 32;
 /// # Examples
 ///
 /// ```
-/// use bloom_blocked::ParquetHeader;
+/// use bloom_core::format::ParquetHeader;
 ///
 /// let mut bytes = Vec::new();
 /// ParquetHeader { num_bytes: 1024 }.write(&mut bytes);
