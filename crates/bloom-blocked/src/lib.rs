@@ -14,7 +14,8 @@
 //! * [`AtomicBlockedBloomFilter`]: the same filter with `&self` inserts, lock-free and
 //!   `Send + Sync`.
 //! * [`SplitBlockBloomFilter`]: Parquet's split-block filter, bit-compatible with every
-//!   Parquet implementation, with the Thrift [`ParquetHeader`] reader and writer.
+//!   Parquet implementation, with the Thrift [`ParquetHeader`] reader and writer, and
+//!   [`AtomicSplitBlockBloomFilter`], its lock-free twin.
 //! * [`BlockedBloomFilterRef`] and [`SplitBlockBloomFilterRef`]: read-only views of the
 //!   filters' bytes (a memory-mapped file), queried in place without copying them; they
 //!   open in O(1).

@@ -186,7 +186,7 @@ impl Layout for SplitBlock {
 
     #[inline(always)]
     fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
-        S::prefetch(store.base(), self.first_word(hash));
+        S::prefetch_line(store.base(), self.first_word(hash));
     }
 
     #[inline(always)]
@@ -331,7 +331,7 @@ impl<S: Storage> OneLine for Batch<'_, S> {
 
     #[inline(always)]
     fn prefetch(&self, (first, _): (usize, u32)) {
-        S::prefetch(self.base, first);
+        S::prefetch_line(self.base, first);
     }
 
     #[inline(always)]

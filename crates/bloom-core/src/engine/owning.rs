@@ -178,6 +178,7 @@ impl<L: Layout<Hashing = Hashing>, S: Writable> Engine<L, S> {
 
 impl<L: Layout<Hashing = Hashing>, S: Writable> crate::internal::Sealed for Engine<L, S> {}
 
+/// The keyed forms, written once for every owning filter hashed by a seed or a secret key.
 impl<L: Layout<Hashing = Hashing>, S: Writable> Keyed for Engine<L, S> {
     fn hashing(&self) -> Hashing {
         self.hashing
