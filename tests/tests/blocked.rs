@@ -17,6 +17,29 @@ filter_suite!(atomic_split_block, AtomicSplitBlockBloomFilter);
 engine_suite!(engine, bloom_blocked::Blocked, seeded);
 engine_suite!(split_block_engine, bloom_blocked::SplitBlock);
 
+/// The atomic split-block filter's inserts by value (`&self`) set the bits the owned
+/// filter's set, and report the same "was present".
+#[test]
+fn atomic_split_block_inserts_by_value_as_the_owned_filter() {
+    let mut owned = SplitBlockBloomFilter::with_num_bytes(4096);
+    let atomic = AtomicSplitBlockBloomFilter::with_num_bytes(4096);
+    for i in 0..500i32 {
+        let wide = i64::from(i) << 33;
+        let x = f64::from(i) / 7.0;
+        assert_eq!(owned.insert_i32(i), atomic.insert_i32(i));
+        assert_eq!(owned.insert_i64(wide), atomic.insert_i64(wide));
+        assert_eq!(owned.insert_f32(x as f32), atomic.insert_f32(x as f32));
+        assert_eq!(owned.insert_f64(x), atomic.insert_f64(x));
+        let bytes = i.to_string();
+        assert_eq!(
+            owned.insert_bytes(bytes.as_bytes()),
+            atomic.insert_bytes(bytes.as_bytes())
+        );
+    }
+    assert_eq!(atomic.to_bytes(), owned.to_bytes());
+    assert!((0..500i32).all(|i| atomic.contains_i32(i) && atomic.contains_i64(i64::from(i) << 33)));
+}
+
 /// The split-block layout's own formula (`expected_fpr`: the multiblock formula with 32-bit
 /// words) is Putze's, as the suite writes it apart from the library.
 #[test]

@@ -420,18 +420,16 @@ pub type Multiblock32BloomFilterRef<'a> = Engine<Multiblock32, LeBits<'a>>;
 /// ```
 pub type SplitBlockBloomFilter = Engine<SplitBlock, BitStore>;
 
-/// A [`SplitBlockBloomFilter`] whose every method takes `&self` but the by-value inserts
-/// (`insert_i64` and its kind take `&mut self`; `insert_hash` of
-/// [`hash_bytes`](SplitBlockBloomFilter::hash_bytes) takes `&self`): inserts from any number
-/// of threads, lock-free (one `Relaxed` `fetch_or` per 64-bit word whose bits are not set
-/// yet), queries with the portable test. The same bytes as the owning filter, converted to
+/// A [`SplitBlockBloomFilter`] whose every method takes `&self` (`insert_i64` and the other
+/// inserts by value too): inserts from any number of threads, lock-free (one `Relaxed`
+/// `fetch_or` per 64-bit word whose bits are not set yet), queries with the portable test. The same bytes as the owning filter, converted to
 /// and from it without copying: threads of a Parquet writer can fill one column chunk's
 /// filter together.
 ///
 /// # Examples
 ///
 /// ```
-/// use bloom_blocked::{AtomicSplitBlockBloomFilter, SplitBlockBloomFilter};
+/// use bloom_blocked::AtomicSplitBlockBloomFilter;
 ///
 /// let filter = AtomicSplitBlockBloomFilter::new(20_000, 0.01)?;
 /// std::thread::scope(|s| {
@@ -439,7 +437,7 @@ pub type SplitBlockBloomFilter = Engine<SplitBlock, BitStore>;
 ///         let filter = &filter;
 ///         s.spawn(move || {
 ///             for v in t * 10_000..(t + 1) * 10_000 {
-///                 filter.insert_hash(SplitBlockBloomFilter::hash_bytes(&v.to_le_bytes()));
+///                 filter.insert_i64(v);
 ///             }
 ///         });
 ///     }

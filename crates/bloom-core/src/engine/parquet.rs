@@ -9,7 +9,7 @@ use super::layout::BlockLayout;
 use super::storage::Storage;
 use super::traits::Writable;
 use crate::Error;
-use crate::bits::BitStore;
+use crate::bits::{AtomicBitStore, BitStore};
 use crate::format::{ParquetHeader, check_bitset_len, parquet_num_bytes};
 use crate::hash::ParquetHash;
 use crate::internal::float::{Float, Native};
@@ -88,8 +88,7 @@ impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>, S: Storage> Engine<L, S>
     }
 }
 
-/// Owned and atomic words: inserts by value, and the filters made from Parquet's sizes and
-/// bytes.
+/// Owned and atomic words: the filters made from Parquet's sizes and bytes.
 impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>, S: Writable> Engine<L, S> {
     /// A filter of `num_bytes` bytes by Parquet's rule: clamped to 32 bytes..128 MiB and
     /// rounded up to a power of two, as the `parquet` crate's `Sbbf::new_with_num_of_bytes`.
@@ -150,12 +149,15 @@ impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>, S: Writable> Engine<L, S
         }
         Self::from_bitset(bitset)
     }
+}
 
+/// Owned words: inserts by value, and folding to a rate.
+impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>> Engine<L, BitStore> {
     /// Adds a value by its plain-encoded bytes (see
     /// [`contains_bytes`](Engine::contains_bytes)); whether all its bits were set before.
     #[inline]
     pub fn insert_bytes(&mut self, bytes: &[u8]) -> bool {
-        S::insert_hash(self, Self::hash_bytes(bytes))
+        self.insert_hash(Self::hash_bytes(bytes))
     }
 
     /// Adds an `INT32` value (plain encoding: 4 bytes little-endian).
@@ -182,9 +184,7 @@ impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>, S: Writable> Engine<L, S
     pub fn insert_f64(&mut self, value: f64) -> bool {
         self.insert_bytes(&value.to_le_bytes())
     }
-}
 
-impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>> Engine<L, BitStore> {
     /// The filter folded as often as its expected rate stays within `target_fpp`, judged
     /// from its fill: with a share `f` of bits set, `j` folds (each ORing pairs of blocks)
     /// leave a fill of `1 - (1 - f)^(2^j)` and an expected rate of that to the 8th power (8
@@ -227,5 +227,38 @@ impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>> Engine<L, BitStore> {
             }
         }
         self.fold(1 << folds)
+    }
+}
+
+/// Atomic words: the inserts by value take `&self`, from any number of threads.
+impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>> Engine<L, AtomicBitStore> {
+    /// [`insert_bytes`](Engine::insert_bytes) from any thread.
+    #[inline]
+    pub fn insert_bytes(&self, bytes: &[u8]) -> bool {
+        self.insert_hash(Self::hash_bytes(bytes))
+    }
+
+    /// [`insert_i32`](Engine::insert_i32) from any thread.
+    #[inline]
+    pub fn insert_i32(&self, value: i32) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// [`insert_i64`](Engine::insert_i64) from any thread.
+    #[inline]
+    pub fn insert_i64(&self, value: i64) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// [`insert_f32`](Engine::insert_f32) from any thread.
+    #[inline]
+    pub fn insert_f32(&self, value: f32) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
+    }
+
+    /// [`insert_f64`](Engine::insert_f64) from any thread.
+    #[inline]
+    pub fn insert_f64(&self, value: f64) -> bool {
+        self.insert_bytes(&value.to_le_bytes())
     }
 }
