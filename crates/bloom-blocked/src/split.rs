@@ -95,12 +95,14 @@ impl SplitBlock {
         Ok(num_bytes as usize)
     }
 
-    /// The test of the block at word `first` of `store`: the kernel on the block's bytes where
-    /// the storage lends them, the portable test of its words where it does not.
+    /// The test of the block at word `first` of the store `base` is of: the kernel on the
+    /// block's bytes where the storage lends them, the portable test of its words where it
+    /// does not.
     ///
     /// # Safety
     ///
-    /// `store` must hold this layout's blocks and `first` be the first word of one of them.
+    /// `base` must be of a store holding this layout's blocks, and `first` the first word of
+    /// one of them.
     #[inline(always)]
     unsafe fn test<S: Storage>(&self, base: S::Base, first: usize, x: u32) -> bool {
         if S::LINES {
@@ -191,10 +193,16 @@ impl Layout for SplitBlock {
 
     #[inline(always)]
     fn insert(&self, words: &mut [u64], hash: u64) -> bool {
+        assert!(
+            words.len() as u64 >= self.num_blocks * BLOCK_WORDS as u64,
+            "{} words for {} blocks",
+            words.len(),
+            self.num_blocks
+        );
         let first = self.first_word(hash);
-        let block: &mut [u64; BLOCK_WORDS] = (&mut words[first..first + BLOCK_WORDS])
-            .try_into()
-            .expect("a block of four words");
+        // SAFETY: `first_word` picks a block below `num_blocks`, whose four words the assert
+        // above puts in `words`; `[u64; 4]` has the alignment of `u64`.
+        let block = unsafe { &mut *words.as_mut_ptr().add(first).cast::<[u64; BLOCK_WORDS]>() };
         self.kernel.insert(block, hash as u32)
     }
 
@@ -402,6 +410,15 @@ mod tests {
             }
             assert_eq!(filter.contains_hash(hash), portable, "{i}");
         }
+    }
+
+    /// The insert writes through a pointer only after checking that the words hold every
+    /// block: words of a smaller filter are refused with a panic, never written past.
+    #[test]
+    #[should_panic(expected = "8 words for 4 blocks")]
+    fn insert_refuses_words_short_of_the_blocks() {
+        let mut words = [0u64; 8];
+        SplitBlock::of(4).insert(&mut words, u64::MAX);
     }
 
     #[test]
