@@ -452,7 +452,8 @@ pub(crate) fn split_mask(x: u32) -> [u32; 8] {
 }
 
 /// Parquet's check on a block whose `u64` word `j` (0..4) `word` reads: `u32` word 2j in
-/// its low half, 2j + 1 in its high half (atomic words).
+/// its low half, 2j + 1 in its high half (the test of atomic words, and of any words on a
+/// big-endian machine, where a block's bytes are not its words).
 #[inline(always)]
 pub(crate) fn split_contains_words(word: impl Fn(usize) -> u64, x: u32) -> bool {
     let mask = split_mask(x);
