@@ -263,13 +263,8 @@ impl Layout for SplitBlock {
 
     /// The bitset's length: a multiple of 32 from 32 bytes to 128 MiB.
     fn read_params(params: &[u8]) -> Result<Self, Error> {
-        let num_bytes = ByteReader::new(params).u64()?;
-        if num_bytes == 0 || num_bytes % 32 != 0 || num_bytes > BITSET_MAX_BYTES as u64 {
-            return Err(Error::corrupt(format!(
-                "num_bytes {num_bytes}: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
-            )));
-        }
-        Ok(SplitBlock::of(num_bytes / 32))
+        let num_bytes = internal::check_bitset_len(ByteReader::new(params).u64()?)?;
+        Ok(SplitBlock::of((num_bytes / 32) as u64))
     }
 
     fn probe(&self) -> Probe {

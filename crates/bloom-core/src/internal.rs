@@ -47,7 +47,8 @@ pub use frame::{FrameReader, read_frame, read_size_and_hashes_words};
 // generic over the float functions (`float`).
 pub use crate::math::{blocked_fpr_replacement_with, optimal_num_bits_with};
 pub use checks::{
-    check_count, check_fpr, check_num_bits, check_num_hashes, check_rate, round_count,
+    check_bitset_len, check_count, check_fpr, check_num_bits, check_num_hashes, check_rate,
+    round_count,
 };
 
 /// The seal of [`Keyed`](crate::Keyed): implemented by the workspace's filter types only, in

@@ -10,8 +10,9 @@ use super::storage::Storage;
 use super::traits::Writable;
 use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
-use crate::format::{ParquetHeader, check_bitset_len, parquet_num_bytes};
+use crate::format::{ParquetHeader, parquet_num_bytes};
 use crate::hash::ParquetHash;
+use crate::internal::checks::check_bitset_len;
 use crate::internal::float::{Float, Native};
 
 /// Bits Parquet's filters set per value: one in each of a block's eight 32-bit words.

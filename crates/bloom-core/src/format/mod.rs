@@ -23,12 +23,11 @@
 //! variant's parameters and payload.
 
 pub(crate) mod fields;
-mod parquet;
+pub(crate) mod parquet;
 
 pub use crate::internal::frame::decode;
 pub use fields::{
     FRAMING_LEN, Frame, HEADER_LEN, HashScheme, MAGIC, PAYLOAD_ALIGN, VERSION, Variant, checksum,
     padding_len, payload_offset,
 };
-pub(crate) use parquet::check_bitset_len;
 pub use parquet::{BITSET_MAX_BYTES, BITSET_MIN_BYTES, ParquetHeader, parquet_num_bytes};

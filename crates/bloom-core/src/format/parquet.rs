@@ -48,22 +48,6 @@ pub fn parquet_num_bytes(num_bytes: usize) -> usize {
         .next_power_of_two()
 }
 
-/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB
-/// (any whole number of blocks: the block index formula needs no power of two, though
-/// Parquet writers produce one).
-///
-/// # Errors
-///
-/// [`Error::Corrupt`] for any other length.
-pub(crate) fn check_bitset_len(n: u64) -> Result<usize, Error> {
-    match usize::try_from(n) {
-        Ok(n) if (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) && n % 32 == 0 => Ok(n),
-        _ => Err(Error::corrupt(format!(
-            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
-        ))),
-    }
-}
-
 /// Compact protocol type ids (Thrift, "Compact protocol", field types).
 const TYPE_BOOL_TRUE: u8 = 1;
 const TYPE_BOOL_FALSE: u8 = 2;

@@ -5,6 +5,7 @@
 use alloc::format;
 
 use crate::Error;
+use crate::format::parquet::{BITSET_MAX_BYTES, BITSET_MIN_BYTES};
 use crate::internal::float::{Float, Native};
 
 /// The largest filter any constructor accepts: 2^40 bits (128 GiB). Anything bigger is
@@ -166,4 +167,20 @@ pub fn collect_sized<T, F>(
         new(keys.len().max(1) as u64).expect("the number of keys held in memory fits a filter");
     insert(&mut filter, keys);
     filter
+}
+/// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB
+/// (any whole number of blocks: the block index formula needs no power of two, though
+/// Parquet writers produce one).
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] for any other length: the bitset of a frame or a Parquet file that
+/// does not hold a split-block filter.
+pub fn check_bitset_len(n: u64) -> Result<usize, Error> {
+    match usize::try_from(n) {
+        Ok(n) if (BITSET_MIN_BYTES..=BITSET_MAX_BYTES).contains(&n) && n % 32 == 0 => Ok(n),
+        _ => Err(Error::corrupt(format!(
+            "a bitset of {n} bytes: not a multiple of 32 in 32..={BITSET_MAX_BYTES}"
+        ))),
+    }
 }
