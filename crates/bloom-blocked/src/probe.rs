@@ -451,16 +451,20 @@ pub(crate) fn split_mask(x: u32) -> [u32; 8] {
     mask
 }
 
+/// [`split_mask`] as the block's four `u64` words: `u32` word 2j in the low half of word j.
+#[inline(always)]
+pub(crate) fn split_mask_words(x: u32) -> [u64; 4] {
+    let mask = split_mask(x);
+    core::array::from_fn(|j| u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32)
+}
+
 /// Parquet's check on a block whose `u64` word `j` (0..4) `word` reads: `u32` word 2j in
 /// its low half, 2j + 1 in its high half (the test of atomic words, and of any words on a
 /// big-endian machine, where a block's bytes are not its words).
 #[inline(always)]
 pub(crate) fn split_contains_words(word: impl Fn(usize) -> u64, x: u32) -> bool {
-    let mask = split_mask(x);
-    (0..4).fold(true, |all, j| {
-        let m = u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32;
-        all & (word(j) & m == m)
-    })
+    let mask = split_mask_words(x);
+    (0..4).fold(true, |all, j| all & (word(j) & mask[j] == mask[j]))
 }
 
 /// Parquet's check on a block's 32 bytes as the format stores them (eight little-endian
@@ -480,10 +484,8 @@ pub(crate) fn split_contains_le_bytes(block: &[u8], x: u32) -> bool {
 /// [`split_contains_words`] reads them; returns whether all bits were set before.
 #[inline(always)]
 pub(crate) fn split_insert_words(block: &mut [u64; 4], x: u32) -> bool {
-    let mask = split_mask(x);
     let mut was = true;
-    for (j, w) in block.iter_mut().enumerate() {
-        let m = u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32;
+    for (w, m) in block.iter_mut().zip(split_mask_words(x)) {
         was &= *w & m == m;
         *w |= m;
     }

@@ -29,7 +29,7 @@ use bloom_core::{Error, math};
 use crate::multiblock::{estimated_fpr_of, estimated_len_of};
 use crate::multiblock32::halves_ones;
 use crate::params;
-use crate::probe::{SplitKernel, split_contains_words, split_mask};
+use crate::probe::{SplitKernel, split_contains_words, split_mask_words};
 
 /// Bits of one block: eight 32-bit words.
 const BLOCK_BITS: u64 = 256;
@@ -209,10 +209,11 @@ impl Layout for SplitBlock {
     #[inline]
     fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
         let first = self.first_word(hash);
-        let mask = split_mask(hash as u32);
         let mut was = true;
-        for (j, word) in words[first..first + BLOCK_WORDS].iter().enumerate() {
-            let bits = u64::from(mask[2 * j]) | u64::from(mask[2 * j + 1]) << 32;
+        for (word, bits) in words[first..first + BLOCK_WORDS]
+            .iter()
+            .zip(split_mask_words(hash as u32))
+        {
             was &= internal::or_relaxed(word, bits);
         }
         was
@@ -354,7 +355,7 @@ impl<S: Storage> OneLine for Batch<'_, S> {
 mod tests {
     use super::*;
     use crate::SplitBlockBloomFilter;
-    use crate::probe::split_insert_words;
+    use crate::probe::{split_insert_words, split_mask};
 
     /// libm (the float functions without `std`) gives the split-block filter the size the
     /// standard library gives it, over a grid of (ndv, fpp).
