@@ -1,14 +1,16 @@
 //! [`Subject`] for every filter of the workspace: how the suite builds it and what its
 //! theory predicts.
 
+use std::fmt::Debug;
+
 use bloom_aging::AgingBloomFilter;
 use bloom_blocked::{
     AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
-    AtomicSplitBlockBloomFilter, BlockedBloomFilter, Multiblock32BloomFilter,
-    MultiblockBloomFilter, SplitBlockBloomFilter,
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlock,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
-use bloom_core::{Error, math};
+use bloom_core::engine::{Engine, Writable};
+use bloom_core::{Error, Filter, PersistIo, math};
 
 use crate::Subject;
 
@@ -95,23 +97,13 @@ impl Subject for bloom_counting::CountingBloomFilter {
     }
 }
 
-impl Subject for SplitBlockBloomFilter {
+/// Parquet's split-block filters, over owned and over atomic words.
+impl<S: Writable> Subject for Engine<SplitBlock, S>
+where
+    Engine<SplitBlock, S>: Filter + PersistIo + Clone + Debug,
+{
     fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        SplitBlockBloomFilter::new(expected_items, fpr)
-    }
-
-    fn canonical_integers() -> bool {
-        false
-    }
-
-    fn theory_fpr(&self, num_items: u64) -> f64 {
-        split_block_fpr(self.num_blocks(), num_items)
-    }
-}
-
-impl Subject for AtomicSplitBlockBloomFilter {
-    fn build(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        AtomicSplitBlockBloomFilter::new(expected_items, fpr)
+        Self::new(expected_items, fpr)
     }
 
     fn canonical_integers() -> bool {
