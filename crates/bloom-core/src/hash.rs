@@ -478,50 +478,8 @@ impl Hashing {
             }
             Hashing::Keyed(secret) => secret,
         };
-        use crate::internal::siphash::{LANES, Sip13, sip13_lanes, sip13_lanes_word};
         let level = crate::internal::simd::Level::detect();
-        let mut hashers: [BufferedHasher<Sip13>; LANES] =
-            core::array::from_fn(|_| BufferedHasher::new(secret.0));
-        let mut groups = keys.chunks_exact(LANES);
-        for group in &mut groups {
-            // The common case first, in one hasher: every key of the group writes one 8-byte
-            // word (any integer key), gathered straight into the lanes' words.
-            let mut words = [0u64; LANES];
-            let gathered = words.iter_mut().zip(group).all(|(word, key)| {
-                let hasher = &mut hashers[0];
-                hasher.reset();
-                key.hash(hasher);
-                match hasher.inline_bytes().map(<[u8; 8]>::try_from) {
-                    Some(Ok(bytes)) => {
-                        *word = u64::from_le_bytes(bytes);
-                        true
-                    }
-                    _ => false,
-                }
-            });
-            if gathered {
-                out.extend(sip13_lanes_word(level, words, secret.0));
-                continue;
-            }
-            for (hasher, key) in hashers.iter_mut().zip(group) {
-                hasher.reset();
-                key.hash(hasher);
-            }
-            let first = hashers[0].inline_bytes().map(<[u8]>::len);
-            let uniform = first.filter(|&len| {
-                hashers
-                    .iter()
-                    .all(|h| h.inline_bytes().map(<[u8]>::len) == Some(len))
-            });
-            let bytes = |l: usize| hashers[l].inline_bytes().unwrap_or_default();
-            if let Some(len) = uniform {
-                let messages: [&[u8]; LANES] = core::array::from_fn(bytes);
-                out.extend(sip13_lanes(level, &messages, len, secret.0));
-            } else {
-                out.extend(hashers.iter().map(BufferedHasher::digest));
-            }
-        }
-        out.extend(groups.remainder().iter().map(|k| keyed_hash(k, &secret)));
+        crate::internal::siphash::sip13_keys(level, keys, secret.0, out);
     }
 
     /// The seed, for the seeded scheme.

@@ -467,6 +467,120 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
     }
 }
 
+/// Catches the one 8-byte word a key writes, as a [`BufferedHasher`] with canonical integers
+/// would hold it: any integer key that fits in 64 bits, or a key whose one write is 8 bytes.
+/// A key that writes anything else (two writes, another length) has no word, and its
+/// caller takes the buffered path. What SIMD lanes gather a group of keys through, at the
+/// cost of a register move per integer key where a buffered hasher stores and reloads its
+/// bytes.
+#[derive(Debug, Default)]
+pub(crate) struct WordOf {
+    word: Option<u64>,
+    len: usize,
+}
+
+impl WordOf {
+    /// The word `key` writes, if it writes exactly one 8-byte word.
+    #[inline(always)]
+    pub(crate) fn of<T: core::hash::Hash + ?Sized>(key: &T) -> Option<u64> {
+        let mut catcher = WordOf::default();
+        key.hash(&mut catcher);
+        catcher.word.filter(|_| catcher.len == 8)
+    }
+
+    /// A word written: kept when it is the first write.
+    #[inline(always)]
+    fn word(&mut self, word: u64) {
+        self.word = (self.len == 0).then_some(word);
+        self.len += 8;
+    }
+}
+
+impl Hasher for WordOf {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        match <[u8; 8]>::try_from(bytes) {
+            Ok(word) => self.word(u64::from_le_bytes(word)),
+            Err(_) if bytes.is_empty() => {}
+            Err(_) => {
+                self.word = None;
+                self.len += bytes.len();
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, i: u8) {
+        self.word(u64::from(i));
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, i: u16) {
+        self.word(u64::from(i));
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, i: u32) {
+        self.word(u64::from(i));
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, i: u64) {
+        self.word(i);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, i: u128) {
+        match u64::try_from(i) {
+            Ok(small) => self.word(small),
+            Err(_) => self.write(&i.to_le_bytes()),
+        }
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, i: usize) {
+        self.word(i as u64);
+    }
+
+    #[inline(always)]
+    fn write_i8(&mut self, i: i8) {
+        self.word(i64::from(i) as u64);
+    }
+
+    #[inline(always)]
+    fn write_i16(&mut self, i: i16) {
+        self.word(i64::from(i) as u64);
+    }
+
+    #[inline(always)]
+    fn write_i32(&mut self, i: i32) {
+        self.word(i64::from(i) as u64);
+    }
+
+    #[inline(always)]
+    fn write_i64(&mut self, i: i64) {
+        self.word(i as u64);
+    }
+
+    #[inline(always)]
+    fn write_i128(&mut self, i: i128) {
+        match i64::try_from(i) {
+            Ok(small) => self.word(small as u64),
+            Err(_) => self.write(&i.to_le_bytes()),
+        }
+    }
+
+    #[inline(always)]
+    fn write_isize(&mut self, i: isize) {
+        self.word(i as i64 as u64);
+    }
+
+    /// The word caught so far (0 when none): a catcher is read through [`WordOf::of`].
+    fn finish(&self) -> u64 {
+        self.word.unwrap_or(0)
+    }
+}
+
 /// The SplitMix64 output function: a bijection on `u64` (each step is invertible: a
 /// xor-shift, or a multiplication by an odd constant), whose output bits each depend on every
 /// input bit.
@@ -490,6 +604,44 @@ pub const fn mix(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word `WordOf` catches is the 8 bytes a buffered hasher holds for the key; every
+    /// integer of at most 64 bits (and a `u128` or `i128` of that size) is caught; keys that
+    /// write other lengths or more than one piece are not.
+    #[test]
+    fn caught_words_are_the_buffered_bytes() {
+        fn buffered<T: core::hash::Hash + ?Sized>(key: &T) -> alloc::vec::Vec<u8> {
+            let mut hasher = BufferedHasher::<Seeded64>::new(0);
+            key.hash(&mut hasher);
+            hasher
+                .inline_bytes()
+                .expect("short keys stay inline")
+                .to_vec()
+        }
+        fn caught<T: core::hash::Hash + ?Sized>(key: &T) -> Option<[u8; 8]> {
+            WordOf::of(key).map(u64::to_le_bytes)
+        }
+        fn check<T: core::hash::Hash + ?Sized>(key: &T) {
+            assert_eq!(caught(key).expect("caught").to_vec(), buffered(key));
+        }
+        check(&-3i8);
+        check(&40_000u16);
+        check(&-70_000i32);
+        check(&u32::MAX);
+        check(&u64::MAX);
+        check(&-1i64);
+        check(&7usize);
+        check(&-7isize);
+        check(&(1u128 << 63));
+        check(&i128::from(i64::MIN));
+        check(&[0u8; 8][..0]);
+        check(&(((), 5u8),));
+        assert_eq!(caught(&(1u128 << 64)), None);
+        assert_eq!(caught(&(i128::from(i64::MIN) - 1)), None);
+        assert_eq!(caught(&(1u32, 2u32)), None);
+        assert_eq!(caught("8 bytes"), None);
+        assert_eq!(caught(&[1u8, 2, 3, 4][..]), None);
+    }
 
     #[test]
     fn xxh3_of_9_to_16_bytes_is_xxh3() {
