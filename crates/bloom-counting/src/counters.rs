@@ -286,12 +286,13 @@ impl Counters {
 }
 
 /// The counters as the batch engine sees them: a position is set when its counter is
-/// non-zero.
+/// non-zero. The probes are taken in pairs (`Probes::all_pairs`), as the classic filter's
+/// are: one step of the sequence per two counters, and no per-probe state.
 impl ProbeSet for Counters {
     #[inline(always)]
     fn all_set(&self, probes: Probes) -> bool {
-        let words = self.words();
-        probes.into_iter().all(|pos| counter(words, pos) != 0)
+        let words = self.in_range(&probes);
+        probes.all_pairs(|p, q| (nibble(words, p) != 0) & (nibble(words, q) != 0))
     }
 
     #[inline(always)]
@@ -311,9 +312,69 @@ impl ProbeSet for Counters {
     /// less than mispredicted early exits.
     #[inline(always)]
     fn contains_now(&self, probes: Probes) -> bool {
-        let words = self.words();
-        probes.fold(true, |all, pos| all & (counter(words, pos) != 0))
+        let words = self.in_range(&probes);
+        let mut all = true;
+        probes.all_pairs(|p, q| {
+            all &= (nibble(words, p) != 0) & (nibble(words, q) != 0);
+            true
+        });
+        all
     }
+}
+
+impl Counters {
+    /// The words, once `probes` is known to stay within the counters: what lets
+    /// [`nibble`] read without a bounds check per probe.
+    ///
+    /// # Panics
+    ///
+    /// If `probes` range over more positions than there are counters.
+    #[inline(always)]
+    fn in_range(&self, probes: &Probes) -> &[u64] {
+        assert!(probes.range() <= self.len, "probes beyond the counters");
+        self.words()
+    }
+
+    /// Calls `change(word, shift)` for each of `probes`' positions in order, with the word
+    /// that holds its counter and the counter's shift in it, until `change` returns false;
+    /// returns how many positions it was called for. The sequence is stepped a pair at a
+    /// time, as the tests above step it, and a position that occurs twice is changed twice
+    /// (an update, unlike a test, must not repeat an odd count's lone last probe).
+    ///
+    /// # Panics
+    ///
+    /// If `probes` range over more positions than there are counters.
+    #[inline(always)]
+    pub(crate) fn each_counter(
+        &mut self,
+        probes: Probes,
+        mut change: impl FnMut(&mut u64, u32) -> bool,
+    ) -> u32 {
+        assert!(probes.range() <= self.len, "probes beyond the counters");
+        let count = probes.len() as u32;
+        let words = self.words_mut();
+        let mut one = |pos: u64, taken: &mut u32| {
+            debug_assert!(word_index(pos) < words.len());
+            // SAFETY: `pos` is below the probes' range, checked above to be at most the
+            // counters' count, so word `pos / 16` exists (`words_for`).
+            let word = unsafe { words.get_unchecked_mut(word_index(pos)) };
+            *taken += 1;
+            change(word, nibble_shift(pos))
+        };
+        let mut taken = 0;
+        probes.all_pairs(|p, q| one(p, &mut taken) && (taken == count || one(q, &mut taken)));
+        taken
+    }
+}
+
+/// Counter `pos` of `words`, which hold at least `pos + 1` counters (a position below the
+/// range of probes that [`Counters::in_range`] checked).
+#[inline(always)]
+fn nibble(words: &[u64], pos: u64) -> u64 {
+    debug_assert!(word_index(pos) < words.len());
+    // SAFETY: the caller's probes range over at most the counters' count (checked by
+    // `in_range`), so `pos` is below it and word `pos / 16` exists (`words_for`).
+    unsafe { (*words.get_unchecked(word_index(pos)) >> nibble_shift(pos)) & 15 }
 }
 
 #[cfg(test)]
@@ -382,6 +443,61 @@ mod tests {
             Counters::new(MAX_NUM_COUNTERS + 1),
             Err(Error::TooLarge { .. })
         ));
+    }
+
+    /// Both tests of the batch engine answer as the definition (every probed counter
+    /// non-zero), for every probe count (odd ones end in a lone probe) and sizes that end in
+    /// a partial word; probes over more positions than the counters panic.
+    #[test]
+    fn probe_tests_answer_as_the_definition() {
+        let mut x = 3u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1442695040888963407);
+            x
+        };
+        for len in [1u64, 17, 1000, 4099] {
+            let mut c = Counters::new(len).unwrap();
+            for i in 0..len {
+                // About one counter in five zero, so that keys both pass and fail.
+                let value = [0, 1, 2, 7, 15][(next() >> 60) as usize % 5];
+                c.words_mut()[word_index(i)] |= value << nibble_shift(i);
+            }
+            for k in 1..=9 {
+                for _ in 0..200 {
+                    let hash = u128::from(next()) << 64 | u128::from(next());
+                    let probes = Probes::new(hash, k, len);
+                    let expected = probes.clone().all(|pos| c.get(pos) != Some(0));
+                    assert_eq!(c.all_set(probes.clone()), expected, "len {len} k {k}");
+                    assert_eq!(c.contains_now(probes.clone()), expected, "len {len} k {k}");
+                    // `each_counter` visits every position once, in order, and stops when
+                    // asked to.
+                    let mut visited = Vec::new();
+                    let taken = c.each_counter(probes.clone(), |word, shift| {
+                        visited.push((word as *const u64, shift));
+                        true
+                    });
+                    let words = c.words().as_ptr();
+                    let positions: Vec<_> = probes
+                        .clone()
+                        .map(|pos| (words.wrapping_add(word_index(pos)), nibble_shift(pos)))
+                        .collect();
+                    assert_eq!((taken, &visited), (k, &positions), "len {len} k {k}");
+                    let stop = (next() % u64::from(k)) as u32 + 1;
+                    let mut calls = 0;
+                    let taken = c.each_counter(probes, |_, _| {
+                        calls += 1;
+                        calls < stop
+                    });
+                    assert_eq!((taken, calls), (stop, stop), "len {len} k {k}");
+                }
+            }
+        }
+        let c = Counters::new(16).unwrap();
+        let beyond = Probes::new(7, 3, 17);
+        let result = std::panic::catch_unwind(|| c.contains_now(beyond));
+        assert!(result.is_err(), "probes beyond the counters must panic");
     }
 
     #[test]

@@ -195,17 +195,15 @@ impl CountingBloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: u128) -> bool {
         self.fetch_ahead(hash);
-        let probes = self.probes(hash);
-        let words = self.counters.words_mut();
         let mut all = true;
-        for pos in probes {
-            let word = &mut words[word_index(pos)];
-            let shift = nibble_shift(pos);
-            let count = (*word >> shift) & 15;
-            all &= count != 0;
-            // Saturating increment without a branch: add 1 unless the counter is at 15.
-            *word += u64::from(count != 15) << shift;
-        }
+        self.counters
+            .each_counter(self.probes(hash), |word, shift| {
+                let count = (*word >> shift) & 15;
+                all &= count != 0;
+                // Saturating increment without a branch: add 1 unless the counter is at 15.
+                *word += u64::from(count != 15) << shift;
+                true
+            });
         all
     }
 
@@ -315,29 +313,25 @@ impl CountingBloomFilter {
         // dirty cache lines). Present keys then pay one pass that checks and decrements.
         // Every line is asked for first, so all of them are on the way by then.
         self.fetch_ahead(hash);
-        let words = self.counters.words();
-        if self
-            .probes(hash)
-            .first(LEADING_PROBES)
-            .any(|pos| counter(words, pos) == 0)
-        {
+        let probes = self.probes(hash);
+        if !self.counters.all_set(probes.clone().first(LEADING_PROBES)) {
             return Err(Error::NotPresent);
         }
-        let probes = self.probes(hash);
-        let words = self.counters.words_mut();
         let mut saturated = true;
-        for (done, pos) in probes.clone().enumerate() {
-            let word = &mut words[word_index(pos)];
-            let shift = nibble_shift(pos);
+        let mut found_zero = false;
+        let taken = self.counters.each_counter(probes.clone(), |word, shift| {
             let count = (*word >> shift) & 15;
-            if count == 0 {
-                // An absent key whose zero lies beyond the first two counters (or a key that
-                // probes one counter more times than it holds): put back what was taken.
-                Self::undo_decrements(words, probes.first(done as u32));
-                return Err(Error::NotPresent);
-            }
+            found_zero = count == 0;
             saturated &= count == 15;
-            *word -= u64::from(count != 15) << shift;
+            // Saturating counters stay at 15; a zero stops the pass, unchanged.
+            *word -= u64::from(count != 15 && count != 0) << shift;
+            !found_zero
+        });
+        if found_zero {
+            // An absent key whose zero lies beyond the first two counters (or a key that
+            // probes one counter more times than it holds): put back what was taken.
+            Self::undo_decrements(self.counters.words_mut(), probes.first(taken - 1));
+            return Err(Error::NotPresent);
         }
         Ok(if saturated {
             Removed::Saturated
