@@ -717,9 +717,7 @@ impl KeyHashing for ParquetHash {
 
 #[inline(always)]
 fn keyed_hash<T: Hash + ?Sized>(key: &T, secret: &SecretKey) -> u64 {
-    let mut hasher = BufferedHasher::<crate::internal::siphash::Sip13>::new(secret.0);
-    key.hash(&mut hasher);
-    hasher.digest()
+    crate::internal::siphash::sip13_key(key, secret.0)
 }
 
 #[cfg(test)]

@@ -159,6 +159,15 @@ impl Digest for Sip13 {
     }
 }
 
+/// SipHash-1-3 under `key` of the bytes `k` writes, buffered (integers in their canonical
+/// width): the keyed scheme's hash of one key, which [`sip13_keys`] gives each key of a batch.
+#[inline(always)]
+pub(crate) fn sip13_key<T: Hash + ?Sized>(k: &T, key: [u64; 2]) -> u64 {
+    let mut hasher = BufferedHasher::<Sip13>::new(key);
+    k.hash(&mut hasher);
+    hasher.digest()
+}
+
 /// Lanes of [`sip13_keys`]: sixteen 64-bit lanes, two AVX-512 registers (four AVX2 ones).
 /// A SipHash is a chain of dependent steps, so one register's eight lanes leave the vector
 /// units waiting on each step's latency; two independent chains fill them. On an AMD EPYC
@@ -283,11 +292,6 @@ pub(crate) fn sip13_keys<T: Hash>(level: Level, keys: &[T], key: [u64; 2], out: 
 /// baseline instruction set allows.
 #[inline(always)]
 fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
-    let one = |k: &T| {
-        let mut hasher = BufferedHasher::<Sip13>::new(key);
-        k.hash(&mut hasher);
-        hasher.digest()
-    };
     let mut hashers: Option<[BufferedHasher<Sip13>; LANES]> = None;
     let mut groups = keys.chunks_exact(LANES);
     for group in &mut groups {
@@ -320,7 +324,7 @@ fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
             None => out.extend(hashers.iter().map(BufferedHasher::digest)),
         }
     }
-    out.extend(groups.remainder().iter().map(one));
+    out.extend(groups.remainder().iter().map(|k| sip13_key(k, key)));
 }
 
 /// [`sip13_keys`] built for AVX-512F.
