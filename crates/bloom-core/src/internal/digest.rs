@@ -643,6 +643,60 @@ mod tests {
         assert_eq!(caught(&[1u8, 2, 3, 4][..]), None);
     }
 
+    /// Any sequence of writes: when `WordOf` catches a word, a buffered hasher holds exactly
+    /// those 8 bytes; and a single integer write of at most 64 bits is always caught.
+    #[test]
+    fn caught_words_agree_with_the_buffer_on_any_writes() {
+        use proptest::prelude::*;
+        /// One `Hasher` call.
+        #[derive(Debug, Clone)]
+        enum Write {
+            U8(u8),
+            U32(u32),
+            I16(i16),
+            U64(u64),
+            U128(u128),
+            I128(i128),
+            Bytes(alloc::vec::Vec<u8>),
+        }
+        fn apply(writes: &[Write], hasher: &mut impl Hasher) {
+            for w in writes {
+                match w {
+                    Write::U8(v) => hasher.write_u8(*v),
+                    Write::U32(v) => hasher.write_u32(*v),
+                    Write::I16(v) => hasher.write_i16(*v),
+                    Write::U64(v) => hasher.write_u64(*v),
+                    Write::U128(v) => hasher.write_u128(*v),
+                    Write::I128(v) => hasher.write_i128(*v),
+                    Write::Bytes(b) => hasher.write(b),
+                }
+            }
+        }
+        let write = prop_oneof![
+            any::<u8>().prop_map(Write::U8),
+            any::<u32>().prop_map(Write::U32),
+            any::<i16>().prop_map(Write::I16),
+            any::<u64>().prop_map(Write::U64),
+            prop_oneof![any::<u64>().prop_map(u128::from), any::<u128>()].prop_map(Write::U128),
+            prop_oneof![any::<i64>().prop_map(i128::from), any::<i128>()].prop_map(Write::I128),
+            proptest::collection::vec(any::<u8>(), 0..12).prop_map(Write::Bytes),
+        ];
+        proptest!(|(writes in proptest::collection::vec(write, 0..4))| {
+            let mut catcher = WordOf::default();
+            apply(&writes, &mut catcher);
+            let caught = catcher.word.filter(|_| catcher.len == 8);
+            let mut buffered = BufferedHasher::<Seeded64>::new(0);
+            apply(&writes, &mut buffered);
+            let bytes = buffered.inline_bytes().expect("inline").to_vec();
+            if let Some(word) = caught {
+                prop_assert_eq!(word.to_le_bytes().to_vec(), bytes);
+            }
+            if let [Write::U8(_) | Write::U32(_) | Write::I16(_) | Write::U64(_)] = writes[..] {
+                prop_assert!(caught.is_some());
+            }
+        });
+    }
+
     #[test]
     fn xxh3_of_9_to_16_bytes_is_xxh3() {
         let mut state = 1u64;
