@@ -155,11 +155,17 @@ impl Layout for Classic {
 
     #[inline]
     fn insert_shared(&self, words: &[AtomicU64], hash: u128) -> bool {
+        self.check_words(words.len());
         let mut was_present = true;
-        for pos in self.probes(hash) {
-            let mask = 1u64 << (pos & 63);
-            was_present &= internal::or_relaxed(&words[(pos >> 6) as usize], mask);
-        }
+        self.probes(hash).all_pairs(|p, q| {
+            for pos in [p, q] {
+                // SAFETY: as in `insert`: positions are below `num_bits`, and `check_words`
+                // asserted a word for each.
+                let word = unsafe { words.get_unchecked((pos >> 6) as usize) };
+                was_present &= internal::or_relaxed(word, 1u64 << (pos & 63));
+            }
+            true
+        });
         was_present
     }
 
@@ -376,6 +382,20 @@ mod tests {
             let keys: Vec<u64> = SplitMix64(8).take(5_000).collect();
             filter.insert_all(&keys);
             assert_answers_as_the_definition(&filter, &keys, 9);
+        }
+    }
+
+    /// The atomic insert reports what the plain one reports (whether every bit was set
+    /// before) and sets the same bits, for odd and even probe counts.
+    #[test]
+    fn atomic_inserts_report_and_set_as_the_plain_ones() {
+        for k in [1, 2, 6, 7, 13] {
+            let mut plain = crate::BloomFilter::with_params(20_011, k).unwrap();
+            let atomic = crate::AtomicBloomFilter::with_params(20_011, k).unwrap();
+            for key in SplitMix64(k.into()).take(3_000).map(|x| x % 4_000) {
+                assert_eq!(atomic.insert(&key), plain.insert(&key), "k = {k}");
+            }
+            assert_eq!(atomic.into_plain(), plain, "k = {k}");
         }
     }
 
