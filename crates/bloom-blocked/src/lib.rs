@@ -176,9 +176,11 @@ pub type AtomicBlockedBloomFilter = Engine<Blocked, AtomicBitStore>;
 /// would, with the same kernels ([`Probe`]) and the same batch engine. The bytes may start at
 /// any address: the kernels read each block's 64 bytes where they lie (none of their loads
 /// needs alignment), one cache line where the payload lies on a 64-byte boundary and two
-/// where it does not ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says which). The format puts the payload 36 bytes into the frame, so a frame at the start
-/// of a page-aligned mapping takes the unaligned path, where a block spans two cache lines;
-/// docs/format.md ("Views") has its cost.
+/// where it does not ([`is_aligned`](BlockedBloomFilterRef::is_aligned) says which). The
+/// format puts the payload 64 bytes into the frame, so a frame at the start of a
+/// page-aligned mapping (or at any 64-byte boundary) reads each block from one cache line;
+/// a frame placed elsewhere takes the unaligned path, whose cost docs/format.md ("Views")
+/// gives.
 ///
 /// Opening does not read the checksum (it would read every byte):
 /// [`verify`](BlockedBloomFilterRef::verify) does, when the caller wants it;
