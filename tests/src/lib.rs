@@ -853,8 +853,9 @@ pub fn check_above_two_to_the_32<L: BlockLayout<Hash = u64>>(mut filter: Engine<
 }
 
 /// Checks that every kernel this CPU has gives the portable test's answers, single and batch,
-/// on `rounds` random filters of a layout of one 512-bit block per key, of random sizes and
-/// fills (block counts that are not powers of two included): filter `round` is
+/// on `rounds` random filters of a layout of one block per key, of random sizes and fills
+/// (block counts that are not powers of two included), and so does each filter's atomic twin
+/// under the portable test and under every kernel: filter `round` is
 /// `make(round, num_blocks)`, filled with distinct keys, the randomness seeded by `seed`.
 pub fn check_kernels_agree_with_portable<L: BlockLayout<Hash = u64>>(
     seed: u64,
@@ -876,8 +877,30 @@ pub fn check_kernels_agree_with_portable<L: BlockLayout<Hash = u64>>(
         let queries: Vec<u64> = (0..20_000).map(|_| rng.next_u64()).collect();
         let a = portable.contains_batch(&queries);
         assert!(a.iter().any(|&x| x), "some positives to compare");
+        // The atomic twin reads its words one atomic load at a time under the portable
+        // test, and in place under a kernel (below).
+        let atomic_portable = portable.clone().into_atomic();
+        assert_eq!(atomic_portable.probe(), Probe::Portable);
+        assert_eq!(
+            a,
+            atomic_portable.contains_batch(&queries),
+            "atomic, portable"
+        );
+        for (q, &expected) in queries.iter().zip(&a).take(2_000) {
+            assert_eq!(atomic_portable.contains(q), expected, "atomic, portable");
+        }
         for &probe in &available {
             let fast = f.clone().with_probe(probe).unwrap();
+            let atomic = fast.clone().into_atomic();
+            assert_eq!(
+                atomic.probe(),
+                fast.probe(),
+                "the atomic twin runs the kernel"
+            );
+            assert_eq!(a, atomic.contains_batch(&queries), "atomic, {probe:?}");
+            for (q, &expected) in queries.iter().zip(&a).take(2_000) {
+                assert_eq!(atomic.contains(q), expected, "atomic, {probe:?}");
+            }
             // A vector kernel runs: the one asked for, or (a layout of 256-bit blocks under
             // AVX-512) AVX2's.
             assert!(
@@ -895,6 +918,76 @@ pub fn check_kernels_agree_with_portable<L: BlockLayout<Hash = u64>>(
             }
         }
     }
+}
+
+/// Checks that an atomic filter answers "present" for every key whose insert returned
+/// before the query began, while other threads go on inserting into it: two writers insert
+/// their halves of `n` keys in order, each publishing how many it has inserted (`Release`),
+/// and two readers, until the writers are done, read those counts (`Acquire`) and query the
+/// newest published keys of each writer and a spread of older ones, one by one and in
+/// batches. Queries of atomic line layouts read a line in place with vector loads while
+/// inserts set bits in it: the check that no such read misses a bit set before it began.
+pub fn check_queries_during_inserts<L: bloom_core::engine::Layout>(
+    n: u64,
+    make: impl Fn(u64) -> Engine<L, bloom_core::engine::AtomicBitStore>,
+) {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let filter = make(n);
+    let keys: Vec<u64> = distinct_keys(0x5eed, n).collect();
+    let halves: Vec<&[u64]> = keys.chunks(keys.len().div_ceil(2)).collect();
+    let published: Vec<AtomicU64> = halves.iter().map(|_| AtomicU64::new(0)).collect();
+    let done = AtomicBool::new(false);
+    let checked = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = halves
+            .iter()
+            .zip(&published)
+            .map(|(half, count)| {
+                let filter = &filter;
+                s.spawn(move || {
+                    for (i, key) in half.iter().enumerate() {
+                        filter.insert(key);
+                        count.store(i as u64 + 1, Ordering::Release);
+                    }
+                })
+            })
+            .collect();
+        for reader in 0..2u64 {
+            let (filter, halves, published, done, checked) =
+                (&filter, &halves, &published, &done, &checked);
+            s.spawn(move || {
+                let mut rng = SplitMix64(reader);
+                let mut batch = Vec::with_capacity(64);
+                loop {
+                    // Read `done` first: the counts read after it are final once it is set.
+                    let finished = done.load(Ordering::Acquire);
+                    for (half, count) in halves.iter().zip(published) {
+                        let count = count.load(Ordering::Acquire) as usize;
+                        if count == 0 {
+                            continue;
+                        }
+                        batch.clear();
+                        batch.extend_from_slice(&half[count.saturating_sub(32)..count]);
+                        batch.extend((0..32).map(|_| half[rng.next_u64() as usize % count]));
+                        for key in &batch {
+                            assert!(filter.contains(key), "{key} inserted before the query");
+                        }
+                        assert!(filter.contains_batch(&batch).iter().all(|&b| b));
+                        checked.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                    }
+                    if finished {
+                        break;
+                    }
+                }
+            });
+        }
+        for writer in writers {
+            writer.join().unwrap();
+        }
+        done.store(true, Ordering::Release);
+    });
+    assert!(checked.into_inner() > 0, "the readers queried");
+    assert!(keys.iter().all(|k| filter.contains(k)));
 }
 
 /// Key `i` of a kind of keys, as the bytes a filter is given.

@@ -17,6 +17,18 @@ filter_suite!(atomic_split_block, AtomicSplitBlockBloomFilter);
 engine_suite!(engine, bloom_blocked::Blocked, seeded);
 engine_suite!(split_block_engine, bloom_blocked::SplitBlock);
 
+/// Queries running beside inserts (their kernels read a block in place) find every key
+/// inserted before they began.
+#[test]
+fn atomic_queries_during_inserts_find_every_inserted_key() {
+    bloom_tests::check_queries_during_inserts(100_000, |n| {
+        AtomicBlockedBloomFilter::new(n, 0.01).unwrap()
+    });
+    bloom_tests::check_queries_during_inserts(100_000, |n| {
+        AtomicSplitBlockBloomFilter::new(n, 0.01).unwrap()
+    });
+}
+
 /// The atomic split-block filter's inserts by value (`&self`) set the bits the owned
 /// filter's set, and report the same "was present".
 #[test]
@@ -38,6 +50,15 @@ fn atomic_split_block_inserts_by_value_as_the_owned_filter() {
     }
     assert_eq!(atomic.to_bytes(), owned.to_bytes());
     assert!((0..500i32).all(|i| atomic.contains_i32(i) && atomic.contains_i64(i64::from(i) << 33)));
+}
+
+/// Parquet's AVX2 test gives the portable answers on random filters of random sizes, the
+/// owned filter's and the atomic twin's (which runs it on its words in place).
+#[test]
+fn split_block_kernel_and_portable_agree_on_random_filters() {
+    bloom_tests::check_kernels_agree_with_portable(13, 24, |_, num_blocks| {
+        SplitBlockBloomFilter::with_params(num_blocks * 256, 8).unwrap()
+    });
 }
 
 /// The split-block layout's own formula (`expected_fpr`: the multiblock formula with 32-bit

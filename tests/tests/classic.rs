@@ -12,6 +12,14 @@ filter_suite!(plain, BloomFilter);
 filter_suite!(atomic, AtomicBloomFilter);
 engine_suite!(engine, bloom_classic::Classic, seeded);
 
+/// Queries running beside inserts find every key inserted before they began.
+#[test]
+fn atomic_queries_during_inserts_find_every_inserted_key() {
+    bloom_tests::check_queries_during_inserts(100_000, |n| {
+        AtomicBloomFilter::new(n, 0.01).unwrap()
+    });
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 

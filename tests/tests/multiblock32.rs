@@ -14,6 +14,15 @@ filter_suite!(atomic_multiblock32, AtomicMultiblock32BloomFilter);
 filter_suite!(keyed_multiblock32, Keyed<Multiblock32BloomFilter>);
 engine_suite!(engine, bloom_blocked::Multiblock32, seeded);
 
+/// Queries running beside inserts (the kernel reads a line in place) find every key
+/// inserted before they began.
+#[test]
+fn atomic_queries_during_inserts_find_every_inserted_key() {
+    bloom_tests::check_queries_during_inserts(100_000, |n| {
+        AtomicMultiblock32BloomFilter::new(n, 0.01).unwrap()
+    });
+}
+
 /// Every probe this CPU has gives the portable answers on random filters of random sizes and
 /// fills (block counts that are not powers of two included), single and batch, seeded and
 /// keyed.

@@ -148,5 +148,11 @@ fn main() {
             n,
             bloom_blocked::SplitBlockBloomFilter::new(n, 0.01)
         );
+        measure!(
+            wanted,
+            "atomic-split-block",
+            n,
+            bloom_blocked::AtomicSplitBlockBloomFilter::new(n, 0.01)
+        );
     }
 }

@@ -133,12 +133,13 @@ pub type BlockedBloomFilter = Engine<Blocked, BitStore>;
 ///
 /// An insert ORs the key's bits into the (at most eight) words of its block that need them,
 /// each with one `Relaxed` `fetch_or`, skipped when a `Relaxed` load shows the bits set
-/// already; a query is one `Relaxed` load per probe (at most 16). Relaxed is enough: bits only go from 0
-/// to 1 and nothing else is published through them, so a key is found by every query that
-/// starts after its insert returned (and the threads synchronised by any means). It answers
-/// exactly like a [`BlockedBloomFilter`] holding the same keys, has the same binary format,
-/// and converts to and from one without copying. Queries use the portable probe: the AVX2
-/// one reads a block with plain vector loads, which concurrent atomic writes forbid.
+/// already; a query reads the block's words as `Relaxed` loads would. Relaxed is enough:
+/// bits only go from 0 to 1 and nothing else is published through them, so a key is found
+/// by every query that starts after its insert returned (and the threads synchronised by
+/// any means). It answers exactly like a [`BlockedBloomFilter`] holding the same keys, has
+/// the same binary format, and converts to and from one without copying. Queries run the
+/// owning filter's kernel ([`Probe`]) on the block in place: its `asm!` loads read each
+/// aligned word whole, as `Relaxed` loads would, while other threads set bits in it.
 ///
 /// # Examples
 ///
@@ -254,8 +255,8 @@ pub type MultiblockBloomFilter = Engine<Multiblock, BitStore>;
 
 /// A [`MultiblockBloomFilter`] whose every method takes `&self`: inserts from any number of
 /// threads, lock-free (one `Relaxed` `fetch_or` per word whose bit is not set yet), queries
-/// with the portable test. The same bytes as the owning filter, converted to and from it
-/// without copying.
+/// with the owning filter's kernel reading the line in place. The same bytes as the owning
+/// filter, converted to and from it without copying.
 ///
 /// # Examples
 ///
@@ -330,8 +331,8 @@ pub type Multiblock32BloomFilter = Engine<Multiblock32, BitStore>;
 
 /// A [`Multiblock32BloomFilter`] whose every method takes `&self`: inserts from any number
 /// of threads, lock-free (one `Relaxed` `fetch_or` per 64-bit word whose bits are not set
-/// yet), queries with the portable test. The same bytes as the owning filter, converted to
-/// and from it without copying.
+/// yet), queries with the owning filter's kernel reading the line in place. The same bytes
+/// as the owning filter, converted to and from it without copying.
 ///
 /// # Examples
 ///
@@ -424,9 +425,10 @@ pub type SplitBlockBloomFilter = Engine<SplitBlock, BitStore>;
 
 /// A [`SplitBlockBloomFilter`] whose every method takes `&self` (`insert_i64` and the other
 /// inserts by value too): inserts from any number of threads, lock-free (one `Relaxed`
-/// `fetch_or` per 64-bit word whose bits are not set yet), queries with the portable test. The same bytes as the owning filter, converted to
-/// and from it without copying: threads of a Parquet writer can fill one column chunk's
-/// filter together.
+/// `fetch_or` per 64-bit word whose bits are not set yet), queries with the owning filter's
+/// kernel reading the block in place. The same bytes as the owning filter, converted to and
+/// from it without copying: threads of a Parquet writer can fill one column chunk's filter
+/// together.
 ///
 /// # Examples
 ///

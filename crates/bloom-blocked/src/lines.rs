@@ -75,6 +75,11 @@ pub(crate) trait LineLayout: Copy {
     /// The kernel's test of the key of `g` on a line's 64 bytes (little-endian words).
     fn test_line(&self, line: &[u8; 64], g: u64) -> bool;
 
+    /// The vector kernel's test of the key of `g` on a line of atomic words, read in place
+    /// while other threads may be setting bits in it; `None` where the kernel is the
+    /// portable one, whose caller reads the words one atomic load at a time.
+    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool>;
+
     /// The key of `g`'s bits as the line's eight words.
     fn mask(&self, g: u64) -> [u64; LINE_WORDS];
 
@@ -176,8 +181,7 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     );
 }
 
-/// The test of the line at word `first` of `store`: the kernel on the line's bytes where
-/// the storage lends them, the portable test of its words where it does not.
+/// The test of the line at word `first` of `store` ([`test_at`]).
 ///
 /// # Safety
 ///
@@ -189,11 +193,43 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
     first: usize,
     g: u64,
 ) -> bool {
-    let base = store.base();
+    // SAFETY: the caller's contract.
+    unsafe {
+        test_at::<L, S>(layout, store.base(), first, g, |line, g| {
+            layout.test_line(line, g)
+        })
+    }
+}
+
+/// The test of the line at word `first` of the store `base` is of: `test` on the line's
+/// bytes where the storage lends them, the kernel on atomic words read in place where the
+/// layout has one, else the portable test of its words read one by one.
+///
+/// # Safety
+///
+/// `base` must be of a live store holding `layout`'s lines and `first` be the first word of
+/// one of them.
+#[inline(always)]
+unsafe fn test_at<L: LineLayout, S: Storage>(
+    layout: &L,
+    base: S::Base,
+    first: usize,
+    g: u64,
+    test: impl FnOnce(&[u8; 64], u64) -> bool,
+) -> bool {
     if S::LINES {
         // SAFETY: the caller's contract puts the line's eight words in the store, which
         // `base` is of.
-        return layout.test_line(unsafe { S::line(base, first) }, g);
+        return test(unsafe { S::line(base, first) }, g);
+    }
+    if S::SHARED_LINES {
+        // SAFETY: a storage of shared lines holds `AtomicU64` words (`Storage::SHARED_LINES`),
+        // and the caller's contract puts words `first..first + 8` in it, live while `base`
+        // is borrowed.
+        let line = unsafe { &*S::address(base, first).cast::<[AtomicU64; LINE_WORDS]>() };
+        if let Some(answer) = layout.test_shared(line, g) {
+            return answer;
+        }
     }
     let line = S::advance(base, first);
     // SAFETY: as above, for each of the line's words, read from the line's base.
@@ -306,14 +342,9 @@ impl<L: LineLayout, S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: 
 
     #[inline(always)]
     fn test(&self, (first, g): (usize, u64)) -> bool {
-        if S::LINES {
-            // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
-            // `locate` picked a line below `num_lines`.
-            return (self.test)(unsafe { S::line(self.base, first) }, g);
-        }
-        let line = S::advance(self.base, first);
-        // SAFETY: as above, for each of the line's words, read from the line's base.
-        self.layout.test_words(|w| unsafe { S::read(line, w) }, g)
+        // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
+        // `locate` picked a line below `num_lines`.
+        unsafe { test_at::<L, S>(self.layout, self.base, first, g, &self.test) }
     }
 
     #[inline(always)]

@@ -359,6 +359,22 @@ impl LineLayout for Multiblock {
             VectorKernel::Portable => test_le_bytes(line, f),
         }
     }
+
+    #[inline(always)]
+    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], f: u64) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        let shared = crate::probe::avx2::Line::shared(line);
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            VectorKernel::Avx2(t) => Some(crate::probe::avx2::multi_contains(t, shared, f)),
+            #[cfg(target_arch = "x86_64")]
+            VectorKernel::Avx512(t) => Some(crate::probe::avx2::multi_contains_512(t, shared, f)),
+            VectorKernel::Portable => {
+                let _ = (line, f);
+                None
+            }
+        }
+    }
 }
 
 #[cfg(test)]

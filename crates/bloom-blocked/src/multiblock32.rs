@@ -302,6 +302,17 @@ impl LineLayout for Multiblock32 {
         }
         test_le_bytes(line, g)
     }
+
+    #[inline(always)]
+    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let VectorKernel::Avx2(t) = self.kernel {
+            let shared = crate::probe::avx2::Line::shared(line);
+            return Some(crate::probe::avx2::multi32_contains(t, shared, g));
+        }
+        let _ = (line, g);
+        None
+    }
 }
 
 #[cfg(test)]

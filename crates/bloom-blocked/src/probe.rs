@@ -66,6 +66,8 @@ pub(crate) const PROBE_SALT: [u32; 16] = [
     0x9e37_79b1,
 ];
 
+use core::sync::atomic::AtomicU64;
+
 pub use bloom_core::engine::Probe;
 
 /// The word a key's positions come from (see the module docs): the hash times the 64-bit
@@ -323,6 +325,29 @@ impl Kernel {
         self.contains_in(bytes, g, |bytes, g, k| contains_le_bytes(bytes, g, k))
     }
 
+    /// The vector kernel's test of a block of atomic words read in place
+    /// ([`avx2::Line::shared`]); `None` for the portable kind.
+    #[inline(always)]
+    pub(crate) fn contains_shared(&self, block: &[AtomicU64; 8], g: u64) -> Option<bool> {
+        let k = self.num_hashes;
+        #[cfg(target_arch = "x86_64")]
+        let line = avx2::Line::shared(block);
+        match self.kind {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2(token) => Some(avx2::contains8(token, line, g, k)),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2Wide(token) => Some(avx2::contains16(token, line, g, k)),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512(token) => Some(avx2::contains512(token, line, g, k)),
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512Narrow(token) => Some(avx2::contains8_512(token, line, g, k)),
+            Kind::Portable => {
+                let _ = (block, g, k);
+                None
+            }
+        }
+    }
+
     /// The kernel's test of `block`, `portable` for the portable kind.
     #[inline(always)]
     fn contains_in<'b, B: ?Sized>(
@@ -411,8 +436,26 @@ impl SplitKernel {
     pub(crate) fn contains(self, block: &[u8; 32], x: u32) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
-            SplitKernel::Avx2(token) => avx2::split_contains(token, block, x),
+            SplitKernel::Avx2(token) => avx2::split_contains(token, block.into(), x),
             SplitKernel::Portable => split_contains_le_bytes(block, x),
+        }
+    }
+
+    /// Parquet's check of `x` in a block of four atomic words read in place
+    /// ([`avx2::Line`]); `None` for the portable kind.
+    #[inline(always)]
+    pub(crate) fn contains_shared(self, block: &[AtomicU64; 4], x: u32) -> Option<bool> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            SplitKernel::Avx2(token) => Some(avx2::split_contains(
+                token,
+                avx2::Line::shared_block(block),
+                x,
+            )),
+            SplitKernel::Portable => {
+                let _ = (block, x);
+                None
+            }
         }
     }
 
@@ -516,6 +559,8 @@ pub(crate) mod avx2 {
 
     use core::arch::asm;
     use core::arch::x86_64::*;
+    use core::marker::PhantomData;
+    use core::sync::atomic::AtomicU64;
 
     use super::{Block, PROBE_SALT, SALT};
 
@@ -523,16 +568,31 @@ pub(crate) mod avx2 {
     /// register declared clobbered (all sixteen `xmm`, which in LLVM's model covers the whole
     /// `ymm`/`zmm` register; see the module docs) and the options every kernel has: it reads
     /// memory, writes none, and uses no stack.
+    ///
+    /// `shared: SHARED;` first makes the options depend on the kernel's [`Line`]: a line of
+    /// atomic words that other threads may be writing is read without `pure`, so the
+    /// compiler neither merges nor hoists two reads of it (as it would not merge two atomic
+    /// loads of a word that may change), where a line of plain memory keeps `pure`.
     macro_rules! vector_asm {
-        ($($body:tt)*) => {
+        (shared: $shared:expr; $($body:tt)*) => {
+            if $shared {
+                vector_asm!(@options(readonly, nostack) $($body)*)
+            } else {
+                vector_asm!($($body)*)
+            }
+        };
+        (@options($($option:ident),*) $($body:tt)*) => {
             asm!(
                 $($body)*
                 out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
                 out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
                 out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
                 out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(pure, readonly, nostack),
+                options($($option),*),
             )
+        };
+        ($($body:tt)*) => {
+            vector_asm!(@options(pure, readonly, nostack) $($body)*)
         };
     }
 
@@ -548,35 +608,85 @@ pub(crate) mod avx2 {
     }
 
     /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
-    /// filter, or a view's block at any address as the format's little-endian bytes, which on
-    /// x86_64 (little-endian) are the block's words as they would be in memory. Made only from
-    /// a reference to 64 bytes, so the kernels may read all of them for the borrow's life;
-    /// none of their instructions needs the bytes aligned.
+    /// filter, a view's block at any address as the format's little-endian bytes (which on
+    /// x86_64, little-endian, are the block's words as they would be in memory), or
+    /// (`SHARED`) a block of atomic words that other threads may be setting bits in. Made from
+    /// a reference to 64 bytes, or to eight atomic words, so the kernels may read all of them
+    /// for the borrow's life; none of their instructions needs the bytes aligned.
+    ///
+    /// A shared line is read by the `asm!` in place, never through a Rust reference to its
+    /// bytes (which would claim they do not change). The asm's loads are the hardware's:
+    /// x86-64 reads each naturally aligned 8-byte word of a vector load in one access (Intel
+    /// SDM Vol. 3A, 9.1.1: wider SSE and AVX accesses "may be implemented using multiple
+    /// memory accesses" of at most a quadword each, and an aligned quadword access is atomic;
+    /// AMD APM Vol. 2, 7.3.2), so a kernel reads what eight `Relaxed` loads of the words could
+    /// have read, a whole value of each word, never a torn one. Its asm is not `pure`
+    /// ([`vector_asm!`]).
     #[derive(Debug, Clone, Copy)]
-    pub(crate) struct Line<'a>(&'a [u8; 64]);
+    pub(crate) struct Line<'a, const SHARED: bool = false, const N: usize = 64> {
+        first: *const u8,
+        bytes: PhantomData<&'a [u8; N]>,
+    }
 
-    impl<'a> Line<'a> {
+    impl<const SHARED: bool, const N: usize> Line<'_, SHARED, N> {
         /// The first byte, for the asm.
         #[inline(always)]
         fn as_ptr(self) -> *const u8 {
-            self.0.as_ptr()
+            self.first
+        }
+    }
+
+    impl<'a> Line<'a, true> {
+        /// The line of eight atomic words, read in place by the kernels.
+        #[inline(always)]
+        pub(crate) fn shared(words: &'a [AtomicU64; 8]) -> Line<'a, true> {
+            Line {
+                first: words.as_ptr().cast(),
+                bytes: PhantomData,
+            }
+        }
+    }
+
+    impl<'a> Line<'a, true, 32> {
+        /// A split block of four atomic words, read in place by its kernel.
+        #[inline(always)]
+        pub(crate) fn shared_block(words: &'a [AtomicU64; 4]) -> Line<'a, true, 32> {
+            Line {
+                first: words.as_ptr().cast(),
+                bytes: PhantomData,
+            }
+        }
+    }
+
+    impl<'a> From<&'a [u8; 32]> for Line<'a, false, 32> {
+        #[inline(always)]
+        fn from(bytes: &'a [u8; 32]) -> Line<'a, false, 32> {
+            Line {
+                first: bytes.as_ptr(),
+                bytes: PhantomData,
+            }
         }
     }
 
     impl<'a> From<&'a Block> for Line<'a> {
         #[inline(always)]
         fn from(block: &'a Block) -> Line<'a> {
-            // SAFETY: `Block` is 64 bytes of plain `u64` words with no padding (the
-            // `BlockType` contract), so its memory is 64 initialised bytes, borrowed for `'a`;
-            // `[u8; 64]` has alignment 1.
-            Line(unsafe { &*(block as *const Block).cast::<[u8; 64]>() })
+            // `Block` is 64 bytes of plain `u64` words with no padding, so its memory is 64
+            // initialised bytes, borrowed for `'a`.
+            Line {
+                first: (block as *const Block).cast(),
+                bytes: PhantomData,
+            }
         }
     }
 
     impl<'a> From<&'a [u8; 64]> for Line<'a> {
         #[inline(always)]
         fn from(bytes: &'a [u8; 64]) -> Line<'a> {
-            Line(bytes)
+            Line {
+                first: bytes.as_ptr(),
+                bytes: PhantomData,
+            }
         }
     }
 
@@ -630,7 +740,12 @@ pub(crate) mod avx2 {
     /// blend on the position's top bit, which is the product's sign), shifts the word by the
     /// position's low five bits, and all used lanes must then hold a one.
     #[inline(always)]
-    pub(crate) fn contains8(_: Avx2, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains8<const SHARED: bool>(
+        _: Avx2,
+        block: Line<'_, SHARED>,
+        g: u64,
+        num_hashes: u32,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is the
         // 64 bytes `block` points at (readable while it lives; `vpermd`'s memory operand
@@ -640,6 +755,7 @@ pub(crate) mod avx2 {
         // every vector register clobbered and ends with `vzeroupper` (see the module docs).
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
@@ -673,12 +789,18 @@ pub(crate) mod avx2 {
     /// [`contains8`] for 9 to 16 probes: two passes, lanes 0..8 and 8..16, whose results are
     /// combined before the one test.
     #[inline(always)]
-    pub(crate) fn contains16(_: Avx2, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains16<const SHARED: bool>(
+        _: Avx2,
+        block: Line<'_, SHARED>,
+        g: u64,
+        num_hashes: u32,
+    ) -> bool {
         let present: u8;
         // SAFETY: as in `contains8`; the memory read is the 64 bytes `block` points at, bytes
         // 0..128 of `CONSTS` and the 64 bytes of a row of its `unused` table.
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpmulld ymm3, ymm0, ymmword ptr [{c} + 32]",
@@ -719,7 +841,12 @@ pub(crate) mod avx2 {
     /// `vpermd` fetches every probe's word and one rotate moves its bit to bit 0. The 16
     /// lanes are folded to 8 and tested with `vptest`, so no mask register is touched.
     #[inline(always)]
-    pub(crate) fn contains512(_: Avx512, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains512<const SHARED: bool>(
+        _: Avx512,
+        block: Line<'_, SHARED>,
+        g: u64,
+        num_hashes: u32,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
         // memory read is the 64 bytes `block` points at (no alignment needed by an EVEX
@@ -729,6 +856,7 @@ pub(crate) mod avx2 {
         // sixteen clobbered and ends with `vzeroupper`.
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vpbroadcastq zmm0, {g}",
                 "vpmulld zmm0, zmm0, zmmword ptr [{c}]",
                 "vpsrld zmm1, zmm0, 28",
@@ -756,7 +884,12 @@ pub(crate) mod avx2 {
     /// from either half of the block (its index's bit 3 picks the half), and one rotate moves
     /// its bit to bit 0, with no mask and no blend: 11 instructions against 14.
     #[inline(always)]
-    pub(crate) fn contains8_512(_: Avx512, block: Line<'_>, g: u64, num_hashes: u32) -> bool {
+    pub(crate) fn contains8_512<const SHARED: bool>(
+        _: Avx512,
+        block: Line<'_, SHARED>,
+        g: u64,
+        num_hashes: u32,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and VL, which the token proves. The memory
         // read is the 64 bytes `block` points at (`vmovdqu` and the EVEX memory operand need
@@ -766,6 +899,7 @@ pub(crate) mod avx2 {
         // declares all sixteen clobbered and ends with `vzeroupper`.
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vpbroadcastq ymm0, {g}",
                 "vpmulld ymm0, ymm0, ymmword ptr [{c}]",
                 "vpsrld ymm1, ymm0, 28",
@@ -813,7 +947,11 @@ pub(crate) mod avx2 {
     /// right by field i of `g` (six bits, masked), and `vptest` says whether bit 0 of every
     /// lane is set. No multiplication.
     #[inline(always)]
-    pub(crate) fn multi_contains(_: Avx2, line: Line<'_>, g: u64) -> bool {
+    pub(crate) fn multi_contains<const SHARED: bool>(
+        _: Avx2,
+        line: Line<'_, SHARED>,
+        g: u64,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is
         // the 64 bytes `line` points at (`vmovdqu` needs no alignment) and the 128 bytes of
@@ -821,6 +959,7 @@ pub(crate) mod avx2 {
         // declares every vector register clobbered and ends with `vzeroupper`.
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpsrlvq ymm1, ymm0, ymmword ptr [{c}]",
@@ -853,7 +992,11 @@ pub(crate) mod avx2 {
     /// each word's bit to bit 0, and the lanes are folded to 256 bits for `vptest`, so no
     /// mask register is touched.
     #[inline(always)]
-    pub(crate) fn multi_contains_512(_: Avx512, line: Line<'_>, g: u64) -> bool {
+    pub(crate) fn multi_contains_512<const SHARED: bool>(
+        _: Avx512,
+        line: Line<'_, SHARED>,
+        g: u64,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
         // memory read is the 64 bytes `line` points at (an unaligned load) and bytes 0..96
@@ -862,6 +1005,7 @@ pub(crate) mod avx2 {
         // clobbered and ends with `vzeroupper`.
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vpbroadcastq zmm0, {g}",
                 "vpsrlvq zmm0, zmm0, zmmword ptr [{c}]",
                 "vmovdqu64 zmm1, zmmword ptr [{line}]",
@@ -907,7 +1051,11 @@ pub(crate) mod avx2 {
     /// `g` names: lane i shifts 32-bit word i right by field i of `g` (five bits, masked),
     /// and `vptest` says whether bit 0 of every lane is set. No multiplication.
     #[inline(always)]
-    pub(crate) fn multi32_contains(_: Avx2, line: Line<'_>, g: u64) -> bool {
+    pub(crate) fn multi32_contains<const SHARED: bool>(
+        _: Avx2,
+        line: Line<'_, SHARED>,
+        g: u64,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is
         // the 32 bytes at `half`, inside the 64 bytes `line` points at (`vmovdqu` needs no
@@ -917,6 +1065,7 @@ pub(crate) mod avx2 {
         unsafe {
             let half = line.as_ptr().add(32 * (g >> 63) as usize);
             vector_asm!(
+                shared: SHARED;
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpsrlvq ymm0, ymm0, ymmword ptr [{c}]",
@@ -951,7 +1100,11 @@ pub(crate) mod avx2 {
     /// `(x * SALT[j]) >> 27` in one 256-bit register, one bit per word, then `vptest`'s carry
     /// says that `~block & mask` is zero.
     #[inline(always)]
-    pub(crate) fn split_contains(_: Avx2, block: &[u8; 32], x: u32) -> bool {
+    pub(crate) fn split_contains<const SHARED: bool>(
+        _: Avx2,
+        block: Line<'_, SHARED, 32>,
+        x: u32,
+    ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the `Avx2` token proves. The memory read
         // is `SPLIT_CONSTS`, a 64-byte static aligned to 32 (the eight salts, then eight
@@ -961,6 +1114,7 @@ pub(crate) mod avx2 {
         // with `vzeroupper` (see the module docs).
         unsafe {
             vector_asm!(
+                shared: SHARED;
                 "vmovd xmm0, {x:e}",
                 "vpbroadcastd ymm0, xmm0",
                 "vpmulld ymm0, ymm0, ymmword ptr [{consts}]",
@@ -1271,7 +1425,7 @@ mod tests {
                     out
                 };
                 let x = next() as u32;
-                let fast = avx2::split_contains(token, &bytes(&split), x);
+                let fast = avx2::split_contains(token, (&bytes(&split)).into(), x);
                 assert_eq!(fast, split_contains_words(|w| split[w], x));
                 assert_eq!(fast, split_contains_le_bytes(&bytes(&split), x));
                 let mut a = split;
@@ -1279,7 +1433,7 @@ mod tests {
                 let fast = avx2::split_insert(token, &mut a, x);
                 assert_eq!(fast, split_insert_words(&mut b, x));
                 assert_eq!(a, b);
-                assert!(avx2::split_contains(token, &bytes(&a), x));
+                assert!(avx2::split_contains(token, (&bytes(&a)).into(), x));
             }
         }
     }

@@ -110,6 +110,15 @@ impl SplitBlock {
             // `base` is of.
             return self.kernel.contains(unsafe { S::line(base, first) }, x);
         }
+        if S::SHARED_LINES {
+            // SAFETY: a storage of shared lines holds `AtomicU64` words
+            // (`Storage::SHARED_LINES`), and the caller's contract puts the block's four in
+            // the store, live while `base` is borrowed.
+            let block = unsafe { &*S::address(base, first).cast::<[AtomicU64; 4]>() };
+            if let Some(answer) = self.kernel.contains_shared(block, x) {
+                return answer;
+            }
+        }
         let block = S::advance(base, first);
         // SAFETY: as above, for each of the block's words, read from the block's base.
         split_contains_words(|w| unsafe { S::read(block, w) }, x)

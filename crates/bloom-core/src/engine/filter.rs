@@ -47,14 +47,10 @@ impl<L: Layout, S: Storage> Engine<L, S> {
         &self.layout
     }
 
-    /// The implementation of the test this filter runs ([`Probe`]); over atomic words,
-    /// always the portable one.
+    /// The implementation of the test this filter runs ([`Probe`]), over every storage (the
+    /// kernels read atomic words in place too: [`Storage::SHARED_LINES`]).
     pub fn probe(&self) -> Probe {
-        if S::LINES {
-            self.layout.probe()
-        } else {
-            Probe::Portable
-        }
+        self.layout.probe()
     }
 
     /// Runs `probe`'s implementation of the test from now on; the answers do not change.

@@ -200,7 +200,8 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
 ///
 /// Filters pick [`Probe::best`] when built; `with_probe` forces one (to compare them, or to
 /// rule out a SIMD path), and `probe` says which runs. A layout without vector kernels (the
-/// classic one), and any filter over atomic words, runs [`Probe::Portable`].
+/// classic one) runs [`Probe::Portable`]; over atomic words the kernels read a block in
+/// place ([`Storage::SHARED_LINES`](super::Storage::SHARED_LINES)).
 ///
 /// # Examples
 ///

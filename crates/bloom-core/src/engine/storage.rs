@@ -86,6 +86,17 @@ pub trait Storage: sealed::Sealed {
     /// [`num_words`](Storage::num_words).
     unsafe fn line<'b, const N: usize>(base: Self::Base, first: usize) -> &'b [u8; N];
 
+    /// Whether the words are atomic ones that other threads may be setting bits in while a
+    /// query reads them: they lend no bytes ([`LINES`](Storage::LINES) is false), but a
+    /// vector kernel written in `asm!` may read a block in place through
+    /// [`address`](Storage::address), since x86-64 reads each aligned 8-byte word of a
+    /// vector load in one access (`docs/design.md`, "The atomic filter").
+    const SHARED_LINES: bool = false;
+
+    /// The address of word `index` from `base` (computed without a claim that it lies in the
+    /// array; reading through it is what needs one).
+    fn address(base: Self::Base, index: usize) -> *const u8;
+
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
     fn footprint(&self) -> usize;
@@ -157,6 +168,14 @@ impl<W: Word> Storage for Bits<W> {
     /// Plain words in memory are their little-endian bytes on a little-endian machine;
     /// atomic words lend no bytes.
     const LINES: bool = W::PLAIN && cfg!(target_endian = "little");
+
+    /// Atomic words are shared; their lines go to the kernels by address.
+    const SHARED_LINES: bool = !W::PLAIN;
+
+    #[inline(always)]
+    fn address(base: *const W, index: usize) -> *const u8 {
+        base.wrapping_add(index).cast()
+    }
 
     #[inline(always)]
     unsafe fn line<'b, const N: usize>(base: *const W, first: usize) -> &'b [u8; N] {
@@ -263,6 +282,11 @@ impl Storage for LeBits<'_> {
     }
 
     const LINES: bool = true;
+
+    #[inline(always)]
+    fn address(base: *const u8, index: usize) -> *const u8 {
+        base.wrapping_add(index * 8)
+    }
 
     #[inline(always)]
     unsafe fn line<'b, const N: usize>(base: *const u8, first: usize) -> &'b [u8; N] {
