@@ -351,6 +351,17 @@ mod tests {
         }
     }
 
+    /// Bits per key far outside any filter's still give a k in range, and promptly (the rate
+    /// sum once ran for minutes at 1e-300 bits per key).
+    #[test]
+    fn k_for_extreme_bits_per_key() {
+        for bits_per_key in [1e-300, 1e-9, 0.01, 1e9, f64::MAX] {
+            let k = optimal_num_hashes(bits_per_key);
+            assert!((1..=MAX_PROBES).contains(&k), "{bits_per_key}: {k}");
+        }
+        assert_eq!(optimal_num_hashes(1e-300), 1);
+    }
+
     #[test]
     fn sizing_meets_the_target_with_few_bits() {
         let p = Params::for_items(1_000_000, 0.01).unwrap();

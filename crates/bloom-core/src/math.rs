@@ -456,7 +456,23 @@ fn blocked_mixture<F: Float, R: Fn(f64) -> f64>(
 
 /// `Σ_i Pois(i; λ) f(i)`, summed outwards from the mode until the pmf is below 1e-18 and
 /// renormalised by the mass summed.
+///
+/// The pmf spans about 18 √λ counts. From [`STRIDED_FROM`] keys a block on (far past any
+/// filter's fill: a 512-bit block at 1% holds about 50) the sum takes every `step`-th count,
+/// `step` about √λ / 256, each standing for its neighbours (the pmf and the block's rate
+/// barely change over `step` counts), so it costs a few thousand terms at any λ; and past
+/// [`MEAN_FROM`], where even that step would be lost in the float (`i + step == i`) and
+/// √λ / λ is below 1e-12, it is the rate at the mean. Without the stride the loop ran
+/// 18 √λ times (seconds from λ = 2^40) and never ended past 2^53, where `i + 1 == i`.
 fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
+    if lambda >= MEAN_FROM {
+        return f(lambda);
+    }
+    let step = if lambda < STRIDED_FROM {
+        1.0
+    } else {
+        F::floor(F::powf(lambda, 0.5) / 256.0)
+    };
     let mode = F::floor(lambda);
     let ln_pmf = |i: f64| -> f64 { i * F::ln(lambda) - lambda - ln_gamma::<F>(i + 1.0) };
     let (mut total, mut mass) = (0.0, 0.0);
@@ -468,9 +484,9 @@ fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
         if pmf < 1e-18 && i > lambda {
             break;
         }
-        i += 1.0;
+        i += step;
     }
-    let mut i = mode - 1.0;
+    let mut i = mode - step;
     while i >= 0.0 {
         let pmf = F::exp(ln_pmf(i));
         total += pmf * f(i);
@@ -478,10 +494,16 @@ fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
         if pmf < 1e-18 {
             break;
         }
-        i -= 1.0;
+        i -= step;
     }
     total / mass
 }
+
+/// Keys a block from which [`poisson_mixture`] sums every `step`-th count: 2^20.
+const STRIDED_FROM: f64 = (1u64 << 20) as f64;
+
+/// Keys a block from which [`poisson_mixture`] is the rate at the mean: 2^80.
+const MEAN_FROM: f64 = (1u128 << 80) as f64;
 
 /// `ln Γ(x)` for x ≥ 1, by the Lanczos approximation (g = 7, n = 9; Numerical Recipes, 3rd
 /// ed., §6.1), accurate to about 1e-15 relative.
@@ -554,7 +576,7 @@ pub fn blocked_num_bits(
 /// ```
 #[doc(hidden)]
 pub fn smallest_fitting(mut lo: u64, mut hi: u64, fits: impl Fn(u64) -> bool) -> u64 {
-    while hi - lo > 1 {
+    while hi > lo && hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid) {
             hi = mid;
@@ -841,5 +863,57 @@ mod tests {
     #[test]
     fn lower_bound() {
         assert!((bits_per_key_lower_bound(0.01) - 6.643_856).abs() < 1e-6);
+    }
+
+    /// The mixture's mean and second moment are the Poisson's (λ and λ + λ²), below the
+    /// stride, across it and far above it, where the sum takes every `step`-th count or the
+    /// mean alone.
+    #[test]
+    fn poisson_mixture_has_the_poisson_moments_at_every_scale() {
+        for lambda in [
+            0.5,
+            10.0,
+            1e3,
+            STRIDED_FROM - 1.0,
+            STRIDED_FROM + 7.0,
+            1e9,
+            1e15,
+            2f64.powi(60),
+            1e30,
+        ] {
+            // The pmf's logarithm loses digits to cancellation as λ grows (`i ln λ` and λ
+            // are near 3.5e16 at λ = 1e15), hence the looser bound there.
+            let tolerance = if lambda < 1e12 { 1e-9 } else { 1e-5 };
+            let mean = poisson_mixture::<Native>(lambda, |i| i);
+            assert!(
+                (mean / lambda - 1.0).abs() < tolerance,
+                "λ {lambda}: mean {mean}"
+            );
+            let second = poisson_mixture::<Native>(lambda, |i| i * i);
+            let expected = lambda + lambda * lambda;
+            assert!(
+                (second / expected - 1.0).abs() < tolerance.max(1e-6),
+                "λ {lambda}: second moment {second} against {expected}"
+            );
+        }
+    }
+
+    /// Rates of filters holding far more keys than bits, or of blocks larger than the
+    /// filter, are computed (near 1), where the sum once ran without end.
+    #[test]
+    fn rates_of_absurd_fills_end() {
+        for p in [
+            blocked_fpr(1024, 512, 7, u64::MAX),
+            blocked_fpr_distinct(1024, 512, 7, u64::MAX),
+            blocked_fpr_replacement(1024, 512, 7, u64::MAX),
+            blocked_fpr_replacement(1 << 20, 512, 7, 1 << 40),
+            multiblock_fpr(1024, 64, 8, u64::MAX),
+            multiblock_fpr(512, 32, 8, 1 << 53),
+        ] {
+            assert!((0.99..=1.0).contains(&p), "{p}");
+        }
+        // A block larger than the filter: a number, if not a meaningful one.
+        assert!((0.0..=1.0).contains(&blocked_fpr(512, u64::MAX, 7, 100)));
+        assert_eq!(smallest_fitting(10, 5, |_| true), 5);
     }
 }
