@@ -428,6 +428,21 @@ fn bad_headers_are_errors() {
             Err(Error::Corrupt { .. })
         ));
     }
+    // More hashes than bits (and than 255): no Spark writes it, and every query would run
+    // through them all.
+    let bits = SparkBloomFilter::from_bytes(v2).unwrap().bit_size();
+    let most = bits.max(255) as i32;
+    assert!(SparkBloomFilter::from_bytes(&with(v2, 4, &most.to_be_bytes())).is_ok());
+    for k in [most + 1, i32::MAX] {
+        assert!(matches!(
+            SparkBloomFilter::from_bytes(&with(v2, 4, &k.to_be_bytes())),
+            Err(Error::Corrupt { .. })
+        ));
+        assert!(matches!(
+            SparkBloomFilter::read_from(&with(v1, 4, &k.to_be_bytes())[..]),
+            Err(Error::Corrupt { .. })
+        ));
+    }
     for words in [0i32, -1, i32::MIN] {
         assert!(matches!(
             SparkBloomFilter::from_bytes(&with(v1, 8, &words.to_be_bytes())),

@@ -375,8 +375,8 @@ impl<F: Format> JvmBloomFilter<F> {
     /// # Errors
     ///
     /// [`Error::Truncated`] when the input ends early; the format's errors for its header
-    /// fields (the type's docs); [`Error::Corrupt`] for a word count below 1 or trailing
-    /// bytes.
+    /// fields (the type's docs); [`Error::Corrupt`] for a word count below 1, more than 255
+    /// hashes and more hashes than bits, or trailing bytes.
     ///
     /// # Examples
     ///
@@ -414,12 +414,23 @@ impl<F: Format> JvmBloomFilter<F> {
         Self::decode(&mut Stream(reader))
     }
 
+    /// The header, then the words; k at most the bit count where it is above 255. Spark
+    /// writes no more hashes than bits (its `m / n ln 2` is below m for any n), Guava's k is
+    /// a byte (any of which its reader takes), and a corrupt Spark k of up to 2^31 would make
+    /// every query of a small filter run for seconds.
     fn decode(fields: &mut impl Fields) -> Result<Self, Error> {
         let (format, num_hashes) = F::decode(fields)?;
+        let bits = fields.bits()?;
+        if u64::from(num_hashes) > bits.bit_size().max(255) {
+            return Err(Error::corrupt(format!(
+                "{num_hashes} hash functions for {} bits: more hashes than bits",
+                bits.bit_size()
+            )));
+        }
         Ok(JvmBloomFilter {
             format,
             num_hashes,
-            bits: fields.bits()?,
+            bits,
         })
     }
 
