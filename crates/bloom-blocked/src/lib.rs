@@ -55,10 +55,11 @@
 //!   detection of AVX2 and AVX-512: without `std` a [`Probe`] is available when the build targets its features
 //!   (`-C target-cpu=native`, `-C target-feature=+avx2`), so the vector kernels need such a
 //!   build.
-//! * `rayon`: parallel bulk build, `BlockedBloomFilter::par_insert_all`, `ParallelExtend`,
-//!   `FromParallelIterator`, and `AtomicBlockedBloomFilter::par_insert_all`. Turns on `std`.
-//! * `serde`: `Serialize` and `Deserialize` for the three types, as the bytes of `to_bytes`;
-//!   with or without `std`.
+//! * `rayon`: parallel bulk build (`par_insert_all`, `ParallelExtend`,
+//!   `FromParallelIterator`) and `par_contains_batch` of every filter of the crate (blocked,
+//!   multiblock, 32-bit multiblock, split-block, and their atomic twins). Turns on `std`.
+//! * `serde`: `Serialize` and `Deserialize` for the same eight types, as the bytes of
+//!   `to_bytes`; with or without `std`.
 //!
 //! [`Filter`]: bloom_core::Filter
 //! [`Error`]: bloom_core::Error
@@ -168,8 +169,8 @@ pub type AtomicBlockedBloomFilter = Engine<Blocked, AtomicBitStore>;
 
 /// A read-only [`BlockedBloomFilter`] over the bytes of its
 /// [`to_bytes`](BlockedBloomFilter::to_bytes) (a memory-mapped file, a page of a block
-/// cache), queried where they lie: opening reads the header and nothing of the blocks, so it
-/// costs the same for a kilobyte and a gigabyte.
+/// cache), queried where they lie: opening reads the header and the payload's last word,
+/// so it costs the same for a kilobyte and a gigabyte.
 ///
 /// It answers [`contains`](BlockedBloomFilterRef::contains),
 /// [`contains_hash`](BlockedBloomFilterRef::contains_hash) and
@@ -226,8 +227,8 @@ pub type BlockedBloomFilterRef<'a> = Engine<Blocked, LeBits<'a>>;
 /// query is cheaper than the blocked layout's ([`Multiblock`]; Boost.Bloom's
 /// `fast_multiblock64<8>` and the sectorized filter of Lang et al. have this shape).
 ///
-/// Eight bits per key is its one shape: it needs 10.10 bits per key for 1% and 15.72 for
-/// 0.1% (the [`BlockedBloomFilter`] needs 10.04 and 15.61 with its sizing), and more than
+/// Eight bits per key is its one shape: it needs 10.21 bits per key for 1% and 15.87 for
+/// 0.1% (the [`BlockedBloomFilter`] needs 10.04 and 15.68 with its sizing), and more than
 /// a blocked filter with fewer bits per key at rates of 5% and above, where the
 /// [`BlockedBloomFilter`] is the better choice. [`new`](MultiblockBloomFilter::new) sizes it
 /// by [`multiblock_fpr`](bloom_core::math::multiblock_fpr), so the rate reached is the one
@@ -453,7 +454,7 @@ pub type AtomicSplitBlockBloomFilter = Engine<SplitBlock, AtomicBitStore>;
 
 /// A read-only [`SplitBlockBloomFilter`] over the bytes of its
 /// [`to_bytes`](SplitBlockBloomFilter::to_bytes), queried where they lie: opening reads the
-/// header and nothing of the bitset. It answers as the owning filter would, with the same
+/// header and the bitset's last word. It answers as the owning filter would, with the same
 /// kernels and batch engine, at any address (the kernels read a block's 32 bytes
 /// unaligned). [`verify`](SplitBlockBloomFilterRef::verify) checks the checksum, which
 /// opening skips.

@@ -167,7 +167,8 @@ pub type AtomicBloomFilter = Engine<Classic, AtomicBitStore>;
 
 /// A read-only [`BloomFilter`] over the bytes of its [`to_bytes`](BloomFilter::to_bytes) (a
 /// memory-mapped file, a page of a block cache), queried where they lie: opening reads the
-/// header and nothing of the bit array, so it costs the same for a kilobyte and a gigabyte.
+/// header and the bit array's last word (whose bits past the end must be clear), so it costs
+/// the same for a kilobyte and a gigabyte.
 ///
 /// It answers [`contains`](BloomFilterRef::contains), [`contains_hash`](BloomFilterRef::contains_hash)
 /// and [`contains_batch`](BloomFilterRef::contains_batch) exactly as the owning filter would.

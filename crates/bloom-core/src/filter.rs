@@ -51,8 +51,9 @@ use crate::hash::{Hashing, SecretKey};
 /// # }
 /// ```
 pub trait Filter {
-    /// The pre-computed hash a key is reduced to: `u128` (the seeded hash, widened) for the workspace's
-    /// own filters, `u64` (XXH64) for Parquet's split-block filter.
+    /// The pre-computed hash a key is reduced to: `u128` (the seeded hash, widened) for the
+    /// classic, counting, scalable and aging filters; `u64` for the blocked and multiblock
+    /// filters (the seeded hash) and for Parquet's split-block filter (XXH64).
     type Hash: Copy;
 
     /// The type's name, for reports.
@@ -119,8 +120,10 @@ pub trait Filter {
 /// instead of the seeded hash ([`Hashing::Keyed`]), so nobody without the key can tell
 /// which bits a key sets or craft keys that collide. `docs/security.md` weighs keys and seeds.
 ///
-/// Every filter of the shared format that owns its bits implements it: the classic, blocked
-/// and multiblock filters and their atomic twins, the counting, scalable and aging filters.
+/// Every filter of the shared format that owns its bits and is hashed by a seed implements
+/// it: the classic, blocked, multiblock and 32-bit multiblock filters and their atomic
+/// twins, the counting, scalable and aging filters (not Parquet's split-block filter, whose
+/// hash Parquet fixes).
 /// The trait is sealed: the promise that keyed bytes never load without their key is kept by
 /// the format readers of this workspace, so no other crate implements it. (A view reads keyed
 /// bytes with its own `from_bytes_with_key`, which borrows them.)

@@ -7,7 +7,7 @@
 //! a filter that needs more bits (the classic layout's two halves) takes a re-mix of `h` as
 //! the second half, never a second hash of the key. The k bit positions derive from the
 //! halves by enhanced double hashing, each reduced to the filter's range with Lemire's
-//! multiply-shift (no `%`, no modulo bias, no 32-bit ceiling). `docs/format.md` ("Hashing")
+//! multiply-shift (no `%`, no modulo bias, no 32-bit ceiling). `docs/format.md` ("The seeded hash")
 //! describes the scheme; it is part of the binary format.
 //!
 //! # Integer keys: one canonical width
@@ -395,8 +395,9 @@ impl From<[u8; 16]> for SecretKey {
 ///   weighs the two.
 ///
 /// Either way one call hashes a key to the two 64-bit halves positions derive from. SipHash
-/// gives 64 bits; the keyed scheme's second half is a fixed bijective mix of the first (the
-/// SplitMix64 finaliser), so the pair is as unpredictable as the SipHash output itself.
+/// gives 64 bits; the keyed scheme's second half is the re-mix of the first that widens the
+/// seeded hash too (one multiply of the first half, salted), so the pair is as
+/// unpredictable as the SipHash output itself.
 ///
 /// # Examples
 ///

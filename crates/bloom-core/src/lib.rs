@@ -24,7 +24,7 @@
 //!   it.
 //!
 //! Everything else the filter crates share (the probe sequence, the batch-query engine, the
-//! format's building blocks, the macros that implement the shared traits) is in a hidden
+//! format's building blocks) is in a hidden
 //! module for the workspace's own crates: it is not part of this crate's API, and not covered
 //! by semantic versioning.
 //!

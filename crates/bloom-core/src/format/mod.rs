@@ -3,7 +3,7 @@
 //! ```text
 //! offset  size  field
 //! 0       4     magic "BLMF"
-//! 4       2     format version (u16 LE), currently 3
+//! 4       2     format version (u16 LE), currently 5 (VERSION)
 //! 6       1     variant tag (see Variant)
 //! 7       1     hash scheme tag (see HashScheme)
 //! 8       8     seed (u64 LE); for a keyed filter, the key's fingerprint
