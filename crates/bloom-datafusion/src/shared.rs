@@ -7,6 +7,7 @@ use std::hash::Hash;
 use bloom_blocked::BlockedBloomFilter;
 use bloom_classic::BloomFilter;
 use bloom_core::engine::DEFAULT_FPR;
+use bloom_core::engine::Layout as _;
 use bloom_core::format::{HEADER_LEN, MAGIC, Variant};
 use datafusion::arrow::array::Array;
 use datafusion::arrow::datatypes::DataType;
@@ -21,6 +22,11 @@ use crate::probe::Probing;
 /// The keys `bloom_filter_agg` sizes its filter for when not told: the filter then folds to
 /// the size the keys it holds need when the aggregate ends.
 pub const DEFAULT_EXPECTED_ITEMS: u64 = 1_000_000;
+
+/// The largest filter payload `bloom_filter_agg` builds: its bytes are one `BINARY` value
+/// (the result and the state), whose offsets are 32-bit, so a value stays below 2 GiB; the
+/// frame around the payload takes a few hundred bytes more.
+const MAX_FILTER_BYTES: u64 = i32::MAX as u64 - 4096;
 
 /// Where the variant tag lies in the header (`docs/format.md`): after the magic and the
 /// format version.
@@ -88,7 +94,19 @@ impl Building for Blocked {
             None => DEFAULT_FPR,
         };
         let filter = match items {
-            Some(items) => BlockedBloomFilter::new(items, fpr),
+            Some(items) => {
+                let bytes = bloom_blocked::Blocked::for_items(items, fpr)
+                    .or_else(|e| plan_err!("{name}: {e}"))?
+                    .num_bits()
+                    / 8;
+                if bytes > MAX_FILTER_BYTES {
+                    return plan_err!(
+                        "{name}: a filter for {items} keys at fpr {fpr} takes {bytes} bytes; \
+                         a BINARY value holds at most {MAX_FILTER_BYTES}"
+                    );
+                }
+                BlockedBloomFilter::new(items, fpr)
+            }
             None => foldable(fpr),
         };
         Ok(Blocked {
@@ -118,11 +136,13 @@ impl Building for Blocked {
             return Ok(Some(self.filter.to_bytes()));
         };
         let items = self.filter.estimated_len().max(1);
-        let folded = self
-            .filter
-            .fold_to_fit(items, fpr)
-            .or_else(|e| exec_err!("{}: {e}", Self::NAME))?;
-        Ok(Some(folded.to_bytes()))
+        match self.filter.fold_to_fit(items, fpr) {
+            Ok(folded) => Ok(Some(folded.to_bytes())),
+            // Filled past what any filter at `fpr` holds (a full block makes the estimate
+            // infinite): no fold fits, and the filter stays as it is, its rate above `fpr`.
+            Err(bloom_core::Error::TooLarge { .. }) => Ok(Some(self.filter.to_bytes())),
+            Err(e) => exec_err!("{}: {e}", Self::NAME),
+        }
     }
 
     fn memory_usage(&self) -> usize {
@@ -194,5 +214,31 @@ impl Probing for SharedFilter {
 
     fn probe(&self, keys: &dyn Array, out: &mut Vec<bool>) -> Result<()> {
         visit_keys(keys, Slots::All, Query { filter: self, out })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A filter without a size, filled past what any filter holds (full blocks make its
+    /// estimate infinite), ends as it is rather than as an error about a size nobody asked
+    /// for; a filter filled within reach still folds.
+    #[test]
+    fn an_overfilled_filter_ends_unfolded() {
+        let mut full = Blocked {
+            filter: BlockedBloomFilter::with_params(4 * 512, 7).unwrap(),
+            fold_for: Some(0.01),
+        };
+        full.filter.insert_all(0..100_000u64);
+        assert_eq!(full.filter.estimated_len(), u64::MAX);
+        assert_eq!(full.finish().unwrap(), Some(full.filter.to_bytes()));
+        let mut light = Blocked {
+            filter: BlockedBloomFilter::with_params(64 * 512, 7).unwrap(),
+            fold_for: Some(0.01),
+        };
+        light.filter.insert_all(0..100u64);
+        let folded = light.finish().unwrap().unwrap();
+        assert!(folded.len() < light.filter.to_bytes().len());
     }
 }

@@ -378,6 +378,10 @@ async fn bad_arguments_are_errors() {
         ),
         ("SELECT bloom_filter_agg(k, k) FROM t", "must be a constant"),
         (
+            "SELECT bloom_filter_agg(k, 1800000000) FROM t",
+            "a BINARY value holds at most",
+        ),
+        (
             "SELECT bloom_filter_agg(x) FROM t",
             "keys must be integers, strings or binary",
         ),
