@@ -195,15 +195,20 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
 ) -> bool {
     // SAFETY: the caller's contract.
     unsafe {
-        test_at::<L, S>(layout, store.base(), first, g, |line, g| {
-            layout.test_line(line, g)
-        })
+        test_at::<L, S>(
+            layout,
+            store.base(),
+            first,
+            g,
+            |line, g| layout.test_line(line, g),
+            |line, g| layout.test_shared(line, g),
+        )
     }
 }
 
 /// The test of the line at word `first` of the store `base` is of: `test` on the line's
-/// bytes where the storage lends them, the kernel on atomic words read in place where the
-/// layout has one, else the portable test of its words read one by one.
+/// bytes where the storage lends them, `shared` on atomic words read in place where it has
+/// a kernel to run, else the portable test of the words read one by one.
 ///
 /// # Safety
 ///
@@ -216,6 +221,7 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
     first: usize,
     g: u64,
     test: impl FnOnce(&[u8; 64], u64) -> bool,
+    shared: impl FnOnce(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
 ) -> bool {
     if S::LINES {
         // SAFETY: the caller's contract puts the line's eight words in the store, which
@@ -227,7 +233,7 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
         // and the caller's contract puts words `first..first + 8` in it, live while `base`
         // is borrowed.
         let line = unsafe { &*S::address(base, first).cast::<[AtomicU64; LINE_WORDS]>() };
-        if let Some(answer) = layout.test_shared(line, g) {
+        if let Some(answer) = shared(line, g) {
             return answer;
         }
     }
@@ -284,13 +290,18 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         for Run<'_, L, S, T, PREHASHED>
     {
         #[inline(always)]
-        fn run(self, test: impl Fn(&[u8; 64], u64) -> bool + Copy) {
-            let query = BatchOf::<L, S, _, PREHASHED> {
+        fn run(
+            self,
+            test: impl Fn(&[u8; 64], u64) -> bool + Copy,
+            shared: impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool> + Copy,
+        ) {
+            let query = BatchOf::<L, S, _, _, PREHASHED> {
                 layout: self.layout,
                 store: self.store,
                 base: self.store.base(),
                 hashing: self.hashing,
                 test,
+                shared,
             };
             batch::contains_batch_into(&Lines(&query), self.keys, self.out);
         }
@@ -306,17 +317,23 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
 
 /// The batch engine's view of a line layout's filter: one line per key. Made only by
 /// `contains_batch_into`, after the store's size is checked.
-struct BatchOf<'a, L, S: Storage, Q, const PREHASHED: bool> {
+struct BatchOf<'a, L, S: Storage, Q, P, const PREHASHED: bool> {
     layout: &'a L,
     store: &'a S,
     /// The store's words, taken once: the loops hold it in a register.
     base: S::Base,
     hashing: Hashing,
+    /// The kernel's test of a line's bytes, and of a line of atomic words in place.
     test: Q,
+    shared: P,
 }
 
-impl<L: LineLayout, S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: bool> OneLine
-    for BatchOf<'_, L, S, Q, PREHASHED>
+impl<L, S, Q, P, const PREHASHED: bool> OneLine for BatchOf<'_, L, S, Q, P, PREHASHED>
+where
+    L: LineLayout,
+    S: Storage,
+    Q: Fn(&[u8; 64], u64) -> bool,
+    P: Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
 {
     type Staged = (usize, u64);
 
@@ -344,7 +361,7 @@ impl<L: LineLayout, S: Storage, Q: Fn(&[u8; 64], u64) -> bool, const PREHASHED: 
     fn test(&self, (first, g): (usize, u64)) -> bool {
         // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
         // `locate` picked a line below `num_lines`.
-        unsafe { test_at::<L, S>(self.layout, self.base, first, g, &self.test) }
+        unsafe { test_at::<L, S>(self.layout, self.base, first, g, &self.test, &self.shared) }
     }
 
     #[inline(always)]

@@ -333,14 +333,22 @@ impl LineLayout for Multiblock {
     fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(t) => run.run(move |line: &[u8; 64], f| {
-                crate::probe::avx2::multi_contains(t, line.into(), f)
-            }),
+            VectorKernel::Avx2(t) => run.run(
+                move |line: &[u8; 64], f| crate::probe::avx2::multi_contains(t, line.into(), f),
+                move |line: &[AtomicU64; LINE_WORDS], f| {
+                    let shared = crate::probe::avx2::Line::shared(line);
+                    Some(crate::probe::avx2::multi_contains(t, shared, f))
+                },
+            ),
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(t) => run.run(move |line: &[u8; 64], f| {
-                crate::probe::avx2::multi_contains_512(t, line.into(), f)
-            }),
-            VectorKernel::Portable => run.run(test_le_bytes),
+            VectorKernel::Avx512(t) => run.run(
+                move |line: &[u8; 64], f| crate::probe::avx2::multi_contains_512(t, line.into(), f),
+                move |line: &[AtomicU64; LINE_WORDS], f| {
+                    let shared = crate::probe::avx2::Line::shared(line);
+                    Some(crate::probe::avx2::multi_contains_512(t, shared, f))
+                },
+            ),
+            VectorKernel::Portable => run.run(test_le_bytes, |_: &[AtomicU64; LINE_WORDS], _| None),
         }
     }
 

@@ -261,11 +261,15 @@ impl LineLayout for Multiblock32 {
     fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         #[cfg(target_arch = "x86_64")]
         if let VectorKernel::Avx2(t) = self.kernel {
-            return run.run(move |line: &[u8; 64], g| {
-                crate::probe::avx2::multi32_contains(t, line.into(), g)
-            });
+            return run.run(
+                move |line: &[u8; 64], g| crate::probe::avx2::multi32_contains(t, line.into(), g),
+                move |line: &[AtomicU64; LINE_WORDS], g| {
+                    let shared = crate::probe::avx2::Line::shared(line);
+                    Some(crate::probe::avx2::multi32_contains(t, shared, g))
+                },
+            );
         }
-        run.run(test_le_bytes)
+        run.run(test_le_bytes, |_: &[AtomicU64; LINE_WORDS], _| None)
     }
 
     /// The four words of the key's half (two of the key's bits in each), each tested and

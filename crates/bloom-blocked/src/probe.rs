@@ -179,8 +179,14 @@ pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> boo
 /// Code that runs with a kernel's test ([`Kernel::with_test`]): generic over the test so each
 /// implementation gets its own copy.
 pub(crate) trait TestUser<R> {
-    /// Runs with `test`, the kernel's test of a block's 64 bytes (little-endian words).
-    fn run(self, test: impl Fn(&[u8; 64], u64) -> bool + Copy) -> R;
+    /// Runs with `test`, the kernel's test of a block's 64 bytes (little-endian words), and
+    /// `shared`, its test of a block of atomic words read in place (`None` from the portable
+    /// kernel, whose caller then reads the words one atomic load at a time).
+    fn run(
+        self,
+        test: impl Fn(&[u8; 64], u64) -> bool + Copy,
+        shared: impl Fn(&[AtomicU64; 8], u64) -> Option<bool> + Copy,
+    ) -> R;
 }
 
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
@@ -292,20 +298,30 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         let k = self.num_hashes;
+        // The kernel `$test` on a line's bytes and on a line of atomic words in place.
+        #[cfg(target_arch = "x86_64")]
+        macro_rules! both {
+            ($token:expr, $test:path) => {{
+                let t = $token;
+                run.run(
+                    move |b: &[u8; 64], g| $test(t, b.into(), g, k),
+                    move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
+                )
+            }};
+        }
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(t) => run.run(move |b: &[u8; 64], g| avx2::contains8(t, b.into(), g, k)),
+            Kind::Avx2(t) => both!(t, avx2::contains8),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(t) => {
-                run.run(move |b: &[u8; 64], g| avx2::contains16(t, b.into(), g, k))
-            }
+            Kind::Avx2Wide(t) => both!(t, avx2::contains16),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(t) => run.run(move |b: &[u8; 64], g| avx2::contains512(t, b.into(), g, k)),
+            Kind::Avx512(t) => both!(t, avx2::contains512),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(t) => {
-                run.run(move |b: &[u8; 64], g| avx2::contains8_512(t, b.into(), g, k))
-            }
-            Kind::Portable => run.run(move |b: &[u8; 64], g| contains_le_bytes(b, g, k)),
+            Kind::Avx512Narrow(t) => both!(t, avx2::contains8_512),
+            Kind::Portable => run.run(
+                move |b: &[u8; 64], g| contains_le_bytes(b, g, k),
+                |_: &[AtomicU64; 8], _| None,
+            ),
         }
     }
 
