@@ -181,7 +181,7 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     );
 }
 
-/// The test of the line at word `first` of `store` ([`test_at`]).
+/// The test of the line at word `first` of `store` ([`test_at`]), the kernel chosen here.
 ///
 /// # Safety
 ///
@@ -194,21 +194,36 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
     g: u64,
 ) -> bool {
     // SAFETY: the caller's contract.
-    unsafe {
-        test_at::<L, S>(
-            layout,
-            store.base(),
-            first,
-            g,
-            |line, g| layout.test_line(line, g),
-            |line, g| layout.test_shared(line, g),
-        )
+    unsafe { test_at::<L, S>(layout, store.base(), first, g, &KernelOf(layout)) }
+}
+
+/// The kernel's tests of a line a caller runs: on the line's bytes, and on a line of atomic
+/// words read in place (`None` where the kernel is the portable one). Methods rather than
+/// closures, so that they inline into any caller: a closure holding a layout's whole kernel
+/// dispatch was left out of line in a large caller (the comparison's loop), a call per key.
+trait LineTests {
+    fn bytes(&self, line: &[u8; 64], g: u64) -> bool;
+    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool>;
+}
+
+/// The layout's tests, its kernel chosen per call.
+struct KernelOf<'a, L>(&'a L);
+
+impl<L: LineLayout> LineTests for KernelOf<'_, L> {
+    #[inline(always)]
+    fn bytes(&self, line: &[u8; 64], g: u64) -> bool {
+        self.0.test_line(line, g)
+    }
+
+    #[inline(always)]
+    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
+        self.0.test_shared(line, g)
     }
 }
 
-/// The test of the line at word `first` of the store `base` is of: `test` on the line's
-/// bytes where the storage lends them, `shared` on atomic words read in place where it has
-/// a kernel to run, else the portable test of the words read one by one.
+/// The test of the line at word `first` of the store `base` is of: `tests.bytes` on the
+/// line's bytes where the storage lends them, `tests.shared` on atomic words read in place
+/// where it has a kernel to run, else the portable test of the words read one by one.
 ///
 /// # Safety
 ///
@@ -220,20 +235,19 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
     base: S::Base,
     first: usize,
     g: u64,
-    test: impl FnOnce(&[u8; 64], u64) -> bool,
-    shared: impl FnOnce(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
+    tests: &impl LineTests,
 ) -> bool {
     if S::LINES {
         // SAFETY: the caller's contract puts the line's eight words in the store, which
         // `base` is of.
-        return test(unsafe { S::line(base, first) }, g);
+        return tests.bytes(unsafe { S::line(base, first) }, g);
     }
     if S::SHARED_LINES {
         // SAFETY: a storage of shared lines holds `AtomicU64` words (`Storage::SHARED_LINES`),
         // and the caller's contract puts words `first..first + 8` in it, live while `base`
         // is borrowed.
         let line = unsafe { &*S::address(base, first).cast::<[AtomicU64; LINE_WORDS]>() };
-        if let Some(answer) = shared(line, g) {
+        if let Some(answer) = tests.shared(line, g) {
             return answer;
         }
     }
@@ -328,6 +342,23 @@ struct BatchOf<'a, L, S: Storage, Q, P, const PREHASHED: bool> {
     shared: P,
 }
 
+impl<L, S, Q, P, const PREHASHED: bool> LineTests for BatchOf<'_, L, S, Q, P, PREHASHED>
+where
+    S: Storage,
+    Q: Fn(&[u8; 64], u64) -> bool,
+    P: Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
+{
+    #[inline(always)]
+    fn bytes(&self, line: &[u8; 64], g: u64) -> bool {
+        (self.test)(line, g)
+    }
+
+    #[inline(always)]
+    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
+        (self.shared)(line, g)
+    }
+}
+
 impl<L, S, Q, P, const PREHASHED: bool> OneLine for BatchOf<'_, L, S, Q, P, PREHASHED>
 where
     L: LineLayout,
@@ -361,7 +392,7 @@ where
     fn test(&self, (first, g): (usize, u64)) -> bool {
         // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
         // `locate` picked a line below `num_lines`.
-        unsafe { test_at::<L, S>(self.layout, self.base, first, g, &self.test, &self.shared) }
+        unsafe { test_at::<L, S>(self.layout, self.base, first, g, self) }
     }
 
     #[inline(always)]
