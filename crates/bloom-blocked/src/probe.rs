@@ -626,9 +626,10 @@ pub(crate) mod avx2 {
     /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
     /// filter, a view's block at any address as the format's little-endian bytes (which on
     /// x86_64, little-endian, are the block's words as they would be in memory), or
-    /// (`SHARED`) a block of atomic words that other threads may be setting bits in. Made from
-    /// a reference to 64 bytes, or to eight atomic words, so the kernels may read all of them
-    /// for the borrow's life; none of their instructions needs the bytes aligned.
+    /// (`SHARED`) a block of atomic words that other threads may be setting bits in; `N` bytes,
+    /// 64 for a line and 32 for a split block. Made from a reference to the bytes, or to the
+    /// atomic words, so the kernels may read all of them for the borrow's life; none of their
+    /// instructions needs the bytes aligned.
     ///
     /// A shared line is read by the `asm!` in place, never through a Rust reference to its
     /// bytes (which would claim they do not change). The asm's loads are the hardware's:

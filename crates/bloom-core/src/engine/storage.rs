@@ -90,7 +90,8 @@ pub trait Storage: sealed::Sealed {
     /// query reads them: they lend no bytes ([`LINES`](Storage::LINES) is false), but a
     /// vector kernel written in `asm!` may read a block in place through
     /// [`address`](Storage::address), since x86-64 reads each aligned 8-byte word of a
-    /// vector load in one access (`docs/design.md`, "The atomic filter").
+    /// vector load in one access (`docs/design.md`, "The atomic filter"). True only for
+    /// [`AtomicBitStore`], so a layout may take the words at `address` as `AtomicU64`s.
     const SHARED_LINES: bool = false;
 
     /// The address of word `index` from `base` (computed without a claim that it lies in the
