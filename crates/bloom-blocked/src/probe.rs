@@ -633,11 +633,13 @@ pub(crate) mod avx2 {
     ///
     /// A shared line is read by the `asm!` in place, never through a Rust reference to its
     /// bytes (which would claim they do not change). The asm's loads are the hardware's:
-    /// x86-64 reads each naturally aligned 8-byte word of a vector load in one access (Intel
-    /// SDM Vol. 3A, 9.1.1: wider SSE and AVX accesses "may be implemented using multiple
-    /// memory accesses" of at most a quadword each, and an aligned quadword access is atomic;
-    /// AMD APM Vol. 2, 7.3.2), so a kernel reads what eight `Relaxed` loads of the words could
-    /// have read, a whole value of each word, never a torn one. Its asm is not `pure`
+    /// x86-64 reads each naturally aligned 8-byte word of a vector load whole. The Intel SDM
+    /// (Vol. 3A, "Guaranteed Atomic Operations") makes an aligned quadword access atomic,
+    /// lets SSE and AVX accesses wider than a quadword be carried out as several memory
+    /// accesses, and on CPUs with AVX guarantees even aligned 16-byte loads whole; neither it
+    /// nor the AMD APM (Vol. 2, "Access Atomicity") describes a split below an aligned
+    /// quadword. So a kernel reads what eight `Relaxed` loads of the words could have read, a
+    /// whole value of each word, never a torn one. Its asm is not `pure`
     /// ([`vector_asm!`]).
     #[derive(Debug, Clone, Copy)]
     pub(crate) struct Line<'a, const SHARED: bool = false, const N: usize = 64> {
