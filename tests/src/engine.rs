@@ -7,13 +7,15 @@
 
 use std::fmt::Debug;
 
-use bloom_core::Error;
 use bloom_core::engine::{AtomicBitStore, BitStore, Engine, Layout, LeBits};
 use bloom_core::hash::Hashing;
 use bloom_core::internal::par::{Plan, with_plan};
+use bloom_core::{Error, Keyed};
+use proptest::prelude::*;
 use rayon::prelude::*;
 
-use crate::SplitMix64;
+use crate::keyed::SUITE_KEY;
+use crate::{OneByteReader, SplitMix64};
 
 /// The plain filter of layout `L`.
 type Plain<L> = Engine<L, BitStore>;
@@ -256,9 +258,161 @@ pub fn check_atomic_refuses_another_seed<L: Layout<Hashing = Hashing>>() {
     assert!(a.intersect(&c).is_err());
 }
 
+/// An empty filter of layout `L` for `n` keys, or keyed with [`SUITE_KEY`] when `keyed`
+/// (`keyed` is for layouts hashed by a seed or a secret key only).
+fn empty<L: Layout>(n: u64, keyed: Option<fn(Plain<L>) -> Plain<L>>) -> Plain<L> {
+    let f = Plain::<L>::new(n.max(1), 0.01).unwrap();
+    match keyed {
+        Some(key) => key(f),
+        None => f,
+    }
+}
+
+/// Keys with the [`SUITE_KEY`], for [`empty`].
+pub fn with_suite_key<L: Layout<Hashing = Hashing>>(filter: Plain<L>) -> Plain<L> {
+    filter.with_key(SUITE_KEY)
+}
+
+/// Checks that every key of `keys` is present in `filter`, one by one and in a batch.
+fn all_present<L: Layout, S: bloom_core::engine::Storage>(
+    filter: &Engine<L, S>,
+    keys: &[u64],
+    stage: &str,
+) -> Result<(), TestCaseError> {
+    for key in keys {
+        prop_assert!(filter.contains(key), "false negative for {} {}", key, stage);
+    }
+    prop_assert!(
+        filter.contains_batch(keys).iter().all(|&b| b),
+        "batch false negative {}",
+        stage
+    );
+    Ok(())
+}
+
+/// Checks that the intersection of a filter holding `left` and `common` with one holding
+/// `right` and `common` answers present for every key of `common`, for the plain filters and
+/// their atomic twins (which give the plain intersection's bits); `keyed` keys both.
+///
+/// # Errors
+///
+/// On a false negative among the common keys, or atomic bits unlike the plain ones.
+pub fn check_intersection_keeps_common_keys<L: Layout>(
+    (left, right, common): (&[u64], &[u64], &[u64]),
+    keyed: Option<fn(Plain<L>) -> Plain<L>>,
+) -> Result<(), TestCaseError> {
+    let n = (left.len() + right.len() + common.len()) as u64;
+    let (mut a, mut b) = (empty::<L>(n, keyed), empty::<L>(n, keyed));
+    a.insert_all(left.iter().chain(common));
+    b.insert_all(right.iter().chain(common));
+    let (atomic_a, atomic_b) = (Atomic::<L>::from(a.clone()), Atomic::<L>::from(b.clone()));
+    a.intersect(&b).unwrap();
+    all_present(&a, common, "after an intersection")?;
+    atomic_a.intersect(&atomic_b).unwrap();
+    all_present(&atomic_a, common, "after an atomic intersection")?;
+    prop_assert_eq!(atomic_a.to_bytes(), a.to_bytes());
+    Ok(())
+}
+
+/// Checks that `threads` threads inserting shares of `keys` into one atomic filter at once
+/// (even shares key by key, odd shares with `insert_all`) lose no key, and set the bits of a
+/// sequential build; `keyed` keys the filters.
+///
+/// # Errors
+///
+/// On a false negative or bits unlike the sequential build's.
+pub fn check_concurrent_inserts_keep_every_key<L: Layout>(
+    keys: &[u64],
+    threads: usize,
+    keyed: Option<fn(Plain<L>) -> Plain<L>>,
+) -> Result<(), TestCaseError> {
+    let n = keys.len() as u64;
+    let mut sequential = empty::<L>(n, keyed);
+    let shared = Atomic::<L>::from(sequential.clone());
+    std::thread::scope(|s| {
+        for (i, share) in keys.chunks(keys.len().div_ceil(threads).max(1)).enumerate() {
+            let shared = &shared;
+            s.spawn(move || {
+                if i % 2 == 0 {
+                    for key in share {
+                        shared.insert(key);
+                    }
+                } else {
+                    shared.insert_all(share);
+                }
+            });
+        }
+    });
+    all_present(&shared, keys, "after concurrent inserts")?;
+    sequential.insert_all(keys);
+    prop_assert_eq!(shared.to_bytes(), sequential.to_bytes());
+    Ok(())
+}
+
+/// Checks that a filter holding `keys` and its atomic twin keep every key through each way
+/// back from bytes: `from_bytes`, `read_from` (one byte per read) and a zero-copy view of
+/// the bytes, as plain and as atomic filters.
+///
+/// # Errors
+///
+/// On a false negative after any of them.
+pub fn check_bytes_round_trips<L: Layout>(keys: &[u64]) -> Result<(), TestCaseError> {
+    let mut plain = empty::<L>(keys.len() as u64, None);
+    plain.insert_all(keys);
+    let atomic = Atomic::<L>::from(plain.clone());
+    for bytes in [plain.to_bytes(), atomic.to_bytes()] {
+        all_present(&Plain::<L>::from_bytes(&bytes).unwrap(), keys, "from_bytes")?;
+        all_present(
+            &Atomic::<L>::from_bytes(&bytes).unwrap(),
+            keys,
+            "atomic from_bytes",
+        )?;
+        let read = Plain::<L>::read_from(OneByteReader(&bytes)).unwrap();
+        all_present(&read, keys, "read_from")?;
+        let read = Atomic::<L>::read_from(&bytes[..]).unwrap();
+        all_present(&read, keys, "atomic read_from")?;
+        let view = Engine::<L, LeBits<'_>>::from_bytes(&bytes).unwrap();
+        all_present(&view, keys, "in a view")?;
+    }
+    Ok(())
+}
+
+/// [`check_bytes_round_trips`] for filters keyed with [`SUITE_KEY`], read back with it:
+/// `from_bytes_with_key`, `read_from_with_key` and a view's `from_bytes_with_key`.
+///
+/// # Errors
+///
+/// On a false negative after any of them.
+pub fn check_keyed_bytes_round_trips<L: Layout<Hashing = Hashing>>(
+    keys: &[u64],
+) -> Result<(), TestCaseError> {
+    let mut plain = empty::<L>(keys.len() as u64, Some(with_suite_key::<L>));
+    plain.insert_all(keys);
+    let atomic = Atomic::<L>::from(plain.clone());
+    for bytes in [plain.to_bytes(), atomic.to_bytes()] {
+        let key = &SUITE_KEY;
+        all_present(
+            &Plain::<L>::from_bytes_with_key(&bytes, key).unwrap(),
+            keys,
+            "from_bytes",
+        )?;
+        let copy = Atomic::<L>::from_bytes_with_key(&bytes, key).unwrap();
+        all_present(&copy, keys, "atomic from_bytes")?;
+        let read = Plain::<L>::read_from_with_key(OneByteReader(&bytes), key).unwrap();
+        all_present(&read, keys, "read_from")?;
+        let read = Atomic::<L>::read_from_with_key(&bytes[..], key).unwrap();
+        all_present(&read, keys, "atomic read_from")?;
+        let view = Engine::<L, LeBits<'_>>::from_bytes_with_key(&bytes, key).unwrap();
+        all_present(&view, keys, "in a view")?;
+    }
+    Ok(())
+}
+
 /// Generates the engine's checks for one layout: `engine_suite!(module, Layout);`, a test
-/// per check of [`engine`](crate::engine); for a layout hashed by a seed or a secret key,
-/// `engine_suite!(module, Layout, seeded)` adds the seeds' check.
+/// per check of [`engine`](crate::engine), and proptests of no false negatives after an
+/// intersection, concurrent inserts and every way back from bytes (views included); for a
+/// layout hashed by a seed or a secret key, `engine_suite!(module, Layout, seeded)` adds the
+/// seeds' check and those proptests on filters keyed with the suite's key.
 #[macro_export]
 macro_rules! engine_suite {
     ($module:ident, $layout:ty $(, $seeded:ident)?) => {
@@ -293,10 +447,97 @@ macro_rules! engine_suite {
                 $crate::engine::check_atomic_union_and_intersect::<$layout>();
             }
 
+            mod no_false_negatives {
+                use proptest::prelude::*;
+
+                proptest::proptest! {
+                    #![proptest_config(ProptestConfig::with_cases(32))]
+
+                    /// An intersection keeps the keys both filters held, plain and atomic:
+                    /// the keys only one side held may go, never a common one.
+                    #[test]
+                    fn after_an_intersection(
+                        left in proptest::collection::vec(any::<u64>(), 0..500),
+                        right in proptest::collection::vec(any::<u64>(), 0..500),
+                        common in proptest::collection::vec(any::<u64>(), 0..500),
+                    ) {
+                        $crate::engine::check_intersection_keeps_common_keys::<$layout>(
+                            (&left, &right, &common),
+                            None,
+                        )?;
+                    }
+
+                    /// Threads inserting into one atomic filter at once lose no key, whatever
+                    /// the keys and the number of threads.
+                    #[test]
+                    fn after_concurrent_inserts(
+                        keys in proptest::collection::vec(any::<u64>(), 1..3_000),
+                        threads in 2usize..5,
+                    ) {
+                        $crate::engine::check_concurrent_inserts_keep_every_key::<$layout>(
+                            &keys, threads, None,
+                        )?;
+                    }
+
+                    /// Every way back from bytes keeps every key: owned and atomic filters
+                    /// from `from_bytes` and `read_from`, and a view over the bytes.
+                    #[test]
+                    fn after_bytes_streams_and_views(
+                        keys in proptest::collection::vec(any::<u64>(), 0..2_000),
+                    ) {
+                        $crate::engine::check_bytes_round_trips::<$layout>(&keys)?;
+                    }
+                }
+            }
+
             $(
                 #[test]
                 fn $seeded() {
                     $crate::engine::check_atomic_refuses_another_seed::<$layout>();
+                }
+
+                mod keyed_no_false_negatives {
+                    use proptest::prelude::*;
+
+                    proptest::proptest! {
+                        #![proptest_config(ProptestConfig::with_cases(24))]
+
+                        /// An intersection of filters keyed alike keeps the common keys,
+                        /// plain and atomic.
+                        #[test]
+                        fn after_an_intersection(
+                            left in proptest::collection::vec(any::<u64>(), 0..500),
+                            right in proptest::collection::vec(any::<u64>(), 0..500),
+                            common in proptest::collection::vec(any::<u64>(), 0..500),
+                        ) {
+                            $crate::engine::check_intersection_keeps_common_keys::<$layout>(
+                                (&left, &right, &common),
+                                Some($crate::engine::with_suite_key::<$layout>),
+                            )?;
+                        }
+
+                        /// Concurrent inserts into a keyed atomic filter lose no key.
+                        #[test]
+                        fn after_concurrent_inserts(
+                            keys in proptest::collection::vec(any::<u64>(), 1..3_000),
+                            threads in 2usize..5,
+                        ) {
+                            $crate::engine::check_concurrent_inserts_keep_every_key::<$layout>(
+                                &keys,
+                                threads,
+                                Some($crate::engine::with_suite_key::<$layout>),
+                            )?;
+                        }
+
+                        /// A keyed filter's bytes read back with its key keep every key:
+                        /// owned, atomic, streamed and viewed.
+                        #[test]
+                        fn after_bytes_streams_and_views(
+                            keys in proptest::collection::vec(any::<u64>(), 0..2_000),
+                        ) {
+                            $crate::engine::check_keyed_bytes_round_trips::<$layout>(&keys)?;
+                        }
+                    }
                 }
             )?
         }
