@@ -5,7 +5,7 @@
 //! says) and invoking [`filter_suite!`] in a file under `tests/tests/`. The checks:
 //!
 //! * no false negatives, against a `HashSet` model, over arbitrary keys (proptest), also
-//!   after a round trip through bytes and after a union;
+//!   after a round trip through bytes or a stream and after a union;
 //! * measured false-positive rate against the variant's theory over a sweep of n and p;
 //! * bad parameters are errors;
 //! * every truncation and thousands of random mutations of the bytes are errors, never
@@ -139,6 +139,21 @@ pub fn check_round_trip<F: Subject, T: Hash + Debug>(filter: &F, keys: &[T]) {
         "{}: bytes differ after a round trip",
         F::NAME
     );
+}
+
+/// Streams `filter` out with `write_to` and back with `read_from` (one byte per read, and
+/// from a slice) and checks each copy finds every key.
+///
+/// # Panics
+///
+/// On a false negative or a failed stream.
+pub fn check_stream_round_trip<F: Subject, T: Hash + Debug>(filter: &F, keys: &[T]) {
+    let mut bytes = Vec::new();
+    filter.write_to(&mut bytes).expect("write_to a Vec");
+    let copy = F::read_from(OneByteReader(&bytes)).expect("read_from one byte at a time");
+    assert_all_present(&copy, keys, "after write_to and read_from");
+    let copy = F::read_from(&bytes[..]).expect("read_from");
+    assert_all_present(&copy, keys, "after write_to and read_from a slice");
 }
 
 /// Builds two filters from two key sets, unites them, and checks the union finds both.
@@ -1088,8 +1103,9 @@ fn check_rate_on_keys<F: Subject, K: Hash>(n: u64, p: f64, name: &str, key: impl
 /// Generates the shared tests for one filter type: `filter_suite!(module, Type);`.
 ///
 /// The type must implement [`Subject`]. The generated module holds proptests for false
-/// negatives (integers and byte strings, after round trip and union), the FPR sweep and the
-/// rate on every kind of key, bad parameters, truncations and mutations, streaming.
+/// negatives (integers and byte strings, after round trip, streaming and union), the FPR
+/// sweep and the rate on every kind of key, bad parameters, truncations and mutations,
+/// streaming.
 #[macro_export]
 macro_rules! filter_suite {
     ($module:ident, $ty:ty) => {
@@ -1119,6 +1135,17 @@ macro_rules! filter_suite {
                 fn no_false_negatives_for_strings(keys in proptest::collection::vec(".{0,40}", 1..300)) {
                     let mut f = <$ty as Subject>::build(keys.len() as u64, 0.01).unwrap();
                     $crate::check_no_false_negatives(&mut f, &keys);
+                }
+
+                /// `write_to` then `read_from` keeps every key, over arbitrary keys (a
+                /// growing filter's later layers too).
+                #[test]
+                fn no_false_negatives_after_streaming(keys in proptest::collection::vec(any::<u64>(), 0..1000)) {
+                    let mut f = <$ty as Subject>::build((keys.len().max(10) / 2 + 1) as u64, 0.05).unwrap();
+                    for key in &keys {
+                        bloom_core::Filter::insert(&mut f, key).unwrap();
+                    }
+                    $crate::check_stream_round_trip(&f, &keys);
                 }
 
                 #[test]
