@@ -1,14 +1,20 @@
-//! Serde for every filter: a compact base64 string in JSON, the same bytes as `to_bytes`, and
-//! errors that say what was wrong.
+//! Serde for every filter: a compact base64 string in JSON, the same bytes as `to_bytes`, no
+//! key lost on the way back (proptest), and errors that say what was wrong.
 
 use std::fmt::Debug;
 
 use bloom_aging::AgingBloomFilter;
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, SplitBlockBloomFilter};
+use bloom_blocked::{
+    AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
+    AtomicSplitBlockBloomFilter, BlockedBloomFilter, Multiblock32BloomFilter,
+    MultiblockBloomFilter, SplitBlockBloomFilter,
+};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::{Filter, Persist};
 use bloom_counting::CountingBloomFilter;
 use bloom_scalable::ScalableBloomFilter;
+use bloom_tests::Subject;
+use proptest::prelude::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -144,4 +150,54 @@ fn a_180_kb_filter_is_about_4_3_of_its_bytes_in_json() {
         ),
         "{err}"
     );
+}
+
+/// `F` built for `capacity` keys, holding `keys`, read back from a JSON string and from
+/// serde_json's value tree: every key is present in each copy.
+fn check_serde_keeps_every_key<F>(capacity: usize, keys: &[u64]) -> Result<(), TestCaseError>
+where
+    F: Subject + Serialize + DeserializeOwned,
+{
+    let mut filter = F::build(capacity.max(1) as u64, 0.05).unwrap();
+    for key in keys {
+        filter.insert(key).unwrap();
+    }
+    let back: F = serde_json::from_str(&serde_json::to_string(&filter).unwrap()).unwrap();
+    for key in keys {
+        prop_assert!(
+            back.contains(key),
+            "{}: false negative for {} after JSON",
+            F::NAME,
+            key
+        );
+    }
+    prop_assert!(back.contains_batch(keys).iter().all(|&b| b), "{}", F::NAME);
+    let back: F = serde_json::from_value(serde_json::to_value(&filter).unwrap()).unwrap();
+    prop_assert!(back.contains_batch(keys).iter().all(|&b| b), "{}", F::NAME);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Every variant read back through serde (a JSON string and serde_json's value tree)
+    /// finds every key it held, over arbitrary keys: filters sized for half of them (a
+    /// scalable filter grows), the aging window for all (it would rightly forget the rest).
+    #[test]
+    fn serde_keeps_every_key_of_every_variant(keys in proptest::collection::vec(any::<u64>(), 0..1_000)) {
+        let half = keys.len() / 2;
+        check_serde_keeps_every_key::<BloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AtomicBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<CountingBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<ScalableBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<BlockedBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AtomicBlockedBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<MultiblockBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AtomicMultiblockBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<Multiblock32BloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AtomicMultiblock32BloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<SplitBlockBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AtomicSplitBlockBloomFilter>(half, &keys)?;
+        check_serde_keeps_every_key::<AgingBloomFilter>(keys.len(), &keys)?;
+    }
 }
