@@ -1,13 +1,14 @@
 //! Folding: a blocked, multiblock (64- or 32-bit words) or split-block filter folded by a power
 //! of two is byte for byte the
-//! filter built at the smaller size from the same keys; unions across sizes; and Parquet's
+//! filter built at the smaller size from the same keys; `fold_to_fit`, unions and
+//! intersections across sizes keep every key they must, seeded and keyed; and Parquet's
 //! reader finds every value in a folded split-block filter.
 
 use bloom_blocked::{
     BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, SplitBlockBloomFilter,
 };
-use bloom_core::Error;
 use bloom_core::engine::{BitStore, BlockLayout, Engine};
+use bloom_core::{Error, Keyed as _};
 use parquet::bloom_filter::Sbbf;
 use proptest::prelude::*;
 
@@ -116,6 +117,135 @@ proptest! {
         b.union(&large).unwrap();
         prop_assert_eq!(b.bitset_bytes(), expected.bitset_bytes());
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// `fold_to_fit` of a filter sized large for keys not yet counted keeps every key, in
+    /// each line layout and the split-block one, for any key count it is fitted to at least.
+    #[test]
+    fn fold_to_fit_keeps_every_key(
+        keys in proptest::collection::vec(any::<u64>(), 0..2_000),
+        odd in prop_oneof![Just(1u64), Just(3), Just(5)],
+        log_blocks in 0u32..9,
+        slack in 0u64..2_000,
+    ) {
+        let (blocks, fit) = (odd << log_blocks, keys.len() as u64 + slack + 1);
+        check_fold_to_fit(&keys, blocks, fit, |blocks| {
+            BlockedBloomFilter::with_params(blocks * 512, 7).unwrap()
+        })?;
+        check_fold_to_fit(&keys, blocks, fit, |blocks| {
+            MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
+        })?;
+        check_fold_to_fit(&keys, blocks, fit, |lines| {
+            Multiblock32BloomFilter::with_params(lines * 512, 8).unwrap()
+        })?;
+        check_fold_to_fit(&keys, blocks, fit, |blocks| {
+            SplitBlockBloomFilter::with_params(blocks * 256, 8).unwrap()
+        })?;
+    }
+
+    /// An intersection across sizes (the larger filter folded first) keeps the common keys,
+    /// in each line layout and the split-block one.
+    #[test]
+    fn intersection_across_sizes_keeps_common_keys(
+        left in proptest::collection::vec(any::<u64>(), 0..500),
+        right in proptest::collection::vec(any::<u64>(), 0..500),
+        common in proptest::collection::vec(any::<u64>(), 0..500),
+        log_small in 0u32..6,
+        log_factor in 0u32..6,
+    ) {
+        let (keys, sizes) = ((&left[..], &right[..], &common[..]), (1u64 << log_small, log_factor));
+        check_intersection_across_sizes(keys, sizes, |blocks| {
+            BlockedBloomFilter::with_params(blocks * 512, 7).unwrap()
+        })?;
+        check_intersection_across_sizes(keys, sizes, |blocks| {
+            MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap()
+        })?;
+        check_intersection_across_sizes(keys, sizes, |lines| {
+            Multiblock32BloomFilter::with_params(lines * 512, 8).unwrap()
+        })?;
+        check_intersection_across_sizes(keys, sizes, |blocks| {
+            SplitBlockBloomFilter::with_params(blocks * 256, 8).unwrap()
+        })?;
+    }
+
+    /// Filters keyed with a secret key fold, fit, unite and intersect across sizes as seeded
+    /// ones do: the key is kept, and so is every key the result must hold.
+    #[test]
+    fn keyed_line_layouts_fold_and_combine_across_sizes(
+        left in proptest::collection::vec(any::<u64>(), 0..500),
+        right in proptest::collection::vec(any::<u64>(), 0..500),
+        log_small in 0u32..6,
+        log_factor in 0u32..6,
+        self_is_larger in any::<bool>(),
+    ) {
+        const KEY: [u8; 16] = *b"fold-secret-key!";
+        let (small, sizes) = (1u64 << log_small, (1u64 << log_small, log_factor, self_is_larger));
+        let (keys, fit) = ((&left[..], &right[..], &left[..left.len() / 2]), left.len() as u64 + 1);
+        let blocked = |blocks| BlockedBloomFilter::with_params(blocks * 512, 7).unwrap().with_key(KEY);
+        check_fold(&left, small << log_factor, log_factor, blocked)?;
+        check_fold_to_fit(&left, small << log_factor, fit, blocked)?;
+        check_union_across_sizes(&left, &right, sizes, blocked)?;
+        check_intersection_across_sizes(keys, (small, log_factor), blocked)?;
+        let multiblock = |blocks| MultiblockBloomFilter::with_params(blocks * 512, 8).unwrap().with_key(KEY);
+        check_fold(&left, small << log_factor, log_factor, multiblock)?;
+        check_fold_to_fit(&left, small << log_factor, fit, multiblock)?;
+        check_union_across_sizes(&left, &right, sizes, multiblock)?;
+        check_intersection_across_sizes(keys, (small, log_factor), multiblock)?;
+        let multiblock32 = |lines| Multiblock32BloomFilter::with_params(lines * 512, 8).unwrap().with_key(KEY);
+        check_fold(&left, small << log_factor, log_factor, multiblock32)?;
+        check_fold_to_fit(&left, small << log_factor, fit, multiblock32)?;
+        check_union_across_sizes(&left, &right, sizes, multiblock32)?;
+        check_intersection_across_sizes(keys, (small, log_factor), multiblock32)?;
+    }
+}
+
+/// A filter of `large_blocks` blocks holding `keys`, fitted with `fold_to_fit` to
+/// `expected_items` keys at 1%, finds every key, has no fewer blocks than the filter `new`
+/// sizes for them (unless it was smaller to begin with), and is the filter `fold` gives at
+/// its size (which the fold tests above hold to the filter built there).
+fn check_fold_to_fit<L: BlockLayout<Hash = u64>>(
+    keys: &[u64],
+    large_blocks: u64,
+    expected_items: u64,
+    make: impl Fn(u64) -> Engine<L, BitStore>,
+) -> Result<(), TestCaseError> {
+    let mut large = make(large_blocks);
+    large.insert_all(keys);
+    let fitted = large.fold_to_fit(expected_items, 0.01).unwrap();
+    let needed = Engine::<L, BitStore>::new(expected_items, 0.01)
+        .unwrap()
+        .num_blocks();
+    prop_assert!(fitted.num_blocks() >= needed.min(large.num_blocks()));
+    prop_assert!(keys.iter().all(|key| fitted.contains(key)));
+    let factor = (large.num_blocks() / fitted.num_blocks()) as u32;
+    prop_assert_eq!(fitted.to_bytes(), large.fold(factor).unwrap().to_bytes());
+    Ok(())
+}
+
+/// The intersection of a filter of `small_blocks << log_factor` blocks holding `left` and
+/// `common` with one of `small_blocks` blocks holding `right` and `common` (either way
+/// round) finds every common key, and is the intersection of the two filters built at the
+/// smaller size.
+fn check_intersection_across_sizes<L: BlockLayout<Hash = u64>>(
+    (left, right, common): (&[u64], &[u64], &[u64]),
+    (small_blocks, log_factor): (u64, u32),
+    make: impl Fn(u64) -> Engine<L, BitStore>,
+) -> Result<(), TestCaseError> {
+    let (mut large, mut small) = (make(small_blocks << log_factor), make(small_blocks));
+    large.insert_all(left.iter().chain(common));
+    small.insert_all(right.iter().chain(common));
+    let mut expected = make(small_blocks);
+    expected.insert_all(left.iter().chain(common));
+    expected.intersect(&small).unwrap();
+    for (mut ours, theirs) in [(large.clone(), &small), (small.clone(), &large)] {
+        ours.intersect(theirs).unwrap();
+        prop_assert!(common.iter().all(|key| ours.contains(key)));
+        prop_assert_eq!(ours.to_bytes(), expected.to_bytes());
+    }
+    Ok(())
 }
 
 /// A filter of `large_blocks` blocks folded by `2^log_factor` is byte for byte the filter
