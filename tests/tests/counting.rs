@@ -180,6 +180,52 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Removing inserted keys, from a seeded or a keyed filter, leaves every other inserted
+    /// key present, also in the copy read back from bytes (with the key) and removed from
+    /// further there: a removal takes only the counts its own key added.
+    #[test]
+    fn removal_keeps_the_other_keys(
+        keys in proptest::collection::hash_set(any::<u32>(), 1..400),
+        removed in proptest::collection::vec(any::<bool>(), 400),
+        capacity in 20u64..400,
+        keyed: bool,
+    ) {
+        const KEY: [u8; 16] = *b"counting-secret!";
+        let mut f = CountingBloomFilter::new(capacity, 0.05).unwrap();
+        if keyed {
+            f = f.with_key(KEY);
+        }
+        let keys: Vec<u32> = keys.into_iter().collect();
+        for k in &keys {
+            f.insert(k);
+        }
+        let gone: Vec<u32> = keys.iter().enumerate().filter(|&(i, _)| removed[i]).map(|(_, &k)| k).collect();
+        let kept: Vec<u32> = keys.iter().enumerate().filter(|&(i, _)| !removed[i]).map(|(_, &k)| k).collect();
+        let (half, rest) = gone.split_at(gone.len() / 2);
+        for k in half {
+            prop_assert!(f.remove(k).is_ok(), "removing inserted key {}", k);
+        }
+        for k in kept.iter().chain(rest) {
+            prop_assert!(f.contains(k), "false negative for {} after removals", k);
+        }
+        let bytes = f.to_bytes();
+        let mut copy = if keyed {
+            CountingBloomFilter::from_bytes_with_key(&bytes, &KEY).unwrap()
+        } else {
+            CountingBloomFilter::from_bytes(&bytes).unwrap()
+        };
+        for k in rest {
+            prop_assert!(copy.remove(k).is_ok(), "removing inserted key {} after a round trip", k);
+        }
+        for k in &kept {
+            prop_assert!(copy.contains(k), "false negative for {} after a round trip", k);
+        }
+    }
+}
+
 #[test]
 fn a_key_inserted_twenty_times_and_removed_thirty_reports_saturated() {
     let mut f = CountingBloomFilter::new(1_000, 0.01).unwrap();
