@@ -54,6 +54,65 @@ where
     Ok(())
 }
 
+/// What [`check_put_keys_survive_every_byte_path`] needs of a JVM filter beyond
+/// [`JvmFilter`]: its bytes, in memory and in streams.
+trait JvmBytes: JvmFilter + Sized {
+    fn to_bytes(&self) -> Vec<u8>;
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
+    fn write_to(&self, out: &mut Vec<u8>) -> Result<(), Error>;
+    fn read_from(reader: impl Read) -> Result<Self, Error>;
+}
+
+macro_rules! jvm_bytes {
+    ($($ty:ty),*) => {$(
+        impl JvmBytes for $ty {
+            fn to_bytes(&self) -> Vec<u8> {
+                <$ty>::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                <$ty>::from_bytes(bytes)
+            }
+            fn write_to(&self, out: &mut Vec<u8>) -> Result<(), Error> {
+                <$ty>::write_to(self, out)
+            }
+            fn read_from(reader: impl Read) -> Result<Self, Error> {
+                <$ty>::read_from(reader)
+            }
+        }
+    )*};
+}
+
+jvm_bytes!(SparkBloomFilter, GuavaBloomFilter);
+
+/// `fresh` given `longs` and `strs` through `put_*`, read back through `from_bytes` and
+/// through `read_from` one byte per read: each copy finds every key.
+fn check_put_keys_survive_every_byte_path<F: JvmBytes + Clone>(
+    fresh: &F,
+    longs: &[i64],
+    strs: &[String],
+) -> Result<(), TestCaseError> {
+    let mut f = fresh.clone();
+    for &k in longs {
+        f.put_long(k);
+    }
+    for s in strs {
+        f.put_str(s);
+    }
+    let mut streamed = Vec::new();
+    f.write_to(&mut streamed).unwrap();
+    let copies = [
+        F::from_bytes(&f.to_bytes()).unwrap(),
+        F::read_from(bloom_tests::OneByteReader(&streamed)).unwrap(),
+    ];
+    for copy in &copies {
+        prop_assert!(longs.iter().all(|&k| copy.might_contain_long(k)));
+        prop_assert!(copy.might_contain_long_batch(longs).iter().all(|&b| b));
+        prop_assert!(strs.iter().all(|s| copy.might_contain_str(s)));
+        prop_assert!(copy.might_contain_str_batch(strs).iter().all(|&b| b));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -141,6 +200,22 @@ proptest! {
         prop_assert!(check(&f));
         let copy = GuavaBloomFilter::read_from(&f.to_bytes()[..]).unwrap();
         prop_assert!(check(&copy));
+    }
+
+    /// Keys put with `put_*` (the JVM's own calls) survive every way back from bytes, for
+    /// Spark's two versions and Guava: `to_bytes` and `from_bytes`, and `write_to` and
+    /// `read_from` one byte per read.
+    #[test]
+    fn put_keys_survive_every_byte_path(
+        seed: i32,
+        n in 1u64..1_000,
+        longs in prop::collection::vec(any::<i64>(), 0..300),
+        strs in prop::collection::vec(".{0,12}", 0..100),
+    ) {
+        check_put_keys_survive_every_byte_path(&spark(SparkVersion::V1, n, 0), &longs, &strs)?;
+        check_put_keys_survive_every_byte_path(&spark(SparkVersion::V2, n, seed), &longs, &strs)?;
+        let guava = GuavaBloomFilter::new(n, 0.01).unwrap();
+        check_put_keys_survive_every_byte_path(&guava, &longs, &strs)?;
     }
 
     #[test]
