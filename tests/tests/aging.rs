@@ -65,6 +65,34 @@ impl Model {
             .filter(move |&&(_, g)| self.generation - g <= l)
             .map(|&(k, _)| k)
     }
+
+    /// The union of aligned rings: each key of `right` joins with its age, if this filter's
+    /// generations reach that far back.
+    fn absorb(&mut self, right: &Model) {
+        for &(key, g) in &right.keys {
+            let age = right.generation - g;
+            if age <= self.generation {
+                self.keys.push_back((key, self.generation - age));
+            }
+        }
+        self.count = self.count.max(right.count);
+    }
+}
+
+/// Checks that each filter counts its generation's inserts as its model does and finds every
+/// key its model holds alive (at most `l` generations old).
+fn check_models(
+    filters: &[AgingBloomFilter],
+    models: &[Model],
+    l: u32,
+) -> Result<(), TestCaseError> {
+    for (filter, model) in filters.iter().zip(models) {
+        prop_assert_eq!(filter.generation_inserts(), model.count);
+        for key in model.alive(u64::from(l)) {
+            prop_assert!(filter.contains(&key), "false negative for {}", key);
+        }
+    }
+    Ok(())
 }
 
 proptest! {
@@ -120,21 +148,10 @@ proptest! {
                     filters[0].union(&right).unwrap();
                     // Ages are aligned: a key of the right filter keeps its age on the left.
                     let [left, right] = &mut models;
-                    for &(key, g) in &right.keys {
-                        let age = right.generation - g;
-                        if age <= left.generation {
-                            left.keys.push_back((key, left.generation - age));
-                        }
-                    }
-                    left.count = left.count.max(right.count);
+                    left.absorb(right);
                 }
             }
-            for (filter, model) in filters.iter().zip(&models) {
-                prop_assert_eq!(filter.generation_inserts(), model.count);
-                for key in model.alive(u64::from(l)) {
-                    prop_assert!(filter.contains(&key), "false negative for {}", key);
-                }
-            }
+            check_models(&filters, &models, l)?;
         }
     }
 
@@ -223,21 +240,10 @@ proptest! {
                     let right = filters[1].clone();
                     filters[0].union(&right).unwrap();
                     let [left, right] = &mut models;
-                    for &(key, g) in &right.keys {
-                        let age = right.generation - g;
-                        if age <= left.generation {
-                            left.keys.push_back((key, left.generation - age));
-                        }
-                    }
-                    left.count = left.count.max(right.count);
+                    left.absorb(right);
                 }
             }
-            for (filter, model) in filters.iter().zip(&models) {
-                prop_assert_eq!(filter.generation_inserts(), model.count);
-                for key in model.alive(u64::from(l)) {
-                    prop_assert!(filter.contains(&key), "false negative for {}", key);
-                }
-            }
+            check_models(&filters, &models, l)?;
         }
     }
 }
