@@ -268,7 +268,7 @@ fn empty<L: Layout>(n: u64, keyed: Option<fn(Plain<L>) -> Plain<L>>) -> Plain<L>
     }
 }
 
-/// Keys with the [`SUITE_KEY`], for [`empty`].
+/// Keys with the [`SUITE_KEY`], for the empty filters the suite starts from.
 pub fn with_suite_key<L: Layout<Hashing = Hashing>>(filter: Plain<L>) -> Plain<L> {
     filter.with_key(SUITE_KEY)
 }
