@@ -226,10 +226,10 @@ fn mean_fill_block_fpr<F: Float>(block_bits: u64, num_hashes: u32) -> impl Fn(f6
 }
 
 /// The most hashes for which [`blocked_fpr_distinct`] and [`blocked_fpr_replacement`] sum a
-/// block's exact rate. The sums cost k^2 and k^3 operations (a second at k = 1,000 with
-/// replacement) and lose their digits to cancellation long before; above this k, which no
-/// layout takes (the blocked ones take at most 16), they take [`blocked_fpr`]'s per-block rate,
-/// which at k = 256 in 512-bit blocks agrees with the exact one to 1e-4.
+/// block's exact rate. The sums cost k^2 and k^3 operations and lose their digits to
+/// cancellation long before; above this k, which no layout takes (the blocked ones take at
+/// most 16), they take [`blocked_fpr`]'s per-block rate, which at k = 256 in 512-bit blocks
+/// agrees with the exact one to 1e-4.
 const EXACT_MAX_HASHES: u32 = 256;
 
 /// The expected false-positive rate of a blocked filter whose keys set `num_hashes`
@@ -281,7 +281,7 @@ pub fn blocked_fpr_distinct(
 /// probability `Σ_j (-1)^j (1 - j/B)^{ki} Σ_s P(s) C(s, j)`. Unlike [`blocked_fpr`], which
 /// raises the mean fill to the power k, this is exact for such a scheme. Above 256 hashes
 /// (no layout takes more than 16) the per-block rate is [`blocked_fpr`]'s: the exact sum
-/// costs k^3 operations (a second at k = 1,000) and loses its digits there.
+/// costs k^3 operations and loses its digits there.
 ///
 /// # Examples
 ///
@@ -489,7 +489,7 @@ fn blocked_mixture<F: Float, R: Fn(f64) -> f64>(
 /// barely change over `step` counts), so it costs a few thousand terms at any λ; and past
 /// [`MEAN_FROM`], where even that step would be lost in the float (`i + step == i`) and
 /// √λ / λ is below 1e-12, it is the rate at the mean. Without the stride the loop ran
-/// 18 √λ times (seconds from λ = 2^40) and never ended past 2^53, where `i + 1 == i`.
+/// 18 √λ times, and never ended past 2^53, where `i + 1 == i`.
 fn poisson_mixture<F: Float>(lambda: f64, f: impl Fn(f64) -> f64) -> f64 {
     if lambda >= MEAN_FROM {
         return f(lambda);
