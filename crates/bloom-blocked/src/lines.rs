@@ -243,10 +243,9 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
         return tests.bytes(unsafe { S::line(base, first) }, g);
     }
     if S::SHARED_LINES {
-        // SAFETY: a storage of shared lines holds `AtomicU64` words (`Storage::SHARED_LINES`),
-        // and the caller's contract puts words `first..first + 8` in it, live while `base`
-        // is borrowed.
-        let line = unsafe { &*S::address(base, first).cast::<[AtomicU64; LINE_WORDS]>() };
+        // SAFETY: the storage's lines are shared, and the caller's contract puts words
+        // `first..first + 8` in the store `base` is of.
+        let line = unsafe { S::shared_line::<LINE_WORDS>(base, first) };
         if let Some(answer) = tests.shared(line, g) {
             return answer;
         }

@@ -111,10 +111,9 @@ impl SplitBlock {
             return self.kernel.contains(unsafe { S::line(base, first) }, x);
         }
         if S::SHARED_LINES {
-            // SAFETY: a storage of shared lines holds `AtomicU64` words
-            // (`Storage::SHARED_LINES`), and the caller's contract puts the block's four in
-            // the store, live while `base` is borrowed.
-            let block = unsafe { &*S::address(base, first).cast::<[AtomicU64; 4]>() };
+            // SAFETY: the storage's lines are shared, and the caller's contract puts the
+            // block's four words in the store `base` is of.
+            let block = unsafe { S::shared_line::<4>(base, first) };
             if let Some(answer) = self.kernel.contains_shared(block, x) {
                 return answer;
             }

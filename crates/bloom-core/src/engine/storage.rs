@@ -3,6 +3,8 @@
 //! little-endian bytes ([`LeBits`], a view over a memory map). A layout reads every one of
 //! them through [`Storage`], so a query is written once for all three.
 
+use core::sync::atomic::AtomicU64;
+
 use crate::Error;
 #[cfg(doc)]
 use crate::bits::AtomicBitStore;
@@ -89,14 +91,21 @@ pub trait Storage: sealed::Sealed {
     /// Whether the words are atomic ones that other threads may be setting bits in while a
     /// query reads them: they lend no bytes ([`LINES`](Storage::LINES) is false), but a
     /// vector kernel written in `asm!` may read a block in place through
-    /// [`address`](Storage::address), since x86-64 reads each aligned 8-byte word of a
-    /// vector load in one access (`docs/design.md`, "The atomic filter"). True only for
-    /// [`AtomicBitStore`], so a layout may take the words at `address` as `AtomicU64`s.
+    /// [`shared_line`](Storage::shared_line), since x86-64 reads each aligned 8-byte word of
+    /// a vector load in one access (`docs/design.md`, "The atomic filter"). True only for
+    /// [`AtomicBitStore`].
     const SHARED_LINES: bool = false;
 
-    /// The address of word `index` from `base` (computed without a claim that it lies in the
-    /// array; reading through it is what needs one).
-    fn address(base: Self::Base, index: usize) -> *const u8;
+    /// The `N` atomic words from `first` on (8 for a line, 4 for a split block), for a
+    /// kernel to read in place while other threads may be setting bits in them.
+    ///
+    /// # Safety
+    ///
+    /// [`SHARED_LINES`](Storage::SHARED_LINES) must be true, `base` come from
+    /// [`base`](Storage::base) of a storage borrowed for `'b`, and `first + N` be at most its
+    /// [`num_words`](Storage::num_words).
+    unsafe fn shared_line<'b, const N: usize>(base: Self::Base, first: usize)
+    -> &'b [AtomicU64; N];
 
     /// Bytes the queries read from: the array's size, which the batch engine chooses its
     /// loop by.
@@ -174,8 +183,14 @@ impl<W: Word> Storage for Bits<W> {
     const SHARED_LINES: bool = !W::PLAIN;
 
     #[inline(always)]
-    fn address(base: *const W, index: usize) -> *const u8 {
-        base.wrapping_add(index).cast()
+    unsafe fn shared_line<'b, const N: usize>(base: *const W, first: usize) -> &'b [AtomicU64; N] {
+        debug_assert!(
+            Self::SHARED_LINES,
+            "plain words are not shared (word {first})"
+        );
+        // SAFETY: `SHARED_LINES` (the caller's contract) makes the words `AtomicU64`s, and
+        // the caller keeps `first + N` within the words of a store borrowed for `'b`.
+        unsafe { &*base.add(first).cast::<[AtomicU64; N]>() }
     }
 
     #[inline(always)]
@@ -284,9 +299,9 @@ impl Storage for LeBits<'_> {
 
     const LINES: bool = true;
 
-    #[inline(always)]
-    fn address(base: *const u8, index: usize) -> *const u8 {
-        base.wrapping_add(index * 8)
+    /// Never called: a view's bytes are not shared (`SHARED_LINES` is false).
+    unsafe fn shared_line<'b, const N: usize>(_: *const u8, first: usize) -> &'b [AtomicU64; N] {
+        unreachable!("a view lends no atomic words (word {first})")
     }
 
     #[inline(always)]
