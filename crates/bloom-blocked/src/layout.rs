@@ -282,16 +282,6 @@ impl LineLayout for Blocked {
     }
 
     #[inline(always)]
-    fn test_line(&self, line: &[u8; 64], g: u64) -> bool {
-        self.kernel.contains_le(line, g)
-    }
-
-    #[inline(always)]
-    fn test_shared(&self, line: &[AtomicU64; 8], g: u64) -> Option<bool> {
-        self.kernel.contains_shared(line, g)
-    }
-
-    #[inline(always)]
     fn mask(&self, g: u64) -> [u64; 8] {
         probe::mask(g, self.num_hashes)
     }

@@ -69,16 +69,9 @@ pub(crate) trait LineLayout: Copy {
     /// The portable test of the key of `g` on a line whose word `w` (0..8) `word` reads.
     fn test_words(&self, word: impl Fn(usize) -> u64, g: u64) -> bool;
 
-    /// Runs `run` with the kernel's test of a line's 64 bytes, chosen here once.
+    /// Runs `run` with the kernel's tests of a line, chosen here once: the only place a
+    /// layout matches on its kernel, for the single-key query and the batch alike.
     fn with_test<R>(&self, run: impl TestUser<R>) -> R;
-
-    /// The kernel's test of the key of `g` on a line's 64 bytes (little-endian words).
-    fn test_line(&self, line: &[u8; 64], g: u64) -> bool;
-
-    /// The vector kernel's test of the key of `g` on a line of atomic words, read in place
-    /// while other threads may be setting bits in it; `None` where the kernel is the
-    /// portable one, whose caller reads the words one atomic load at a time.
-    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool>;
 
     /// The key of `g`'s bits as the line's eight words.
     fn mask(&self, g: u64) -> [u64; LINE_WORDS];
@@ -181,7 +174,8 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     );
 }
 
-/// The test of the line at word `first` of `store` ([`test_at`]), the kernel chosen here.
+/// The test of the line at word `first` of `store` ([`test_at`]), the kernel chosen here by
+/// [`LineLayout::with_test`].
 ///
 /// # Safety
 ///
@@ -193,32 +187,45 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
     first: usize,
     g: u64,
 ) -> bool {
-    // SAFETY: the caller's contract.
-    unsafe { test_at::<L, S>(layout, store.base(), first, g, &KernelOf(layout)) }
+    struct Single<'a, L, S: Storage> {
+        layout: &'a L,
+        base: S::Base,
+        first: usize,
+        g: u64,
+    }
+    impl<L: LineLayout, S: Storage> TestUser<bool> for Single<'_, L, S> {
+        #[inline(always)]
+        fn run(
+            self,
+            bytes: impl Fn(&[u8; 64], u64) -> bool + Copy,
+            shared: impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool> + Copy,
+        ) -> bool {
+            let tests = Tests { bytes, shared };
+            // SAFETY: `test`'s caller's contract.
+            unsafe { test_at::<L, S>(self.layout, self.base, self.first, self.g, &tests) }
+        }
+    }
+    layout.with_test(Single::<L, S> {
+        layout,
+        base: store.base(),
+        first,
+        g,
+    })
 }
 
-/// The kernel's tests of a line a caller runs: on the line's bytes, and on a line of atomic
-/// words read in place (`None` where the kernel is the portable one). Methods rather than
-/// closures, so that they inline into any caller: a closure holding a layout's whole kernel
-/// dispatch was left out of line in a large caller (the comparison's loop), a call per key.
-trait LineTests {
-    fn bytes(&self, line: &[u8; 64], g: u64) -> bool;
-    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool>;
+/// The kernel's test of the key of `g` on a line's 64 bytes, for the tests that compare
+/// kernels.
+#[cfg(test)]
+pub(crate) fn test_line<L: LineLayout>(layout: &L, line: &[u8; 64], g: u64) -> bool {
+    layout.with_test(crate::probe::OnBytes(line, g))
 }
 
-/// The layout's tests, its kernel chosen per call.
-struct KernelOf<'a, L>(&'a L);
-
-impl<L: LineLayout> LineTests for KernelOf<'_, L> {
-    #[inline(always)]
-    fn bytes(&self, line: &[u8; 64], g: u64) -> bool {
-        self.0.test_line(line, g)
-    }
-
-    #[inline(always)]
-    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
-        self.0.test_shared(line, g)
-    }
+/// A kernel's tests as [`TestUser::run`] hands them over: `bytes` on a line's bytes, `shared`
+/// on a line of atomic words read in place (`None` where the kernel is the portable one).
+#[derive(Clone, Copy)]
+struct Tests<Q, P> {
+    bytes: Q,
+    shared: P,
 }
 
 /// The test of the line at word `first` of the store `base` is of: `tests.bytes` on the
@@ -235,18 +242,21 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
     base: S::Base,
     first: usize,
     g: u64,
-    tests: &impl LineTests,
+    tests: &Tests<
+        impl Fn(&[u8; 64], u64) -> bool,
+        impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
+    >,
 ) -> bool {
     if S::LINES {
         // SAFETY: the caller's contract puts the line's eight words in the store, which
         // `base` is of.
-        return tests.bytes(unsafe { S::line(base, first) }, g);
+        return (tests.bytes)(unsafe { S::line(base, first) }, g);
     }
     if S::SHARED_LINES {
         // SAFETY: the storage's lines are shared, and the caller's contract puts words
         // `first..first + 8` in the store `base` is of.
         let line = unsafe { S::shared_line::<LINE_WORDS>(base, first) };
-        if let Some(answer) = tests.shared(line, g) {
+        if let Some(answer) = (tests.shared)(line, g) {
             return answer;
         }
     }
@@ -305,7 +315,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         #[inline(always)]
         fn run(
             self,
-            test: impl Fn(&[u8; 64], u64) -> bool + Copy,
+            bytes: impl Fn(&[u8; 64], u64) -> bool + Copy,
             shared: impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool> + Copy,
         ) {
             let query = BatchOf::<L, S, _, _, PREHASHED> {
@@ -313,8 +323,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
                 store: self.store,
                 base: self.store.base(),
                 hashing: self.hashing,
-                test,
-                shared,
+                tests: Tests { bytes, shared },
             };
             batch::contains_batch_into(&Lines(&query), self.keys, self.out);
         }
@@ -336,26 +345,8 @@ struct BatchOf<'a, L, S: Storage, Q, P, const PREHASHED: bool> {
     /// The store's words, taken once: the loops hold it in a register.
     base: S::Base,
     hashing: Hashing,
-    /// The kernel's test of a line's bytes, and of a line of atomic words in place.
-    test: Q,
-    shared: P,
-}
-
-impl<L, S, Q, P, const PREHASHED: bool> LineTests for BatchOf<'_, L, S, Q, P, PREHASHED>
-where
-    S: Storage,
-    Q: Fn(&[u8; 64], u64) -> bool,
-    P: Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
-{
-    #[inline(always)]
-    fn bytes(&self, line: &[u8; 64], g: u64) -> bool {
-        (self.test)(line, g)
-    }
-
-    #[inline(always)]
-    fn shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
-        (self.shared)(line, g)
-    }
+    /// The kernel's tests, chosen once for the batch.
+    tests: Tests<Q, P>,
 }
 
 impl<L, S, Q, P, const PREHASHED: bool> OneLine for BatchOf<'_, L, S, Q, P, PREHASHED>
@@ -391,7 +382,7 @@ where
     fn test(&self, (first, g): (usize, u64)) -> bool {
         // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
         // `locate` picked a line below `num_lines`.
-        unsafe { test_at::<L, S>(self.layout, self.base, first, g, self) }
+        unsafe { test_at::<L, S>(self.layout, self.base, first, g, &self.tests) }
     }
 
     #[inline(always)]

@@ -356,33 +356,6 @@ impl LineLayout for Multiblock {
     fn mask(&self, f: u64) -> [u64; LINE_WORDS] {
         core::array::from_fn(|w| bit(f, w))
     }
-
-    #[inline(always)]
-    fn test_line(&self, line: &[u8; 64], f: u64) -> bool {
-        match self.kernel {
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(t) => crate::probe::avx2::multi_contains(t, line.into(), f),
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(t) => crate::probe::avx2::multi_contains_512(t, line.into(), f),
-            VectorKernel::Portable => test_le_bytes(line, f),
-        }
-    }
-
-    #[inline(always)]
-    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], f: u64) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        let shared = crate::probe::avx2::Line::shared(line);
-        match self.kernel {
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(t) => Some(crate::probe::avx2::multi_contains(t, shared, f)),
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(t) => Some(crate::probe::avx2::multi_contains_512(t, shared, f)),
-            VectorKernel::Portable => {
-                let _ = (line, f);
-                None
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -427,7 +400,7 @@ mod tests {
                         num_lines: 1,
                         kernel,
                     };
-                    assert_eq!(layout.test_line(&line, f), expected, "{kernel:?}");
+                    assert_eq!(lines::test_line(&layout, &line, f), expected, "{kernel:?}");
                 }
             }
         }

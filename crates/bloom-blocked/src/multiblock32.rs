@@ -297,26 +297,6 @@ impl LineLayout for Multiblock32 {
             masks[w & 3] & mine
         })
     }
-
-    #[inline(always)]
-    fn test_line(&self, line: &[u8; 64], g: u64) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let VectorKernel::Avx2(t) = self.kernel {
-            return crate::probe::avx2::multi32_contains(t, line.into(), g);
-        }
-        test_le_bytes(line, g)
-    }
-
-    #[inline(always)]
-    fn test_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        if let VectorKernel::Avx2(t) = self.kernel {
-            let shared = crate::probe::avx2::Line::shared(line);
-            return Some(crate::probe::avx2::multi32_contains(t, shared, g));
-        }
-        let _ = (line, g);
-        None
-    }
 }
 
 #[cfg(test)]
@@ -361,7 +341,11 @@ mod tests {
                 let expected = words.iter().zip(mask).all(|(w, m)| w & m == m);
                 assert_eq!(test_words(|w| words[w], g), expected);
                 for &kernel in &kernels {
-                    assert_eq!(layout(kernel).test_line(&line, g), expected, "{kernel:?}");
+                    assert_eq!(
+                        crate::lines::test_line(&layout(kernel), &line, g),
+                        expected,
+                        "{kernel:?}"
+                    );
                 }
             }
         }

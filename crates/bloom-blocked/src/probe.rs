@@ -28,10 +28,10 @@
 //!
 //! The mapping is part of the binary format: changing it changes which bits a key owns.
 
-/// A 512-bit block of eight `u64` words, aligned to a cache line: the blocks the kernels'
-/// tests are written for.
+/// A 512-bit block of eight `u64` words: the tests' model of a block, against which the
+/// kernels, which read a block's little-endian bytes, are checked.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(C, align(64))]
 pub(crate) struct Block(pub(crate) [u64; 8]);
 
 /// Bits in a block of [`BlockedBloomFilter`](crate::BlockedBloomFilter).
@@ -325,91 +325,27 @@ impl Kernel {
         }
     }
 
-    /// Whether the key whose [`spread`] word is `g` is in `block`.
+    /// Whether the key whose [`spread`] word is `g` is in `block`, by this kernel.
     #[cfg(test)]
-    #[inline(always)]
     pub(crate) fn contains(&self, block: &Block, g: u64) -> bool {
-        self.contains_in(block, g, contains_portable)
-    }
-
-    /// [`contains`](Kernel::contains) on a block's 64 bytes as the format stores them
-    /// (little-endian words) at any address: a view's unaligned block. The vector kernels
-    /// read the bytes in place; the portable one reads each word with an unaligned
-    /// little-endian load.
-    #[inline(always)]
-    pub(crate) fn contains_le(&self, bytes: &[u8; 64], g: u64) -> bool {
-        self.contains_in(bytes, g, |bytes, g, k| contains_le_bytes(bytes, g, k))
-    }
-
-    /// The vector kernel's test of a block of atomic words read in place
-    /// ([`avx2::Line::shared`]); `None` for the portable kind.
-    #[inline(always)]
-    pub(crate) fn contains_shared(&self, block: &[AtomicU64; 8], g: u64) -> Option<bool> {
-        let k = self.num_hashes;
-        #[cfg(target_arch = "x86_64")]
-        let line = avx2::Line::shared(block);
-        match self.kind {
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(token) => Some(avx2::contains8(token, line, g, k)),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(token) => Some(avx2::contains16(token, line, g, k)),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(token) => Some(avx2::contains512(token, line, g, k)),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(token) => Some(avx2::contains8_512(token, line, g, k)),
-            Kind::Portable => {
-                let _ = (block, g, k);
-                None
-            }
-        }
-    }
-
-    /// The kernel's test of `block`, `portable` for the portable kind.
-    #[inline(always)]
-    fn contains_in<'b, B: ?Sized>(
-        &self,
-        block: &'b B,
-        g: u64,
-        portable: impl FnOnce(&'b B, u64, u32) -> bool,
-    ) -> bool
-    where
-        &'b B: LineOf<'b>,
-    {
-        let k = self.num_hashes;
-        match self.kind {
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(token) => avx2::contains8(token, block.line(), g, k),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(token) => avx2::contains16(token, block.line(), g, k),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(token) => avx2::contains512(token, block.line(), g, k),
-            #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(token) => avx2::contains8_512(token, block.line(), g, k),
-            Kind::Portable => portable(block, g, k),
-        }
+        let bytes: [u8; 64] = core::array::from_fn(|i| block.0[i / 8].to_le_bytes()[i % 8]);
+        self.with_test(OnBytes(&bytes, g))
     }
 }
 
-/// What the vector kernels can read a block from: a [`Block`] or a block's 64 bytes.
-pub(crate) trait LineOf<'a> {
-    /// The bytes for the vector kernels.
-    #[cfg(target_arch = "x86_64")]
-    fn line(self) -> avx2::Line<'a>;
-}
+/// A test of one line's bytes, run by whatever [`TestUser::run`] is handed: the tests that
+/// compare kernels call each through it.
+#[cfg(test)]
+pub(crate) struct OnBytes<'a>(pub(crate) &'a [u8; 64], pub(crate) u64);
 
-impl<'a> LineOf<'a> for &'a Block {
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn line(self) -> avx2::Line<'a> {
-        self.into()
-    }
-}
-
-impl<'a> LineOf<'a> for &'a [u8; 64] {
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn line(self) -> avx2::Line<'a> {
-        self.into()
+#[cfg(test)]
+impl TestUser<bool> for OnBytes<'_> {
+    fn run(
+        self,
+        test: impl Fn(&[u8; 64], u64) -> bool + Copy,
+        _: impl Fn(&[AtomicU64; 8], u64) -> Option<bool> + Copy,
+    ) -> bool {
+        test(self.0, self.1)
     }
 }
 
@@ -578,7 +514,7 @@ pub(crate) mod avx2 {
     use core::marker::PhantomData;
     use core::sync::atomic::AtomicU64;
 
-    use super::{Block, PROBE_SALT, SALT};
+    use super::{PROBE_SALT, SALT};
 
     /// `asm!` for the vector kernels: the template and operands given, then every vector
     /// register declared clobbered (all sixteen `xmm`, which in LLVM's model covers the whole
@@ -614,18 +550,23 @@ pub(crate) mod avx2 {
 
     pub(crate) use bloom_core::internal::simd::{Avx2, Avx512};
 
-    /// The answer a kernel's `set<cc>` left in its byte: 0 or 1, which the compiler is told,
-    /// so the caller uses the byte as the `bool` it is rather than testing it again.
+    /// The answer a kernel's `set<cc>` left in its byte: 0 or 1, which is a `bool`'s
+    /// representation, so the byte is taken as the `bool` it is rather than tested again
+    /// (a comparison with 0 that an inlining order can leave in the caller).
     #[inline(always)]
+    #[expect(
+        clippy::transmute_int_to_bool,
+        reason = "the comparison with 0 it suggests is what this avoids"
+    )]
     fn flag_set(flag: u8) -> bool {
-        // SAFETY: every kernel writes `flag` with one `set<cc>`, which stores 0 or 1.
-        unsafe { core::hint::assert_unchecked(flag <= 1) };
-        flag != 0
+        // SAFETY: every kernel writes `flag` with one `set<cc>`, which stores 0 or 1, the
+        // two valid bytes of a `bool`.
+        unsafe { core::mem::transmute::<u8, bool>(flag) }
     }
 
-    /// The 64 bytes of a block the kernels read, wherever they lie: an aligned [`Block`] of a
-    /// filter, a view's block at any address as the format's little-endian bytes (which on
-    /// x86_64, little-endian, are the block's words as they would be in memory), or
+    /// The 64 bytes of a block the kernels read, wherever they lie: a filter's line, a
+    /// view's block at any address as the format's little-endian bytes (which on x86_64,
+    /// little-endian, are the block's words as they would be in memory), or
     /// (`SHARED`) a block of atomic words that other threads may be setting bits in; `N` bytes,
     /// 64 for a line and 32 for a split block. Made from a reference to the bytes, or to the
     /// atomic words, so the kernels may read all of them for the borrow's life; none of their
@@ -682,18 +623,6 @@ pub(crate) mod avx2 {
         fn from(bytes: &'a [u8; 32]) -> Line<'a, false, 32> {
             Line {
                 first: bytes.as_ptr(),
-                bytes: PhantomData,
-            }
-        }
-    }
-
-    impl<'a> From<&'a Block> for Line<'a> {
-        #[inline(always)]
-        fn from(block: &'a Block) -> Line<'a> {
-            // `Block` is 64 bytes of plain `u64` words with no padding, so its memory is 64
-            // initialised bytes, borrowed for `'a`.
-            Line {
-                first: (block as *const Block).cast(),
                 bytes: PhantomData,
             }
         }
@@ -1399,7 +1328,11 @@ mod tests {
                                 chunk.copy_from_slice(&w.to_le_bytes());
                             }
                             let unaligned: &[u8; 64] = bytes[1..].try_into().unwrap();
-                            assert_eq!(kernel.contains_le(unaligned, g), expected, "{probe:?}");
+                            assert_eq!(
+                                kernel.with_test(OnBytes(unaligned, g)),
+                                expected,
+                                "{probe:?}"
+                            );
                             let exact = Block(mask(g, k));
                             assert!(kernel.contains(&exact, g), "{probe:?} k {k}");
                             let p = position(g, (next() % u64::from(k)) as u32);
