@@ -327,19 +327,15 @@ pub fn blocked_fpr_replacement(
 /// assert!(multi > anywhere && multi < 0.0107);
 /// ```
 pub fn multiblock_fpr(num_bits: u64, word_bits: u64, num_words: u32, num_items: u64) -> f64 {
-    if num_bits == 0 || word_bits == 0 || num_words == 0 {
+    if word_bits == 0 || num_words == 0 {
         return 1.0;
     }
-    if num_items == 0 {
-        return 0.0;
-    }
-    let block_bits = word_bits * u64::from(num_words);
     let clear = 1.0 - 1.0 / word_bits as f64;
     let k = num_words as i32;
-    poisson_mixture::<Native>(
-        num_items as f64 * block_bits as f64 / num_bits as f64,
-        |i| Native::powi(1.0 - Native::powf(clear, i), k),
-    )
+    let block_bits = word_bits * u64::from(num_words);
+    blocked_mixture::<Native, _>(num_bits, block_bits, num_items, || {
+        move |i| Native::powi(1.0 - Native::powf(clear, i), k)
+    })
 }
 
 /// [`blocked_fpr_replacement`] with the float functions of `F` (`internal::float`).
@@ -390,20 +386,10 @@ fn replacement_block_fpr<F: Float>(block_bits: u64, num_hashes: u32) -> impl Fn(
     let ratios: Vec<f64> = (0..=k)
         .map(|j| F::powi((1.0 - j as f64 / b).max(0.0), k as i32))
         .collect();
+    // Where the alternating sum loses its digits, the chance that the query's s distinct
+    // bits are all among the `ones` set at the block's mean fill.
     move |i: f64| -> f64 {
-        let mut sum = 0.0;
-        let mut largest: f64 = 0.0;
-        for j in 0..=k {
-            let term = coefficients[j] * F::powf(ratios[j], i);
-            largest = largest.max(term);
-            sum += if j % 2 == 0 { term } else { -term };
-        }
-        // As for distinct probes: where the alternating sum loses its digits (a nearly empty
-        // block, whose rate is negligible), use the rate at the block's mean fill.
-        if sum > largest * 1e-9 {
-            sum.min(1.0)
-        } else {
-            let ones = b * (1.0 - F::powf(ratios[1], i));
+        inclusion_exclusion::<F>(&coefficients, &ratios, b, i, |ones| {
             (0..=k)
                 .map(|s| {
                     occupancy[s]
@@ -412,7 +398,7 @@ fn replacement_block_fpr<F: Float>(block_bits: u64, num_hashes: u32) -> impl Fn(
                             .product::<f64>()
                 })
                 .sum()
-        }
+        })
     }
 }
 
@@ -437,25 +423,40 @@ fn distinct_block_fpr(block_bits: u64, num_hashes: u32) -> impl Fn(f64) -> f64 {
             Some(out)
         })
         .collect();
+    // Where the alternating sum loses its digits, the hypergeometric rate at the mean fill.
     move |i: f64| -> f64 {
-        let mut sum = 0.0;
-        let mut largest: f64 = 0.0;
-        for j in 0..=k as usize {
-            let term = binomials[j] * Native::powf(ratios[j], i);
-            largest = largest.max(term);
-            sum += if j % 2 == 0 { term } else { -term };
-        }
-        // The alternating sum cancels; where it loses the digits that matter (large k, very
-        // few keys in the block, where the rate is negligible anyway), use the hypergeometric
-        // rate at the mean fill instead.
-        if sum > largest * 1e-9 {
-            sum.min(1.0)
-        } else {
-            let ones = b * (1.0 - Native::powf(ratios[1], i));
+        inclusion_exclusion::<Native>(&binomials, &ratios, b, i, |ones| {
             (0..k)
                 .map(|t| ((ones - f64::from(t)) / (b - f64::from(t))).clamp(0.0, 1.0))
                 .product()
-        }
+        })
+    }
+}
+
+/// A block's rate by inclusion–exclusion over the bits no key set, for a block of `b` bits
+/// holding `i` keys: `Σ_j (-1)^j weights[j] ratios[j]^i`, where `ratios[j]` is the chance
+/// that one key avoids j given bits. The alternating sum cancels; where it loses the digits
+/// that matter (large k, very few keys in the block, where the rate is negligible anyway),
+/// the rate is `at_mean(ones)` instead, of the block's mean count of set bits
+/// `ones = b (1 - ratios[1]^i)`.
+fn inclusion_exclusion<F: Float>(
+    weights: &[f64],
+    ratios: &[f64],
+    b: f64,
+    i: f64,
+    at_mean: impl FnOnce(f64) -> f64,
+) -> f64 {
+    let mut sum = 0.0;
+    let mut largest: f64 = 0.0;
+    for (j, (&weight, &ratio)) in weights.iter().zip(ratios).enumerate() {
+        let term = weight * F::powf(ratio, i);
+        largest = largest.max(term);
+        sum += if j % 2 == 0 { term } else { -term };
+    }
+    if sum > largest * 1e-9 {
+        sum.min(1.0)
+    } else {
+        at_mean(b * (1.0 - F::powf(ratios[1], i)))
     }
 }
 
