@@ -167,12 +167,8 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn byte(&mut self) -> Result<u8, Error> {
-        let b = *self.bytes.get(self.pos).ok_or(Error::Truncated {
-            needed: 1,
-            available: 0,
-        })?;
-        self.pos += 1;
-        Ok(b)
+        self.take(1)?;
+        Ok(self.bytes[self.pos - 1])
     }
 
     fn varint(&mut self) -> Result<u64, Error> {
@@ -266,12 +262,7 @@ impl Reader<'_> {
                 };
                 // Each element takes at least one byte (booleans in lists do): a count beyond
                 // the input is truncation, found before looping over it.
-                if count > (self.bytes.len() - self.pos) as u64 {
-                    return Err(Error::Truncated {
-                        needed: count,
-                        available: (self.bytes.len() - self.pos) as u64,
-                    });
-                }
+                self.ensure(count)?;
                 for _ in 0..count {
                     if elem == TYPE_BOOL_TRUE || elem == TYPE_BOOL_FALSE {
                         self.byte()?;
@@ -287,12 +278,7 @@ impl Reader<'_> {
                     return Ok(());
                 }
                 let types = self.byte()?;
-                if count > (self.bytes.len() - self.pos) as u64 {
-                    return Err(Error::Truncated {
-                        needed: count,
-                        available: (self.bytes.len() - self.pos) as u64,
-                    });
-                }
+                self.ensure(count)?;
                 for _ in 0..count {
                     self.skip(types >> 4, depth + 1)?;
                     self.skip(types & 0x0f, depth + 1)?;
@@ -310,7 +296,8 @@ impl Reader<'_> {
         }
     }
 
-    fn take(&mut self, n: u64) -> Result<(), Error> {
+    /// [`Error::Truncated`] unless at least `n` bytes are left.
+    fn ensure(&self, n: u64) -> Result<(), Error> {
         let available = (self.bytes.len() - self.pos) as u64;
         if n > available {
             return Err(Error::Truncated {
@@ -318,6 +305,12 @@ impl Reader<'_> {
                 available,
             });
         }
+        Ok(())
+    }
+
+    /// Skips `n` bytes.
+    fn take(&mut self, n: u64) -> Result<(), Error> {
+        self.ensure(n)?;
         self.pos += n as usize;
         Ok(())
     }
