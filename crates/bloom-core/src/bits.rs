@@ -48,6 +48,17 @@ fn tail_mask(num_bits: u64) -> u64 {
     }
 }
 
+/// [`Error::Corrupt`] when `last`, the last word of a store of `num_bits` bits, has bits set
+/// past its end.
+fn check_tail(last: u64, num_bits: u64) -> Result<(), Error> {
+    if last & !tail_mask(num_bits) != 0 {
+        return Err(Error::corrupt(format!(
+            "bits set beyond the end ({num_bits} bits)"
+        )));
+    }
+    Ok(())
+}
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for u64 {}
@@ -668,23 +679,8 @@ impl Bits<u64> {
                 words.len()
             )));
         }
-        let store = BitStore { words, num_bits };
-        store.check_tail()?;
-        Ok(store)
-    }
-
-    fn check_tail(&self) -> Result<(), Error> {
-        if self
-            .as_words()
-            .last()
-            .is_some_and(|&w| w & !tail_mask(self.num_bits) != 0)
-        {
-            return Err(Error::corrupt(format!(
-                "bits set beyond the end ({} bits)",
-                self.num_bits
-            )));
-        }
-        Ok(())
+        check_tail(words.as_slice().last().map_or(0, |&w| w), num_bits)?;
+        Ok(BitStore { words, num_bits })
     }
 
     /// Reads `num_bits` bits from little-endian words, as a filter's payload holds
@@ -720,12 +716,7 @@ impl Bits<u64> {
         let last = bytes
             .last_chunk::<8>()
             .map_or(0, |w| u64::from_le_bytes(*w));
-        if last & !tail_mask(num_bits) != 0 {
-            return Err(Error::corrupt(format!(
-                "bits set beyond the end ({num_bits} bits)"
-            )));
-        }
-        Ok(())
+        check_tail(last, num_bits)
     }
 
     /// The bit-level view.
