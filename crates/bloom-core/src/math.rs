@@ -30,7 +30,7 @@ use alloc::{vec, vec::Vec};
 #[cfg(test)]
 use crate::internal::checks::check_num_bits;
 pub use crate::internal::checks::{MAX_NUM_BITS, MAX_NUM_HASHES};
-use crate::internal::checks::{check_fpr, check_items, check_num_hashes};
+use crate::internal::checks::{check_count, check_fpr, check_items, check_num_hashes};
 
 /// `(ln 2)^2`.
 const LN2_SQUARED: f64 = core::f64::consts::LN_2 * core::f64::consts::LN_2;
@@ -93,9 +93,7 @@ pub fn optimal_num_bits_with<F: Float>(expected_items: u64, fpr: f64) -> Result<
 /// ```
 pub fn optimal_num_hashes(num_bits: u64, expected_items: u64) -> Result<u32, Error> {
     check_items(expected_items)?;
-    if num_bits == 0 {
-        return Err(Error::invalid("num_bits", "must be at least 1 (got 0)"));
-    }
+    check_count("num_bits", num_bits)?;
     let k = Native::round(num_bits as f64 / expected_items as f64 * core::f64::consts::LN_2);
     Ok(k.clamp(1.0, f64::from(MAX_NUM_HASHES)) as u32)
 }
@@ -573,9 +571,7 @@ pub fn blocked_num_bits(
     check_items(expected_items)?;
     check_fpr(fpr)?;
     check_num_hashes(num_hashes)?;
-    if block_bits == 0 {
-        return Err(Error::invalid("block_bits", "must be at least 1 (got 0)"));
-    }
+    check_count("block_bits", block_bits)?;
     let max_blocks = MAX_NUM_BITS / block_bits;
     let fpr_of =
         |blocks: u64| blocked_fpr(blocks * block_bits, block_bits, num_hashes, expected_items);

@@ -107,16 +107,14 @@ pub fn check_num_hashes(num_hashes: u32) -> Result<(), Error> {
 ///
 /// [`Error::InvalidParameter`] for 0, [`Error::TooLarge`] above the maximum.
 pub fn check_num_bits(num_bits: u64) -> Result<(), Error> {
-    if num_bits == 0 {
-        Err(Error::invalid("num_bits", "must be at least 1 (got 0)"))
-    } else if num_bits > MAX_NUM_BITS {
-        Err(Error::TooLarge {
+    check_count("num_bits", num_bits)?;
+    if num_bits > MAX_NUM_BITS {
+        return Err(Error::TooLarge {
             requested_bits: num_bits as f64,
             max_bits: MAX_NUM_BITS,
-        })
-    } else {
-        Ok(())
+        });
     }
+    Ok(())
 }
 
 /// A count estimated as a real number (a cardinality from [`estimate_cardinality`](crate::math::estimate_cardinality)) as the
@@ -168,6 +166,7 @@ pub fn collect_sized<T, F>(
     insert(&mut filter, keys);
     filter
 }
+
 /// The length of a bitset Parquet allows: a multiple of 32 between 32 bytes and 128 MiB
 /// (any whole number of blocks: the block index formula needs no power of two, though
 /// Parquet writers produce one).
