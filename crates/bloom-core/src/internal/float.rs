@@ -45,134 +45,76 @@ pub trait Float {
     fn round(x: f64) -> f64;
 }
 
+/// Implements [`Float`] for `$ty`, each function a call of the given function with the
+/// same arguments.
+macro_rules! float_by_calls {
+    ($ty:ty { $($name:ident($($arg:ident: $t:ty),+) => $call:path;)* }) => {
+        impl Float for $ty {
+            $(
+                #[inline]
+                fn $name($($arg: $t),+) -> f64 {
+                    $call($($arg),+)
+                }
+            )*
+        }
+    };
+}
+
 /// The standard library's methods (only with the `std` feature).
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub enum Std {}
 
 #[cfg(feature = "std")]
-impl Float for Std {
-    #[inline]
-    fn ln(x: f64) -> f64 {
-        x.ln()
-    }
-
-    #[inline]
-    fn ln_1p(x: f64) -> f64 {
-        x.ln_1p()
-    }
-
-    #[inline]
-    fn log2(x: f64) -> f64 {
-        x.log2()
-    }
-
-    #[inline]
-    fn exp(x: f64) -> f64 {
-        x.exp()
-    }
-
-    #[inline]
-    fn exp_m1(x: f64) -> f64 {
-        x.exp_m1()
-    }
-
-    #[inline]
-    fn powf(x: f64, y: f64) -> f64 {
-        x.powf(y)
-    }
-
-    #[inline]
-    fn powi(x: f64, n: i32) -> f64 {
-        x.powi(n)
-    }
-
-    #[inline]
-    fn ceil(x: f64) -> f64 {
-        x.ceil()
-    }
-
-    #[inline]
-    fn floor(x: f64) -> f64 {
-        x.floor()
-    }
-
-    #[inline]
-    fn round(x: f64) -> f64 {
-        x.round()
-    }
-}
+float_by_calls!(Std {
+    ln(x: f64) => f64::ln;
+    ln_1p(x: f64) => f64::ln_1p;
+    log2(x: f64) => f64::log2;
+    exp(x: f64) => f64::exp;
+    exp_m1(x: f64) => f64::exp_m1;
+    powf(x: f64, y: f64) => f64::powf;
+    powi(x: f64, n: i32) => f64::powi;
+    ceil(x: f64) => f64::ceil;
+    floor(x: f64) => f64::floor;
+    round(x: f64) => f64::round;
+});
 
 /// `libm`'s functions, and `powi` as the compiler's runtime computes it: what a build
 /// without `std` uses, and available with it for comparison.
 #[derive(Debug)]
 pub enum Portable {}
 
-impl Float for Portable {
-    #[inline]
-    fn ln(x: f64) -> f64 {
-        libm::log(x)
-    }
+float_by_calls!(Portable {
+    ln(x: f64) => libm::log;
+    ln_1p(x: f64) => libm::log1p;
+    log2(x: f64) => libm::log2;
+    exp(x: f64) => libm::exp;
+    exp_m1(x: f64) => libm::expm1;
+    powf(x: f64, y: f64) => libm::pow;
+    powi(x: f64, n: i32) => powidf2;
+    ceil(x: f64) => libm::ceil;
+    floor(x: f64) => libm::floor;
+    round(x: f64) => libm::round;
+});
 
-    #[inline]
-    fn ln_1p(x: f64) -> f64 {
-        libm::log1p(x)
-    }
-
-    #[inline]
-    fn log2(x: f64) -> f64 {
-        libm::log2(x)
-    }
-
-    #[inline]
-    fn exp(x: f64) -> f64 {
-        libm::exp(x)
-    }
-
-    #[inline]
-    fn exp_m1(x: f64) -> f64 {
-        libm::expm1(x)
-    }
-
-    #[inline]
-    fn powf(x: f64, y: f64) -> f64 {
-        libm::pow(x, y)
-    }
-
-    /// The loop of `__powidf2`, which `f64::powi` compiles to, so the products (and their
-    /// roundings) are the same, in the same order.
-    #[inline]
-    fn powi(x: f64, n: i32) -> f64 {
-        let mut base = x;
-        let mut exponent = n.unsigned_abs();
-        let mut product = 1.0;
-        loop {
-            if exponent & 1 != 0 {
-                product *= base;
-            }
-            exponent >>= 1;
-            if exponent == 0 {
-                break;
-            }
-            base *= base;
+/// [`Portable`]'s `powi`: the loop of `__powidf2`, which `f64::powi` compiles to, so the
+/// products (and their roundings) are the same, in the same order.
+#[inline]
+fn powidf2(x: f64, n: i32) -> f64 {
+    let mut base = x;
+    let mut exponent = n.unsigned_abs();
+    let mut product = 1.0;
+    loop {
+        if exponent & 1 != 0 {
+            product *= base;
         }
-        if n < 0 { 1.0 / product } else { product }
+        exponent >>= 1;
+        if exponent == 0 {
+            break;
+        }
+        base *= base;
     }
-
-    #[inline]
-    fn ceil(x: f64) -> f64 {
-        libm::ceil(x)
-    }
-
-    #[inline]
-    fn floor(x: f64) -> f64 {
-        libm::floor(x)
-    }
-
-    #[inline]
-    fn round(x: f64) -> f64 {
-        libm::round(x)
-    }
+    if n < 0 { 1.0 / product } else { product }
 }
 
 /// The implementation this build uses: [`Std`] with the `std` feature.
