@@ -576,8 +576,6 @@ impl Hashing {
     }
 }
 
-/// SipHash-1-3 of the bytes `key.hash()` writes (integers in the canonical width, as
-/// [`hash_key`]), under `secret`.
 /// How the filters of a layout hash their keys, and how the format's header records it: an
 /// engine filter's hashing is its layout's
 /// ([`Layout::Hashing`](crate::engine::Layout::Hashing)). [`Hashing`] (a seed or a secret key)
@@ -716,6 +714,8 @@ impl KeyHashing for ParquetHash {
     }
 }
 
+/// SipHash-1-3 of the bytes `key.hash()` writes (integers in the canonical width, as
+/// [`hash_key`]), under `secret`.
 #[inline(always)]
 fn keyed_hash<T: Hash + ?Sized>(key: &T, secret: &SecretKey) -> u64 {
     crate::internal::siphash::sip13_key(key, secret.0)
