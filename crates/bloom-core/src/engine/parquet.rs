@@ -213,19 +213,15 @@ impl<L: BlockLayout<Hash = u64, Hashing = ParquetHash>> Engine<L, BitStore> {
     pub fn fold_to_fpp(&self, target_fpp: f64) -> Result<Self, Error> {
         crate::internal::checks::check_rate("target_fpp", target_fpp)?;
         let max_folds = self.layout.num_blocks().trailing_zeros();
-        let fill = self.fill_ratio();
+        // An empty filter's rate stays 0 whatever the folds: it folds to one block.
+        let mut clear = 1.0 - self.fill_ratio();
         let mut folds = 0;
-        if fill == 0.0 {
-            folds = max_folds;
-        } else {
-            let mut clear = 1.0 - fill;
-            while folds < max_folds {
-                clear *= clear;
-                if Native::powi(1.0 - clear, PARQUET_HASHES as i32) > target_fpp {
-                    break;
-                }
-                folds += 1;
+        while folds < max_folds {
+            clear *= clear;
+            if Native::powi(1.0 - clear, PARQUET_HASHES as i32) > target_fpp {
+                break;
             }
+            folds += 1;
         }
         self.fold(1 << folds)
     }
