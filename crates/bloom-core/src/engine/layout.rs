@@ -243,13 +243,10 @@ impl Probe {
 
     /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
     pub fn best() -> Probe {
-        if Probe::Avx512.is_available() {
-            Probe::Avx512
-        } else if Probe::Avx2.is_available() {
-            Probe::Avx2
-        } else {
-            Probe::Portable
-        }
+        [Probe::Avx512, Probe::Avx2]
+            .into_iter()
+            .find(|probe| probe.is_available())
+            .unwrap_or(Probe::Portable)
     }
 
     /// `Ok(self)` when available.

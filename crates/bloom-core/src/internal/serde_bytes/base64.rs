@@ -80,18 +80,14 @@ impl fmt::Display for DecodeError {
                 f,
                 "invalid base64: {len} characters, not a multiple of 4 (cut short?)"
             ),
-            DecodeError::Character(at, c) => {
-                write!(
-                    f,
-                    "invalid base64 at character {at}: {c:?} is not a base64 digit"
-                )
-            }
-            DecodeError::Padding(at) => {
-                write!(
-                    f,
-                    "invalid base64 at character {at}: padding before the end"
-                )
-            }
+            DecodeError::Character(at, c) => write!(
+                f,
+                "invalid base64 at character {at}: {c:?} is not a base64 digit"
+            ),
+            DecodeError::Padding(at) => write!(
+                f,
+                "invalid base64 at character {at}: padding before the end"
+            ),
             DecodeError::UnusedBits(at) => write!(
                 f,
                 "invalid base64 at character {at}: bits set that the padding leaves unused"
