@@ -221,19 +221,15 @@ impl AgingBloomFilterBuilder {
             None => (0, None),
         };
         // Every way of giving l must agree.
-        let given = [self.slices.map(|(_, l)| l), time_l, self.generations];
-        let mut l_given = None;
-        for l in given.into_iter().flatten() {
-            if l_given.is_some_and(|g| g != l) {
-                return Err(Error::invalid(
-                    "generations",
-                    format!(
-                        "l is given twice, differently: {} and {l}",
-                        l_given.unwrap_or(l)
-                    ),
-                ));
-            }
-            l_given = Some(l);
+        let mut given = [self.slices.map(|(_, l)| l), time_l, self.generations]
+            .into_iter()
+            .flatten();
+        let l_given = given.next();
+        if let (Some(first), Some(other)) = (l_given, given.find(|&l| Some(l) != l_given)) {
+            return Err(Error::invalid(
+                "generations",
+                format!("l is given twice, differently: {first} and {other}"),
+            ));
         }
         let (l, default_slack) = match l_given {
             Some(l) => (l, None),
@@ -324,12 +320,18 @@ impl AgingBloomFilter {
 
     fn with_shape(shape: Shape) -> Result<Self, Error> {
         shape.check()?;
-        Ok(AgingBloomFilter {
-            bits: BitStore::new(shape.num_bits())?,
+        let bits = BitStore::new(shape.num_bits())?;
+        Ok(Self::from_parts(bits, shape, Ring::default()))
+    }
+
+    /// The filter of these parts, its queries on the fastest kernel the CPU has.
+    fn from_parts(bits: BitStore, shape: Shape, ring: Ring) -> Self {
+        AgingBloomFilter {
+            bits,
             shape,
-            ring: Ring::default(),
+            ring,
             kernel: Kernel::detect(),
-        })
+        }
     }
 
     /// Slices a key sets, and the run of set slices a query looks for (the paper's k).
@@ -645,13 +647,28 @@ impl AgingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn advance(&mut self) {
-        self.shift();
         if self.shape.span > 0 {
-            // At the last generation number the ring still turns; the number stays, and
-            // the newest slice follows it as the format requires.
-            self.ring.epoch = self.ring.epoch.saturating_add(1);
-            self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
+            self.shift_generations(1);
+        } else {
+            self.shift();
         }
+    }
+
+    /// Ends `shifts` generations of a time window's ring: that many shifts (all slices
+    /// cleared past the whole ring), the generation number moved on as far. At the last
+    /// generation number the ring still turns; the number stays, and the newest slice
+    /// follows it as the format requires.
+    fn shift_generations(&mut self, shifts: u64) {
+        if shifts >= u64::from(self.shape.slices()) {
+            self.bits.clear();
+            self.ring.count = 0;
+        } else {
+            for _ in 0..shifts {
+                self.shift();
+            }
+        }
+        self.ring.epoch = self.ring.epoch.saturating_add(shifts);
+        self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
     }
 
     fn shift(&mut self) {
@@ -699,16 +716,7 @@ impl AgingBloomFilter {
     /// than a time given before (the clock went backwards); nothing changes then.
     pub fn advance_to(&mut self, now: u64) -> Result<(), Error> {
         let shifts = self.pending_shifts(now)?;
-        if shifts >= u64::from(self.shape.slices()) {
-            self.bits.clear();
-            self.ring.count = 0;
-        } else {
-            for _ in 0..shifts {
-                self.shift();
-            }
-        }
-        self.ring.epoch = self.ring.epoch.saturating_add(shifts);
-        self.ring.head = Ring::head_of(self.ring.epoch, self.shape.slices());
+        self.shift_generations(shifts);
         self.ring.last_now = now;
         Ok(())
     }
@@ -967,17 +975,7 @@ impl AgingBloomFilter {
             if other.ring.epoch > self.ring.epoch {
                 // `other` was advanced by hand past its clock: follow it (past the whole
                 // ring, nothing of `self` is left).
-                let behind = other.ring.epoch - self.ring.epoch;
-                if behind >= u64::from(self.shape.slices()) {
-                    self.bits.clear();
-                    self.ring.count = 0;
-                    self.ring.epoch = other.ring.epoch;
-                    self.ring.head = other.ring.head;
-                } else {
-                    for _ in 0..behind {
-                        self.advance();
-                    }
-                }
+                self.shift_generations(other.ring.epoch - self.ring.epoch);
             }
             self.ring.epoch - other.ring.epoch
         } else {
@@ -990,9 +988,6 @@ impl AgingBloomFilter {
         };
         if offset == 0 {
             self.ring.count = self.ring.count.max(other.ring.count);
-        }
-        let slices = self.shape.slices();
-        if offset == 0 {
             // Every slice of `other` has its place in `self`: the whole rows.
             for (a, b) in self
                 .bits
@@ -1006,6 +1001,7 @@ impl AgingBloomFilter {
         }
         // The physical slices `other` keeps an age for in `self` (the same places: the rings
         // are aligned), and in every row their blocks.
+        let slices = self.shape.slices();
         let mut kept = vec![false; slices as usize];
         for i in 0..u64::from(slices).saturating_sub(offset) as u32 {
             let from = other.physical(i);
@@ -1198,23 +1194,13 @@ impl Keyed for AgingBloomFilter {
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
         let (shape, ring, words) = params::read_frame(reader, key)?;
         let bits = BitStore::from_parts(words, shape.num_bits())?;
-        Ok(AgingBloomFilter {
-            bits,
-            shape,
-            ring,
-            kernel: Kernel::detect(),
-        })
+        Ok(Self::from_parts(bits, shape, ring))
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
         let (shape, ring, payload) = params::decode(bytes, key)?;
         let bits = BitStore::from_le_bytes(payload, shape.num_bits())?;
-        Ok(AgingBloomFilter {
-            bits,
-            shape,
-            ring,
-            kernel: Kernel::detect(),
-        })
+        Ok(Self::from_parts(bits, shape, ring))
     }
 }
 
