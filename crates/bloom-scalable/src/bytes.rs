@@ -21,6 +21,7 @@
 
 use std::io::{Read, Write};
 
+use bloom_classic::BloomFilter;
 use bloom_core::bits::BitStore;
 use bloom_core::format::{self, HashScheme, Variant};
 use bloom_core::hash::{Hashing, SecretKey};
@@ -188,35 +189,30 @@ fn decode_params(
     params: &[u8],
     key: Option<&SecretKey>,
 ) -> Result<(Config, usize), Error> {
-    let hashing = bloom_core::hash::Hashing::from_header(scheme, seed, key)?;
+    let hashing = Hashing::from_header(scheme, seed, key)?;
+    // The frame holds exactly PARAMS_LEN bytes of parameters: no read below runs short.
     let mut r = ByteReader::new(params);
-    let initial_capacity = r.u64()?;
-    let fpr = r.f64()?;
-    let growth_factor = r.u32()?;
-    let tightening_ratio = r.f64()?;
-    // Beyond `usize` (a 16-bit target) is beyond MAX_LAYERS: rejected below.
-    let max_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
-    let max_bytes = r.u64()?;
-    let flags = r.u8()?;
-    let num_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
-    r.finish()?;
-    if flags & !FLAG_NON_SCALING != 0 {
-        return Err(Error::corrupt(format!("unknown flags {flags:#04x}")));
-    }
     let config = Config {
-        initial_capacity,
-        fpr,
-        growth_factor,
-        tightening_ratio,
-        max_layers,
-        max_bytes,
-        scaling: flags & FLAG_NON_SCALING == 0,
+        initial_capacity: r.u64()?,
+        fpr: r.f64()?,
+        growth_factor: r.u32()?,
+        tightening_ratio: r.f64()?,
+        // Beyond `usize` (a 16-bit target) is beyond MAX_LAYERS: rejected below.
+        max_layers: usize::try_from(r.u32()?).unwrap_or(usize::MAX),
+        max_bytes: r.u64()?,
+        scaling: match r.u8()? {
+            0 => true,
+            FLAG_NON_SCALING => false,
+            flags => return Err(Error::corrupt(format!("unknown flags {flags:#04x}"))),
+        },
         hashing,
     };
+    let num_layers = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
+    r.finish()?;
     config
         .validate()
         .map_err(|e| Error::corrupt(format!("bad parameters: {e}")))?;
-    let layer_cap = if config.scaling { max_layers } else { 1 };
+    let layer_cap = if config.scaling { config.max_layers } else { 1 };
     if num_layers == 0 || num_layers > layer_cap {
         return Err(Error::corrupt(format!(
             "{num_layers} layers, expected 1 to {layer_cap}"
@@ -312,7 +308,11 @@ fn read_layer(config: &Config, index: usize, source: &mut dyn LayerSource) -> Re
             "layer {index} has {ones} bits set for {len} keys of {num_hashes} probes"
         )));
     }
-    ScalableBloomFilter::layer_from_bits(bits, num_hashes, config.hashing, expected.capacity, len)
+    Ok(Layer {
+        filter: BloomFilter::from_bits(bits, num_hashes, config.hashing)?,
+        capacity: expected.capacity,
+        len,
+    })
 }
 
 impl bloom_core::internal::Sealed for ScalableBloomFilter {}

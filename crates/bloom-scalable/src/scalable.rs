@@ -3,7 +3,6 @@
 use std::hash::Hash;
 use std::io::{Read, Write};
 
-use bloom_core::bits::BitStore;
 use bloom_core::internal::batch::CACHED_MAX_BYTES;
 use bloom_core::{Error, Filter, Persist, PersistIo};
 
@@ -94,7 +93,7 @@ impl ScalableBloomFilter {
     pub(crate) fn from_config(config: Config) -> Result<Self, Error> {
         config.validate()?;
         let size = config.layer_size(0)?;
-        let needed = Self::base_bytes() + Layer::bytes_for(size.num_bits)?;
+        let needed = std::mem::size_of::<Self>() as u64 + Layer::bytes_for(size.num_bits)?;
         if needed > config.max_bytes {
             return Err(Error::invalid(
                 "max_bytes",
@@ -125,11 +124,6 @@ impl ScalableBloomFilter {
             .map(|l| l.filter.bits().heap_bytes())
             .sum();
         self.cached = bytes <= CACHED_MAX_BYTES;
-    }
-
-    /// Bytes of the filter without its layers' bit arrays.
-    fn base_bytes() -> u64 {
-        std::mem::size_of::<Self>() as u64
     }
 
     /// The 128-bit hash every layer derives its probes from (the seeded hash widened, or keyed
@@ -313,18 +307,21 @@ impl ScalableBloomFilter {
 
     /// The keys the current layers are sized for, together.
     pub fn capacity(&self) -> u64 {
+        self.layer_sum(|l| l.capacity)
+    }
+
+    /// The sum of `f` over the layers, saturating at `u64::MAX`.
+    fn layer_sum(&self, f: impl Fn(&Layer) -> u64) -> u64 {
         self.layers
             .iter()
-            .fold(0u64, |sum, l| sum.saturating_add(l.capacity))
+            .fold(0, |sum, l| sum.saturating_add(f(l)))
     }
 
     /// The number of keys added: inserts that returned `Ok(false)` (a new key that collided
     /// with earlier ones in every layer is counted as already present and not added). After
     /// a union, an upper bound.
     pub fn len(&self) -> u64 {
-        self.layers
-            .iter()
-            .fold(0u64, |sum, l| sum.saturating_add(l.len))
+        self.layer_sum(|l| l.len)
     }
 
     /// Whether no key was added.
@@ -336,9 +333,7 @@ impl ScalableBloomFilter {
     /// [`BloomFilter::estimated_len`](bloom_classic::BloomFilter::estimated_len)) and summed;
     /// `u64::MAX` when a layer has every bit set.
     pub fn estimated_len(&self) -> u64 {
-        self.layers
-            .iter()
-            .fold(0u64, |sum, l| sum.saturating_add(l.filter.estimated_len()))
+        self.layer_sum(|l| l.filter.estimated_len())
     }
 
     /// The compound false-positive rate at the current fill: a key is a false positive if
@@ -538,21 +533,6 @@ impl ScalableBloomFilter {
         self.layers.extend(extra.iter().cloned());
         self.update_cached();
         Ok(())
-    }
-
-    /// Rebuilds a layer's classic filter from its stored parts (used by `from_bytes`).
-    pub(crate) fn layer_from_bits(
-        bits: BitStore,
-        num_hashes: u32,
-        hashing: bloom_core::hash::Hashing,
-        capacity: u64,
-        len: u64,
-    ) -> Result<Layer, Error> {
-        Ok(Layer {
-            filter: bloom_classic::BloomFilter::from_bits(bits, num_hashes, hashing)?,
-            capacity,
-            len,
-        })
     }
 
     pub(crate) fn newest(&self) -> &Layer {
