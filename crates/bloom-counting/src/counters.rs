@@ -122,6 +122,18 @@ fn words_for(num_counters: u64) -> Result<usize, Error> {
     }
 }
 
+/// Checks that a payload of `len` bytes holds the words of `num_counters` counters exactly.
+fn check_payload(num_counters: u64, len: u64) -> Result<(), Error> {
+    check_num_counters(num_counters)?;
+    let expected = words_for(num_counters)? as u64 * 8;
+    if len != expected {
+        return Err(Error::corrupt(format!(
+            "{len} payload bytes for {num_counters} counters, {expected} expected"
+        )));
+    }
+    Ok(())
+}
+
 /// The mask of the counters of the last word that lie inside an array of `num_counters`.
 fn tail_mask(num_counters: u64) -> u64 {
     match num_counters % 16 {
@@ -165,15 +177,7 @@ impl Counters {
     /// Reads `num_counters` counters from little-endian words. Allocates only after checking
     /// the length, so at most `bytes.len()` bytes.
     pub(crate) fn from_le_bytes(bytes: &[u8], num_counters: u64) -> Result<Self, Error> {
-        check_num_counters(num_counters)?;
-        let words = words_for(num_counters)?;
-        if bytes.len() as u64 != words as u64 * 8 {
-            return Err(Error::corrupt(format!(
-                "{} payload bytes for {num_counters} counters, {} expected",
-                bytes.len(),
-                words as u64 * 8
-            )));
-        }
+        check_payload(num_counters, bytes.len() as u64)?;
         Self::from_words(Words::from_le_bytes(bytes)?, num_counters)
     }
 
@@ -181,15 +185,7 @@ impl Counters {
     /// an error unless there are exactly as many words as they need and no counter is set
     /// past the last.
     pub(crate) fn from_words(v: Words<u64>, num_counters: u64) -> Result<Self, Error> {
-        check_num_counters(num_counters)?;
-        let words = words_for(num_counters)?;
-        if v.len() != words {
-            return Err(Error::corrupt(format!(
-                "{} payload bytes for {num_counters} counters, {} expected",
-                v.len() as u64 * 8,
-                words as u64 * 8
-            )));
-        }
+        check_payload(num_counters, v.len() as u64 * 8)?;
         if v.as_slice()
             .last()
             .is_some_and(|&w| w & !tail_mask(num_counters) != 0)

@@ -249,14 +249,8 @@ impl CountingBloomFilter {
     #[inline(always)]
     fn fetch_ahead(&self, hash: u128) {
         if !self.fits_cache() {
-            self.prefetch_lines(self.probes(hash));
+            self.counters.prefetch(self.probes(hash));
         }
-    }
-
-    /// Prefetches the cache line of each counter of `probes`.
-    #[inline(always)]
-    fn prefetch_lines(&self, probes: Probes) {
-        self.counters.prefetch(probes);
     }
 
     /// Removes one occurrence of `key`: decrements each of its counters that is not saturated.
