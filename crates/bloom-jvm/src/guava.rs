@@ -8,7 +8,7 @@ use crate::batch::{self, Probes, Probing};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::filter::{JvmBloomFilter, sealed::Rules};
 use crate::murmur3::{murmur3_x64_128, murmur3_x64_128_long};
-use crate::spark::{check_fpp, jvm_optimal_num_bits, jvm_optimal_num_hashes};
+use crate::spark::{jvm_optimal_num_bits, jvm_optimal_num_hashes};
 use crate::wire::Fields;
 
 /// The ordinal of `MURMUR128_MITZ_64` in Guava's `BloomFilterStrategies`: the first byte of
@@ -160,21 +160,11 @@ impl JvmBloomFilter<Guava> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(expected_insertions: u64, fpp: f64) -> Result<Self, Error> {
-        if expected_insertions == 0 || expected_insertions > i64::MAX as u64 {
-            return Err(Error::invalid(
-                "expected_insertions",
-                format!("must be in [1, 2^63 - 1] (got {expected_insertions})"),
-            ));
-        }
-        check_fpp(fpp)?;
-        let num_bits = jvm_optimal_num_bits(expected_insertions, fpp);
-        if num_bits <= 0 {
-            return Err(Error::invalid(
-                "fpp",
-                format!("{fpp} gives Guava's formula 0 bits for {expected_insertions} insertions"),
-            ));
-        }
-        let num_bits = num_bits as u64;
+        let num_bits = jvm_optimal_num_bits(
+            expected_insertions,
+            fpp,
+            ("Guava", "expected_insertions", "insertions"),
+        )?;
         let words = words_for_bits(num_bits)?;
         let k = jvm_optimal_num_hashes(expected_insertions, num_bits);
         let num_hashes = u8::try_from(k).map_err(|_| {

@@ -299,7 +299,7 @@ impl JvmBloomFilter<Spark> {
         num_bits: u64,
         seed: i32,
     ) -> Result<Self, Error> {
-        check_items(expected_items)?;
+        check_items("expected_items", expected_items)?;
         if version == SparkVersion::V1 && seed != 0 {
             return Err(Error::invalid(
                 "seed",
@@ -323,16 +323,7 @@ impl JvmBloomFilter<Spark> {
     /// [`Error::InvalidParameter`] for 0 items, more than `i64::MAX`, an `fpp` outside (0, 1)
     /// or NaN, or a result of 0 bits.
     pub fn optimal_num_bits(expected_items: u64, fpp: f64) -> Result<u64, Error> {
-        check_items(expected_items)?;
-        check_fpp(fpp)?;
-        let bits = jvm_optimal_num_bits(expected_items, fpp);
-        if bits <= 0 {
-            return Err(Error::invalid(
-                "fpp",
-                format!("{fpp} gives Spark's formula 0 bits for {expected_items} items"),
-            ));
-        }
-        Ok(bits as u64)
+        jvm_optimal_num_bits(expected_items, fpp, ("Spark", "expected_items", "items"))
     }
 
     /// Hashes for `expected_items` keys in `num_bits` bits, as Spark's
@@ -385,32 +376,42 @@ impl JvmBloomFilter<Spark> {
     }
 }
 
-fn check_items(expected_items: u64) -> Result<(), Error> {
-    if expected_items == 0 || expected_items > i64::MAX as u64 {
+/// A count of keys, the argument `name`: in [1, 2^63 - 1], as a Java `long` holds it.
+fn check_items(name: &'static str, n: u64) -> Result<(), Error> {
+    if n == 0 || n > i64::MAX as u64 {
         return Err(Error::invalid(
-            "expected_items",
-            format!("must be in [1, 2^63 - 1] (got {expected_items})"),
-        ));
-    }
-    Ok(())
-}
-
-/// `fpp` in (0, 1), which also rules out NaN.
-pub(crate) fn check_fpp(fpp: f64) -> Result<(), Error> {
-    if !(fpp > 0.0 && fpp < 1.0) {
-        return Err(Error::invalid(
-            "fpp",
-            format!("must be in (0, 1) (got {fpp})"),
+            name,
+            format!("must be in [1, 2^63 - 1] (got {n})"),
         ));
     }
     Ok(())
 }
 
 /// Both libraries' `optimalNumOfBits(long n, double p)`: `(long) (-n * Math.log(p) /
-/// (Math.log(2) * Math.log(2)))`, with Java's saturating cast.
-pub(crate) fn jvm_optimal_num_bits(n: u64, p: f64) -> i64 {
+/// (Math.log(2) * Math.log(2)))`, with Java's saturating cast, for `n` keys (the argument
+/// `name`, counted in `unit`s) at `fpp`. Checks `n` (`check_items`), `fpp` in (0, 1)
+/// (which also rules out NaN) and that `library`'s formula gives at least one bit.
+pub(crate) fn jvm_optimal_num_bits(
+    n: u64,
+    fpp: f64,
+    (library, name, unit): (&str, &'static str, &str),
+) -> Result<u64, Error> {
+    check_items(name, n)?;
+    if !(fpp > 0.0 && fpp < 1.0) {
+        return Err(Error::invalid(
+            "fpp",
+            format!("must be in (0, 1) (got {fpp})"),
+        ));
+    }
     let ln2 = 2f64.ln();
-    ((-(n as i64)) as f64 * p.ln() / (ln2 * ln2)) as i64
+    let bits = ((-(n as i64)) as f64 * fpp.ln() / (ln2 * ln2)) as i64;
+    if bits <= 0 {
+        return Err(Error::invalid(
+            "fpp",
+            format!("{fpp} gives {library}'s formula 0 bits for {n} {unit}"),
+        ));
+    }
+    Ok(bits as u64)
 }
 
 /// Both libraries' `optimalNumOfHashFunctions(long n, long m)`:
