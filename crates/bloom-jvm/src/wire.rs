@@ -15,23 +15,23 @@ use crate::bits::{JvmBits, allocate};
 /// Bytes passed to a writer, or asked of a reader, at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
 
-/// The bytes of a filter: `header`, the word count, the words.
+/// The bytes of a filter: `header`, the word count, the words ([`write`] into memory).
 pub(crate) fn encode(header: &[u8], bits: &JvmBits) -> Vec<u8> {
-    let words = bits.words();
-    let mut out = Vec::with_capacity(header.len() + 4 + words.len() * 8);
-    out.extend_from_slice(header);
-    out.extend_from_slice(&(words.len() as i32).to_be_bytes());
-    for w in words {
-        out.extend_from_slice(&w.to_be_bytes());
-    }
-    out
+    let mut out = Vec::with_capacity(encoded_len(header, bits));
+    // Writing into memory cannot fail.
+    write(&mut out, header, bits).map_or_else(|_| Vec::new(), |()| out)
 }
 
-/// Streams the bytes of [`encode`] to `writer` through a buffer of [`CHUNK_BYTES`], then
-/// flushes it.
+/// Bytes of [`encode`]'s output.
+fn encoded_len(header: &[u8], bits: &JvmBits) -> usize {
+    header.len() + 4 + bits.words().len() * 8
+}
+
+/// Streams the bytes of a filter (`header`, the word count, the words) to `writer` through
+/// a buffer of [`CHUNK_BYTES`], then flushes it.
 pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> Result<(), Error> {
     let words = bits.words();
-    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(header.len() + 4 + words.len() * 8));
+    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(encoded_len(header, bits)));
     buf.extend_from_slice(header);
     buf.extend_from_slice(&(words.len() as i32).to_be_bytes());
     for w in words {
@@ -63,6 +63,12 @@ fn check_word_count(count: i32) -> Result<usize, Error> {
     Ok(count as usize)
 }
 
+/// The big-endian words of `bytes`, a whole number of them.
+fn be_words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let word = |c: &[u8]| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    bytes.chunks_exact(8).map(word)
+}
+
 /// The word count and the words at the reader's position, which must be the input's end.
 ///
 /// # Errors
@@ -84,11 +90,7 @@ fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
     }
     let bytes = reader.take(count * 8)?;
     let mut words = allocate(count)?;
-    words.extend(
-        bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
-    );
+    words.extend(be_words(bytes));
     Ok(JvmBits::from_words(words))
 }
 
@@ -144,11 +146,7 @@ fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
         words.try_reserve(n).map_err(|_| Error::OutOfMemory {
             bytes: (words.len() + n) * 8,
         })?;
-        words.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
-        );
+        words.extend(be_words(bytes));
     }
     Ok(JvmBits::from_words(words))
 }
