@@ -257,7 +257,10 @@ impl AgingBloomFilterBuilder {
         .check()?;
         let generation_len = sizing::generation_len(self.window, l);
         let (k, rows) = match self.slices {
-            Some((k, _)) => (k, sizing::rows_for(k, l, generation_len, self.fpr, slack)?),
+            Some((k, _)) => (
+                k,
+                sizing::rows_for(k, l, generation_len, self.fpr, slack, None)?.0,
+            ),
             None => sizing::best_k(l, generation_len, self.fpr, slack)?,
         };
         AgingBloomFilter::with_shape(Shape {

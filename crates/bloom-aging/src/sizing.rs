@@ -358,32 +358,21 @@ pub(crate) fn max_rows(slices: u32) -> u64 {
 }
 
 /// The fewest rows whose steady rate is at most `fpr`, and with `slack` also the rate of
-/// keys `slack` generations past their window.
+/// keys `slack` generations past their window; with the ratio of the rows found to the
+/// memory of separate slices.
 ///
 /// The search starts from the memory of separate slices (each key's bit anywhere in its
 /// slice, [`separate::slice_bits_for`]), which the blocked layout needs a few percent more
-/// than (the uneven rows raise its rate), brackets the answer by galloping from there, and
-/// closes the bracket by [`smallest_fitting`]: four to eight evaluations of the exact rate.
+/// than (the uneven rows raise its rate): times `ratio` (the blocked layout's excess over
+/// separate slices, measured on a neighbouring k) in steps of a 1,024th, or without a
+/// ratio in steps of a 64th. It brackets the answer by galloping from there, and closes the
+/// bracket by [`smallest_fitting`]: four to eight evaluations of the exact rate.
 ///
 /// # Errors
 ///
 /// [`Error::TooLarge`] when the filter would exceed
 /// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
 pub(crate) fn rows_for(
-    k: u32,
-    l: u32,
-    generation_len: u64,
-    fpr: f64,
-    slack: Option<u32>,
-) -> Result<u64, Error> {
-    rows_near(k, l, generation_len, fpr, slack, None).map(|(rows, _)| rows)
-}
-
-/// [`rows_for`], the search starting from separate slices' memory times `ratio` (the
-/// blocked layout's excess over separate slices, measured on a neighbouring k) in steps of
-/// a 1,024th, or from separate slices' memory in steps of a 64th without it; with the
-/// ratio of the rows found.
-fn rows_near(
     k: u32,
     l: u32,
     generation_len: u64,
@@ -515,7 +504,7 @@ pub(crate) fn best_k(
     let guess = separate::best_k(l, generation_len, fpr, slack)?;
     let total = |k: u32, rows: u64| u128::from(k + l) * u128::from(rows);
     let k_range = 1..=MAX_NUM_HASHES.min(MAX_SLICES - l);
-    let (rows, ratio) = rows_near(guess, l, generation_len, fpr, slack, None)?;
+    let (rows, ratio) = rows_for(guess, l, generation_len, fpr, slack, None)?;
     let mut best = (guess, rows);
     for direction in [-1i64, 1] {
         let mut k = i64::from(best.0);
@@ -527,7 +516,7 @@ pub(crate) fn best_k(
             if !k_range.contains(&candidate) {
                 break;
             }
-            match rows_near(candidate, l, generation_len, fpr, slack, Some(ratio)) {
+            match rows_for(candidate, l, generation_len, fpr, slack, Some(ratio)) {
                 Ok((rows, _)) if total(candidate, rows) < total(best.0, best.1) => {
                     best = (candidate, rows);
                 }
@@ -840,7 +829,7 @@ mod tests {
             }
             // Neither neighbour of k takes less memory.
             for other in [k - 1, k + 1] {
-                if let Ok(r) = rows_for(other, l, g, fpr, slack) {
+                if let Ok((r, _)) = rows_for(other, l, g, fpr, slack, None) {
                     assert!(u64::from(other + l) * r >= u64::from(k + l) * rows);
                 }
             }
@@ -865,7 +854,7 @@ mod tests {
     #[test]
     fn too_large_is_an_error() {
         assert!(matches!(
-            rows_for(8, 20, u64::MAX / 20, 0.01, None),
+            rows_for(8, 20, u64::MAX / 20, 0.01, None, None),
             Err(Error::TooLarge { .. })
         ));
         assert!(matches!(
