@@ -330,10 +330,7 @@ impl Keyed for ScalableBloomFilter {
         self.layers = layers
             .into_iter()
             .map(|layer| Layer {
-                filter: match hashing {
-                    Hashing::Seeded(seed) => layer.filter.with_seed(seed),
-                    Hashing::Keyed(key) => layer.filter.with_key(key.to_bytes()),
-                },
+                filter: layer.filter.with_hashing(hashing),
                 ..layer
             })
             .collect();

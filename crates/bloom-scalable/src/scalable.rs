@@ -190,6 +190,7 @@ impl ScalableBloomFilter {
     fn grow(&mut self) -> Result<(), Error> {
         let index = self.layers.len();
         let full = |reason: String| Error::Full { reason };
+        let cannot = |e: Error| full(format!("layer {index} cannot be made: {e}"));
         if !self.config.scaling {
             return Err(full(format!(
                 "non-scaling filter holds its capacity of {} keys",
@@ -202,10 +203,7 @@ impl ScalableBloomFilter {
                 self.config.max_layers
             )));
         }
-        let size = self
-            .config
-            .layer_size(index)
-            .map_err(|e| full(format!("layer {index} cannot be made: {e}")))?;
+        let size = self.config.layer_size(index).map_err(cannot)?;
         let needed = (self.memory_usage() as u64)
             .saturating_add(Layer::bytes_for(size.num_bits).unwrap_or(u64::MAX));
         if needed > self.config.max_bytes {
@@ -214,8 +212,7 @@ impl ScalableBloomFilter {
                 self.config.max_bytes
             )));
         }
-        let layer = Layer::new(&size, self.config.hashing)
-            .map_err(|e| full(format!("layer {index} cannot be made: {e}")))?;
+        let layer = Layer::new(&size, self.config.hashing).map_err(cannot)?;
         self.layers.push(layer);
         self.update_cached();
         Ok(())
