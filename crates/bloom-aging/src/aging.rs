@@ -894,17 +894,13 @@ impl AgingBloomFilter {
             .collect();
         let whole_runs = (l + 1) / k;
         let left_over = (l + 1 - whole_runs * k) as f64 / k as f64;
-        let estimate: f64 = (1..=whole_runs).map(|t| slices[t * k - 1]).sum::<f64>()
-            + if left_over > 0.0 {
-                slices[l] * left_over
-            } else {
-                0.0
-            };
-        if estimate.is_finite() {
-            internal::round_count(estimate)
-        } else {
-            u64::MAX
+        let mut estimate: f64 = (1..=whole_runs).map(|t| slices[t * k - 1]).sum();
+        if left_over > 0.0 {
+            // Only then: a full slice's infinite estimate times 0 would be NaN.
+            estimate += slices[l] * left_over;
         }
+        // Never NaN: a full slice's infinity rounds to `u64::MAX`.
+        internal::round_count(estimate)
     }
 
     /// [`estimated_len`](AgingBloomFilter::estimated_len): the keys in the window.
