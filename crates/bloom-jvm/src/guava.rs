@@ -203,11 +203,8 @@ impl JvmBloomFilter<Guava> {
     pub fn approximate_element_count(&self) -> u64 {
         let m = self.bit_size() as f64;
         let fraction = self.bits.count_ones() as f64 / m;
-        let estimate = -(-fraction).ln_1p() * m / f64::from(self.num_hashes);
-        if estimate.is_finite() {
-            estimate.round() as u64
-        } else {
-            u64::MAX
-        }
+        // Never NaN (the fraction is in [0, 1]), and `as` saturates: every bit set, an
+        // infinite estimate, gives u64::MAX.
+        (-(-fraction).ln_1p() * m / f64::from(self.num_hashes)).round() as u64
     }
 }
