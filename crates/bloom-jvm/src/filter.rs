@@ -264,13 +264,8 @@ impl<F: Format> JvmBloomFilter<F> {
     /// first), reusing its allocation.
     pub fn might_contain_long_batch_into(&self, keys: &[i64], out: &mut Vec<bool>) {
         let format = self.format;
-        format.contains_batch(
-            &self.bits,
-            self.num_hashes,
-            keys,
-            |&key| format.hash_long(key),
-            out,
-        );
+        let hash = |&key: &i64| format.hash_long(key);
+        format.contains_batch(&self.bits, self.num_hashes, keys, hash, out);
     }
 
     /// [`might_contain_bytes`](Self::might_contain_bytes) for every key, in order, with the
@@ -300,13 +295,8 @@ impl<F: Format> JvmBloomFilter<F> {
     /// first), reusing its allocation.
     pub fn might_contain_bytes_batch_into<B: AsRef<[u8]>>(&self, keys: &[B], out: &mut Vec<bool>) {
         let format = self.format;
-        format.contains_batch(
-            &self.bits,
-            self.num_hashes,
-            keys,
-            |key| format.hash_bytes(key.as_ref()),
-            out,
-        );
+        let hash = |key: &B| format.hash_bytes(key.as_ref());
+        format.contains_batch(&self.bits, self.num_hashes, keys, hash, out);
     }
 
     /// Bits in the filter (Spark's `bitSize`): a multiple of 64.
