@@ -25,8 +25,9 @@
 //! measurements of designs, not filters of the workspace: they have no format.
 //!
 //! The queries of each step are cut into chunks of 10,000 timed against `sbbf-rs-safe` on the
-//! same chunk ([`chunked_ratios`]); printed per n: each step's median ns per query and its
-//! median ratio to the peer. Off x86-64, or without AVX2, it prints why it cannot run.
+//! same chunk ([`chunked_ratios`](bloom_benches::chunked_ratios)); printed per n: each
+//! step's median ns per query and its median ratio to the peer. Off x86-64, or without AVX2
+//! and BMI2, it prints why it cannot run.
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin multiblock_cost [n ...]
