@@ -187,6 +187,10 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
     first: usize,
     g: u64,
 ) -> bool {
+    // One key's test, run by `with_test` with the kernel's two tests. Each of those closures
+    // holds one kernel, never the layout's whole dispatch: a closure holding the dispatch
+    // (about 1 KB) was left out of line in a large caller (the comparison's loop), a call
+    // per key, where these inline like the batch's.
     struct Single<'a, L, S: Storage> {
         layout: &'a L,
         base: S::Base,
