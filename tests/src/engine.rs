@@ -415,6 +415,53 @@ pub fn check_keyed_bytes_round_trips<L: Layout<Hashing = Hashing>>(
 /// seeds' check and those proptests on filters keyed with the suite's key.
 #[macro_export]
 macro_rules! engine_suite {
+    // The proptests of no false negatives, `$cases` cases each: after an intersection, after
+    // concurrent inserts (both on filters `$keyed` keys, or seeded for `None`), and through
+    // every way back from bytes (`$bytes`: the seeded or the keyed round trips).
+    (@no_false_negatives $module:ident, $layout:ty, $cases:expr, $keyed:expr, $bytes:ident) => {
+        mod $module {
+            use proptest::prelude::*;
+
+            proptest::proptest! {
+                #![proptest_config(ProptestConfig::with_cases($cases))]
+
+                /// An intersection keeps the keys both filters held, plain and atomic: the
+                /// keys only one side held may go, never a common one.
+                #[test]
+                fn after_an_intersection(
+                    left in proptest::collection::vec(any::<u64>(), 0..500),
+                    right in proptest::collection::vec(any::<u64>(), 0..500),
+                    common in proptest::collection::vec(any::<u64>(), 0..500),
+                ) {
+                    $crate::engine::check_intersection_keeps_common_keys::<$layout>(
+                        (&left, &right, &common),
+                        $keyed,
+                    )?;
+                }
+
+                /// Threads inserting into one atomic filter at once lose no key, whatever
+                /// the keys and the number of threads.
+                #[test]
+                fn after_concurrent_inserts(
+                    keys in proptest::collection::vec(any::<u64>(), 1..3_000),
+                    threads in 2usize..5,
+                ) {
+                    $crate::engine::check_concurrent_inserts_keep_every_key::<$layout>(
+                        &keys, threads, $keyed,
+                    )?;
+                }
+
+                /// Every way back from bytes keeps every key: owned and atomic filters
+                /// from their bytes and streams, and a view over the bytes.
+                #[test]
+                fn after_bytes_streams_and_views(
+                    keys in proptest::collection::vec(any::<u64>(), 0..2_000),
+                ) {
+                    $crate::engine::$bytes::<$layout>(&keys)?;
+                }
+            }
+        }
+    };
     ($module:ident, $layout:ty $(, $seeded:ident)?) => {
         mod $module {
             #[test]
@@ -447,48 +494,10 @@ macro_rules! engine_suite {
                 $crate::engine::check_atomic_union_and_intersect::<$layout>();
             }
 
-            mod no_false_negatives {
-                use proptest::prelude::*;
-
-                proptest::proptest! {
-                    #![proptest_config(ProptestConfig::with_cases(32))]
-
-                    /// An intersection keeps the keys both filters held, plain and atomic:
-                    /// the keys only one side held may go, never a common one.
-                    #[test]
-                    fn after_an_intersection(
-                        left in proptest::collection::vec(any::<u64>(), 0..500),
-                        right in proptest::collection::vec(any::<u64>(), 0..500),
-                        common in proptest::collection::vec(any::<u64>(), 0..500),
-                    ) {
-                        $crate::engine::check_intersection_keeps_common_keys::<$layout>(
-                            (&left, &right, &common),
-                            None,
-                        )?;
-                    }
-
-                    /// Threads inserting into one atomic filter at once lose no key, whatever
-                    /// the keys and the number of threads.
-                    #[test]
-                    fn after_concurrent_inserts(
-                        keys in proptest::collection::vec(any::<u64>(), 1..3_000),
-                        threads in 2usize..5,
-                    ) {
-                        $crate::engine::check_concurrent_inserts_keep_every_key::<$layout>(
-                            &keys, threads, None,
-                        )?;
-                    }
-
-                    /// Every way back from bytes keeps every key: owned and atomic filters
-                    /// from `from_bytes` and `read_from`, and a view over the bytes.
-                    #[test]
-                    fn after_bytes_streams_and_views(
-                        keys in proptest::collection::vec(any::<u64>(), 0..2_000),
-                    ) {
-                        $crate::engine::check_bytes_round_trips::<$layout>(&keys)?;
-                    }
-                }
-            }
+            $crate::engine_suite!(
+                @no_false_negatives no_false_negatives, $layout, 32, None,
+                check_bytes_round_trips
+            );
 
             $(
                 #[test]
@@ -496,49 +505,11 @@ macro_rules! engine_suite {
                     $crate::engine::check_atomic_refuses_another_seed::<$layout>();
                 }
 
-                mod keyed_no_false_negatives {
-                    use proptest::prelude::*;
-
-                    proptest::proptest! {
-                        #![proptest_config(ProptestConfig::with_cases(24))]
-
-                        /// An intersection of filters keyed alike keeps the common keys,
-                        /// plain and atomic.
-                        #[test]
-                        fn after_an_intersection(
-                            left in proptest::collection::vec(any::<u64>(), 0..500),
-                            right in proptest::collection::vec(any::<u64>(), 0..500),
-                            common in proptest::collection::vec(any::<u64>(), 0..500),
-                        ) {
-                            $crate::engine::check_intersection_keeps_common_keys::<$layout>(
-                                (&left, &right, &common),
-                                Some($crate::engine::with_suite_key::<$layout>),
-                            )?;
-                        }
-
-                        /// Concurrent inserts into a keyed atomic filter lose no key.
-                        #[test]
-                        fn after_concurrent_inserts(
-                            keys in proptest::collection::vec(any::<u64>(), 1..3_000),
-                            threads in 2usize..5,
-                        ) {
-                            $crate::engine::check_concurrent_inserts_keep_every_key::<$layout>(
-                                &keys,
-                                threads,
-                                Some($crate::engine::with_suite_key::<$layout>),
-                            )?;
-                        }
-
-                        /// A keyed filter's bytes read back with its key keep every key:
-                        /// owned, atomic, streamed and viewed.
-                        #[test]
-                        fn after_bytes_streams_and_views(
-                            keys in proptest::collection::vec(any::<u64>(), 0..2_000),
-                        ) {
-                            $crate::engine::check_keyed_bytes_round_trips::<$layout>(&keys)?;
-                        }
-                    }
-                }
+                $crate::engine_suite!(
+                    @no_false_negatives keyed_no_false_negatives, $layout, 24,
+                    Some($crate::engine::with_suite_key::<$layout>),
+                    check_keyed_bytes_round_trips
+                );
             )?
         }
     };
