@@ -2,9 +2,9 @@
 """Golden bytes of Multiblock32BloomFilter, computed without the Rust code.
 
 An independent model of the 32-bit multiblock layout: the seeded hash of golden_model.py
-(XXH3 from the reference C library through the `xxhash` package for long keys), the line
-choice, the field re-mix, the half of the line, one bit per 32-bit word and the framing
-written out as docs/format.md (32-bit multiblock section) describes them.
+(XXH3 from the reference C library through the `xxhash` package for long keys), the block
+by multiply-shift, the field word, one bit per 32-bit word and the framing written out as
+docs/format.md (32-bit multiblock section) describes them.
 tests/tests/multiblock32.rs pins its output; run this script to regenerate it after a
 deliberate change of format.
 """
@@ -15,22 +15,21 @@ SHIFTS = [0, 32, 5, 37, 10, 42, 15, 47]
 
 
 def fields(h):
-    # lo ^ hi of the 128-bit product of h and the 64-bit golden ratio.
-    product = h * 0x9E3779B97F4A7C15
-    return (product & M64) ^ (product >> 64)
+    # h XORed with itself shifted left by 20, cut to 64 bits.
+    return (h ^ (h << 20)) & M64
 
 
 def build(num_bits, seed, keys):
     num_lines = num_bits // 512
-    # The filter as 32-bit words: line l, half b, word i is words[16 l + 8 b + i].
+    # The filter as 32-bit words: block b, word i is words[8 b + i].
     words = [0] * (num_bits // 32)
     for key in keys:
         h = digest(key, seed) & M64  # the seeded hash, the low half
-        line = (h * num_lines) >> 64
+        # The 256-bit block, counting two per line; 8 32-bit words each.
+        block = (h * 2 * num_lines) >> 64
         f = fields(h)
-        half = f >> 63
         for i in range(8):
-            words[16 * line + 8 * half + i] |= 1 << ((f >> SHIFTS[i]) & 31)
+            words[8 * block + i] |= 1 << ((f >> SHIFTS[i]) & 31)
     # Two 32-bit words make one little-endian 64-bit word, the low one first.
     pairs = [words[2 * j] | (words[2 * j + 1] << 32) for j in range(len(words) // 2)]
     return frame(8, seed, num_bits, 8, words_le(pairs))

@@ -1,29 +1,35 @@
 //! The 32-bit multiblock layout: each key sets one bit in each of the eight 32-bit words of
 //! one 256-bit block (half a cache line), the bit of each word taken from a five-bit field of
-//! a re-mixed hash. No multiplication inside the block, and half the bytes of the 512-bit
+//! the key's hash. No multiplication inside the block, and half the bytes of the 512-bit
 //! layouts per query, for about 6% more memory than the blocked layout at 1%.
 //!
 //! # The positions
 //!
-//! A key's hash is one 64-bit word `h` (as the other blocked layouts'). The line is
-//! `reduce(h, num_lines)` (multiply-shift, any number of lines). The fields come from `f`, the
-//! multiblock layout's field word (`lo ^ hi` of `h × 0x9E3779B97F4A7C15`), which depends on
-//! every bit of `h`, so they stay independent of the line whatever its count. Bit 63 of `f`
-//! picks the line's half, the key's 256-bit block, and word i's bit is
-//! `(f >> SHIFTS[i]) & 31`: the fields sit at bits 0, 5, 10 and 15 and at 32, 37, 42 and 47,
-//! so that one variable shift of four 64-bit lanes puts field i in the low five bits of
-//! 32-bit lane i. A key's half does not depend on the size, so the filter folds by whole
-//! lines, as the 512-bit layouts do.
+//! A key's hash is one 64-bit word `h` (as the other blocked layouts'). Its block is
+//! `reduce(h, 2 × num_lines)`, the 256-bit blocks counted two per line, read from the one
+//! product `h × num_lines`: its high half is the line, its low half's top bit the block's
+//! half of it. The address waits for that one multiply and no other.
+//!
+//! The fields are the five-bit groups of `x = h ^ (h << 20)` at bits 0, 5, 10 and 15 and at
+//! 32, 37, 42 and 47, so that one variable shift of four 64-bit lanes puts field i in the
+//! low five bits of 32-bit lane i. Bits 0..20 of `x` are those of `h`, and bits 32..52 are
+//! `h`'s XORed with its bits 12..32: the fields are uniform and independent of the block for
+//! up to 2^24 blocks (512 MiB), whose number the top 24 bits of `h` fix (bits 20..40 of `h`,
+//! free of both the block and the lower fields, make the upper fields uniform). The word the
+//! kernels take is `g = x << 1 | half`, the block's half of its line in bit 0 and the fields
+//! one bit up (`SHIFTS`).
+//!
+//! Block `i` of `b` blocks is block `i / F` of the same hash in `b / F`, so a filter folds
+//! by ORing runs of `F` blocks (whole lines, as `F` divides the line count).
 //!
 //! The layout is Boost.Bloom's `fast_multiblock32<8>` (boostorg/bloom,
 //! `include/boost/bloom/fast_multiblock32.hpp`) in shape; its positions and its format are
 //! the workspace's own (variant tag 8). Its rate is
 //! [`multiblock_fpr`](bloom_core::math::multiblock_fpr) with 32-bit words.
 //!
-//! Taking the fields from the low half of the block's product (Boost's way, which saves the
-//! re-mix's multiply) was measured and not kept: the block count must then be split into its
-//! odd part and a power of two, and the 128-bit shift that rebuilds the block cost more than
-//! the multiply it saved (docs/blocked.md, "The 32-bit multiblock layout").
+//! Taking the fields from the low half of the block's product (Boost's way, which saves a
+//! few operations) would make them depend on the block count, and the filter could no longer
+//! fold (docs/blocked.md, "The 32-bit multiblock layout").
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -33,13 +39,13 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
+use bloom_core::internal;
 use bloom_core::internal::float::Native;
-use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
 use crate::lines::{self, LINE_WORDS, LineLayout, VectorKernel};
-use crate::multiblock::{estimated_fpr_of, estimated_len_of, fields, multiblock_layout_methods};
+use crate::multiblock::{estimated_fpr_of, estimated_len_of, multiblock_layout_methods};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, TestUser};
 
@@ -53,13 +59,19 @@ pub const MULTIBLOCK32_BLOCK_BITS: u64 = 256;
 const INSERT_BURST: usize = 64;
 
 /// Where field i starts in the field word: lanes 2j and 2j + 1 of a 64-bit lane j shifted
-/// right by `5j` hold bits `5j` and `5j + 32` in their low five bits.
-const SHIFTS: [u32; 8] = [0, 32, 5, 37, 10, 42, 15, 47];
+/// right by `5j + 1` hold bits `5j + 1` and `5j + 33` in their low five bits.
+const SHIFTS: [u32; 8] = [1, 33, 6, 38, 11, 43, 16, 48];
 
-/// The field word's bit that names the block's half of its line (the fields end at bit 52,
-/// and every bit of the field word depends on every bit of the hash, so the half is
-/// independent of the line and of the fields).
-const HALF: u32 = 63;
+/// The block's half of its line: bit 0 of the field word (the fields start at bit 1).
+#[inline(always)]
+pub(crate) fn half(g: u64) -> usize {
+    (g & 1) as usize
+}
+
+/// How far the hash is shifted left before it is XORed into itself: bits 32..52 of the field
+/// word take in bits 12..32 of the hash, so that its top 24 bits (the block's) are never a
+/// field's only source.
+const SPREAD: u32 = 20;
 
 /// The masks of the key of `g` on the four 64-bit words of its block: word j holds 32-bit
 /// words 2j (low half) and 2j + 1 (high half).
@@ -75,7 +87,7 @@ fn masks(g: u64) -> [u64; 4] {
 /// The first of the four 64-bit words of the key of `g`'s block in its line.
 #[inline(always)]
 fn first_word(g: u64) -> usize {
-    4 * (g >> HALF) as usize
+    4 * half(g)
 }
 
 /// The portable test on a line whose word `w` `word` reads: each of the block's eight 32-bit
@@ -168,8 +180,9 @@ impl Layout for Multiblock32 {
     const VARIANT: Variant = Variant::Multiblock32;
     const PARAMS_LEN: usize = internal::SIZE_AND_HASHES_LEN;
     const INSERT_BURST: usize = INSERT_BURST;
-    /// A fold merges whole lines: a key keeps its half of the line whatever the size.
-    const BLOCK_WORDS: usize = LINE_WORDS;
+    /// A fold merges runs of 256-bit blocks: block `i` of the folded filter holds the keys
+    /// of blocks `iF .. (i + 1)F`.
+    const BLOCK_WORDS: usize = 4;
 
     multiblock_layout_methods!("32-bit multiblock");
 
@@ -191,8 +204,8 @@ impl Layout for Multiblock32 {
         estimated_fpr_of(halves_ones(store), 32, 2 * self.num_lines)
     }
 
-    /// Line `i` of the result is the OR of lines `i × factor .. (i + 1) × factor`: `factor`
-    /// must divide the line count.
+    /// Block `i` of the result is the OR of blocks `i × factor .. (i + 1) × factor`: `factor`
+    /// must divide the line count, so that the result is whole lines.
     fn folded(&self, factor: u32) -> Result<Self, Error> {
         if !factor.is_power_of_two() || self.num_lines % u64::from(factor) != 0 {
             return Err(Error::invalid(
@@ -244,12 +257,14 @@ impl LineLayout for Multiblock32 {
     }
 
     /// The line's first word, and the field word, whose top bit names the block's half of
-    /// the line.
+    /// the line: the high and the low half of one product (see the module docs).
     #[inline(always)]
     fn locate(&self, hash: u64) -> (usize, u64) {
-        // Below `num_lines`, which exists in memory, so the product fits a `usize`.
-        let line = reduce(hash, self.num_lines) as usize;
-        (line * LINE_WORDS, fields(hash))
+        let product = u128::from(hash) * u128::from(self.num_lines);
+        // Below `num_lines`, which exists in memory, so it fits a `usize`.
+        let line = (product >> 64) as usize;
+        let g = (hash ^ (hash << SPREAD)) << 1 | (product as u64 >> 63);
+        (line * LINE_WORDS, g)
     }
 
     #[inline(always)]
@@ -290,7 +305,7 @@ impl LineLayout for Multiblock32 {
     #[inline(always)]
     fn mask(&self, g: u64) -> [u64; LINE_WORDS] {
         let masks = masks(g);
-        let half = g >> HALF;
+        let half = half(g) as u64;
         core::array::from_fn(|w| {
             // All ones when word w is in the key's half, else zero.
             let mine = ((w as u64 >> 2) ^ half).wrapping_sub(1);
@@ -351,6 +366,33 @@ mod tests {
         }
     }
 
+    /// A key's block is `reduce(h, 2 × num_lines)`, its fields do not depend on the number of
+    /// lines, and a filter folded by F puts the key in block `block / F`.
+    #[test]
+    fn the_block_is_the_reduced_hash_and_the_fields_do_not_move() {
+        use bloom_core::internal::reduce;
+        let of = |num_lines| Multiblock32 {
+            num_lines,
+            kernel: VectorKernel::Portable,
+        };
+        let block = |layout: &Multiblock32, h| {
+            let (first, g) = layout.locate(h);
+            (2 * (first / LINE_WORDS) as u64 + half(g) as u64, g >> 1)
+        };
+        for h in SplitMix64(21).take(20_000) {
+            for num_lines in [1u64, 3, 12, 1 << 20, (1 << 33) + 6] {
+                let (b, fields) = block(&of(num_lines), h);
+                assert_eq!(b, reduce(h, 2 * num_lines));
+                assert_eq!(fields, block(&of(1), h).1);
+                for factor in [2u64, 4] {
+                    if num_lines % factor == 0 {
+                        assert_eq!(block(&of(num_lines / factor), h).0, b / factor);
+                    }
+                }
+            }
+        }
+    }
+
     /// A key's mask is one bit in each 32-bit word of one half of the line, every bit of
     /// every word of both halves is reachable, and the fields are the five-bit groups the
     /// kernels read.
@@ -365,7 +407,7 @@ mod tests {
             let (first, g) = layout.locate(h);
             assert_eq!(first % LINE_WORDS, 0);
             let mask = layout.mask(g);
-            let half = (g >> HALF) as usize;
+            let half = half(g);
             for (w, m) in mask.iter().enumerate() {
                 if w / 4 == half {
                     assert_eq!((m & 0xFFFF_FFFF).count_ones(), 1);

@@ -988,7 +988,7 @@ pub(crate) mod avx2 {
     #[repr(C, align(32))]
     struct Multi32Consts {
         /// The shifts of the field word that put field i in the low five bits of 32-bit lane
-        /// i: lanes 2j and 2j + 1 read bits `5j` and `5j + 32` (`multiblock32::SHIFTS`).
+        /// i: lanes 2j and 2j + 1 read bits `5j + 1` and `5j + 33` (`multiblock32::SHIFTS`).
         shifts: [u64; 4],
         /// Eight 32-bit ones: the bit each lane must have after its word is shifted.
         ones: [u32; 8],
@@ -997,7 +997,7 @@ pub(crate) mod avx2 {
     }
 
     static MULTI32_CONSTS: Multi32Consts = Multi32Consts {
-        shifts: [0, 5, 10, 15],
+        shifts: [1, 6, 11, 16],
         ones: [1; 8],
         thirty_one: [31; 8],
     };
@@ -1006,8 +1006,8 @@ pub(crate) mod avx2 {
     const MULTI32_ONES: usize = core::mem::offset_of!(Multi32Consts, ones);
     const MULTI32_THIRTY_ONE: usize = core::mem::offset_of!(Multi32Consts, thirty_one);
 
-    /// The 32-bit multiblock test with AVX2 on the 256-bit block of `line` that bit 63 of
-    /// `g` names: lane i shifts 32-bit word i right by field i of `g` (five bits, masked),
+    /// The 32-bit multiblock test with AVX2 on the 256-bit block of `line` that bit 0 of `g`
+    /// names: lane i shifts 32-bit word i right by field i of `g` (five bits, masked),
     /// and `vptest` says whether bit 0 of every lane is set. No multiplication.
     #[inline(always)]
     pub(crate) fn multi32_contains<const SHARED: bool>(
@@ -1022,7 +1022,7 @@ pub(crate) mod avx2 {
         // asm writes no memory, uses no stack, declares every vector register clobbered and
         // ends with `vzeroupper`.
         unsafe {
-            let half = line.as_ptr().add(32 * (g >> 63) as usize);
+            let half = line.as_ptr().add(32 * crate::multiblock32::half(g));
             vector_asm!(
                 shared: SHARED;
                 "vmovq xmm0, {g}",
