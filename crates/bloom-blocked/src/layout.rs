@@ -261,6 +261,8 @@ fn block_fills<S: Storage>(store: &S) -> impl Iterator<Item = u32> + '_ {
 }
 
 impl LineLayout for Blocked {
+    type Width = crate::probe::Full;
+
     #[inline(always)]
     fn num_lines(&self) -> u64 {
         self.num_blocks

@@ -1,8 +1,9 @@
-//! What the layouts of one 512-bit line per key (blocked and multiblock) share: the line is
-//! found from a 64-bit hash, and tested by the layout's kernel on the line's bytes where the
-//! storage lends them, or portably on its words where it does not (atomic words). The
-//! single-key test over any storage and the batch query (seeded, and keyed with SipHash in
-//! SIMD lanes) are written here once.
+//! What the layouts of one line per key (blocked and multiblock: a 512-bit cache line; the
+//! 32-bit multiblock layout: a 256-bit half line) share: the line is found from a 64-bit
+//! hash, and tested by the layout's kernel on the line's bytes where the storage lends them,
+//! or portably on its words where it does not (atomic words). The single-key test over any
+//! storage and the batch query (seeded, and keyed with SipHash in SIMD lanes) are written
+//! here once, for either width.
 
 use alloc::vec::Vec;
 use core::hash::Hash;
@@ -14,7 +15,7 @@ use bloom_core::engine::{Probe, Storage};
 use bloom_core::hash::Hashing;
 use bloom_core::internal::batch::{self, Lines, OneLine};
 
-use crate::probe::TestUser;
+use crate::probe::{TestUser, Width};
 
 /// Words per line.
 pub(crate) const LINE_WORDS: usize = 8;
@@ -58,23 +59,26 @@ impl VectorKernel {
     }
 }
 
-/// A layout that puts each key's bits in one 512-bit line.
+/// A layout that puts each key's bits in one line of its [`Width`].
 pub(crate) trait LineLayout: Copy {
+    /// The line's size: a cache line or half of one.
+    type Width: Width;
+
     /// The number of lines.
     fn num_lines(&self) -> u64;
 
     /// The first word of `hash`'s line and the word its positions come from.
     fn locate(&self, hash: u64) -> (usize, u64);
 
-    /// The portable test of the key of `g` on a line whose word `w` (0..8) `word` reads.
+    /// The portable test of the key of `g` on a line whose word `w` `word` reads.
     fn test_words(&self, word: impl Fn(usize) -> u64, g: u64) -> bool;
 
     /// Runs `run` with the kernel's tests of a line, chosen here once: the only place a
     /// layout matches on its kernel, for the single-key query and the batch alike.
-    fn with_test<R>(&self, run: impl TestUser<R>) -> R;
+    fn with_test<R>(&self, run: impl TestUser<R, Self::Width>) -> R;
 
-    /// The key of `g`'s bits as the line's eight words.
-    fn mask(&self, g: u64) -> [u64; LINE_WORDS];
+    /// The key of `g`'s bits as the line's words.
+    fn mask(&self, g: u64) -> <Self::Width as Width>::Words;
 
     /// Sets the key of `g`'s bits in a line of atomic words (`Relaxed`); whether all of them
     /// were set before (a word another thread completes meanwhile is reported by the write).
@@ -84,10 +88,11 @@ pub(crate) trait LineLayout: Copy {
     /// branch per word is a coin toss the predictor loses, where one loop over the words to
     /// write mispredicts about once (docs/design.md, "The atomic filter").
     #[inline(always)]
-    fn set_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> bool {
-        let mask = self.mask(g);
+    fn set_shared(&self, line: &<Self::Width as Width>::Atomics, g: u64) -> bool {
+        let (line, mask) = (line.as_ref(), self.mask(g));
+        let mask = mask.as_ref();
         let mut todo = 0u32;
-        for (w, (word, &m)) in line.iter().zip(&mask).enumerate() {
+        for (w, (word, &m)) in line.iter().zip(mask).enumerate() {
             todo |= u32::from(word.load(Relaxed) & m != m) << w;
         }
         let mut was = true;
@@ -102,9 +107,9 @@ pub(crate) trait LineLayout: Copy {
     /// Sets the key of `g`'s bits in `line`; whether all of them were set before. By
     /// default, through [`mask`](LineLayout::mask).
     #[inline(always)]
-    fn set_line(&self, line: &mut [u64; LINE_WORDS], g: u64) -> bool {
+    fn set_line(&self, line: &mut <Self::Width as Width>::Words, g: u64) -> bool {
         let mut was = true;
-        for (word, m) in line.iter_mut().zip(self.mask(g)) {
+        for (word, &m) in line.as_mut().iter_mut().zip(self.mask(g).as_ref()) {
             was &= *word & m == m;
             *word |= m;
         }
@@ -112,33 +117,18 @@ pub(crate) trait LineLayout: Copy {
     }
 }
 
-/// The line of `words` that starts at word `first`.
-///
-/// # Panics
-///
-/// When the line is not in `words` (a layout's bug).
-#[inline(always)]
-fn line_at(words: &mut [u64], first: usize) -> &mut [u64; LINE_WORDS] {
-    (&mut words[first..first + LINE_WORDS])
-        .try_into()
-        .expect("a line of eight words")
-}
-
 /// Sets the bits of `hash` in `words`; whether all of them were set before.
 #[inline]
 pub(crate) fn insert<L: LineLayout>(layout: &L, words: &mut [u64], hash: u64) -> bool {
     let (first, g) = layout.locate(hash);
-    layout.set_line(line_at(words, first), g)
+    layout.set_line(L::Width::words_at(words, first), g)
 }
 
 /// Sets the bits of `hash` in atomic `words`; whether all of them were set before.
 #[inline]
 pub(crate) fn insert_shared<L: LineLayout>(layout: &L, words: &[AtomicU64], hash: u64) -> bool {
     let (first, g) = layout.locate(hash);
-    let line = words[first..first + LINE_WORDS]
-        .try_into()
-        .expect("a line of eight words");
-    layout.set_shared(line, g)
+    layout.set_shared(L::Width::atomics_at(words, first), g)
 }
 
 /// Sets the bits of every key of `keys` in `words` on all of rayon's threads, each thread
@@ -154,20 +144,18 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     words: &mut [u64],
     keys: &[T],
 ) {
-    assert_eq!(words.len() as u64, layout.num_lines() * LINE_WORDS as u64);
-    // SAFETY: `[u64; 8]` has the layout of eight consecutive `u64` (alignment 8), and
-    // `words` holds exactly `num_lines` of them (asserted above); the exclusive borrow
-    // moves to the line slice for its life.
-    let lines: &mut [[u64; LINE_WORDS]] = unsafe {
-        core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() / LINE_WORDS)
-    };
+    let words_per_line = L::Width::WORDS;
+    assert_eq!(
+        words.len() as u64,
+        layout.num_lines() * words_per_line as u64
+    );
     bloom_core::internal::par::par_scatter_into(
-        lines,
+        L::Width::lines_mut(words),
         keys,
         // The entry is the hash alone, 8 bytes to bucket and move where the line and the
         // field word took 16: locating it again costs two multiplies, the traffic more.
         |key| [hashing.hash64(key)],
-        |hash| layout.locate(hash).0 / LINE_WORDS,
+        |hash| layout.locate(hash).0 / words_per_line,
         |line, hash| {
             layout.set_line(line, layout.locate(hash).1);
         },
@@ -197,12 +185,12 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
         first: usize,
         g: u64,
     }
-    impl<L: LineLayout, S: Storage> TestUser<bool> for Single<'_, L, S> {
+    impl<L: LineLayout, S: Storage> TestUser<bool, L::Width> for Single<'_, L, S> {
         #[inline(always)]
         fn run(
             self,
-            bytes: impl Fn(&[u8; 64], u64) -> bool + Copy,
-            shared: impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool> + Copy,
+            bytes: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
         ) -> bool {
             let tests = Tests { bytes, shared };
             // SAFETY: `test`'s caller's contract.
@@ -217,11 +205,15 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
     })
 }
 
-/// The kernel's test of the key of `g` on a line's 64 bytes, for the tests that compare
+/// The kernel's test of the key of `g` on a line's bytes, for the tests that compare
 /// kernels.
 #[cfg(test)]
-pub(crate) fn test_line<L: LineLayout>(layout: &L, line: &[u8; 64], g: u64) -> bool {
-    layout.with_test(crate::probe::OnBytes(line, g))
+pub(crate) fn test_line<L: LineLayout>(
+    layout: &L,
+    line: &<L::Width as Width>::Bytes,
+    g: u64,
+) -> bool {
+    layout.with_test(crate::probe::OnBytes::<L::Width>(line, g))
 }
 
 /// A kernel's tests as [`TestUser::run`] hands them over: `bytes` on a line's bytes, `shared`
@@ -247,19 +239,19 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
     first: usize,
     g: u64,
     tests: &Tests<
-        impl Fn(&[u8; 64], u64) -> bool,
-        impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
+        impl Fn(&<L::Width as Width>::Bytes, u64) -> bool,
+        impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool>,
     >,
 ) -> bool {
     if S::LINES {
-        // SAFETY: the caller's contract puts the line's eight words in the store, which
-        // `base` is of.
-        return (tests.bytes)(unsafe { S::line(base, first) }, g);
+        // SAFETY: the caller's contract puts the line's words in the store, which `base` is
+        // of.
+        return (tests.bytes)(unsafe { L::Width::bytes::<S>(base, first) }, g);
     }
     if S::SHARED_LINES {
-        // SAFETY: the storage's lines are shared, and the caller's contract puts words
-        // `first..first + 8` in the store `base` is of.
-        let line = unsafe { S::shared_line::<LINE_WORDS>(base, first) };
+        // SAFETY: the storage's lines are shared, and the caller's contract puts the line's
+        // words in the store `base` is of.
+        let line = unsafe { L::Width::atomics::<S>(base, first) };
         if let Some(answer) = (tests.shared)(line, g) {
             return answer;
         }
@@ -285,7 +277,7 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
 ) {
     assert_eq!(
         store.num_bits(),
-        layout.num_lines() * 512,
+        layout.num_lines() * 64 * L::Width::WORDS as u64,
         "a store of another size"
     );
     if hashing.is_keyed() {
@@ -313,14 +305,14 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         keys: &'k [T],
         out: &'k mut Vec<bool>,
     }
-    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> TestUser<()>
+    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> TestUser<(), L::Width>
         for Run<'_, L, S, T, PREHASHED>
     {
         #[inline(always)]
         fn run(
             self,
-            bytes: impl Fn(&[u8; 64], u64) -> bool + Copy,
-            shared: impl Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool> + Copy,
+            bytes: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
         ) {
             let query = BatchOf::<L, S, _, _, PREHASHED> {
                 layout: self.layout,
@@ -357,8 +349,8 @@ impl<L, S, Q, P, const PREHASHED: bool> OneLine for BatchOf<'_, L, S, Q, P, PREH
 where
     L: LineLayout,
     S: Storage,
-    Q: Fn(&[u8; 64], u64) -> bool,
-    P: Fn(&[AtomicU64; LINE_WORDS], u64) -> Option<bool>,
+    Q: Fn(&<L::Width as Width>::Bytes, u64) -> bool,
+    P: Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool>,
 {
     type Staged = (usize, u64);
 

@@ -312,6 +312,8 @@ impl BlockLayout for Multiblock {
 }
 
 impl LineLayout for Multiblock {
+    type Width = crate::probe::Full;
+
     #[inline(always)]
     fn num_lines(&self) -> u64 {
         self.num_lines

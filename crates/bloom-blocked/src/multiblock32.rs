@@ -6,21 +6,22 @@
 //! # The positions
 //!
 //! A key's hash is one 64-bit word `h` (as the other blocked layouts'). Its block is
-//! `reduce(h, 2 × num_lines)`, the 256-bit blocks counted two per line, read from the one
-//! product `h × num_lines`: its high half is the line, its low half's top bit the block's
-//! half of it. The address waits for that one multiply and no other.
+//! `reduce(h, 2 × num_lines)`, the 256-bit blocks counted two per 512-bit line of the
+//! format, and the kernels load the block from its own address: the address waits for that
+//! one multiply and no other. (A line layout of the cache line's width would name the line
+//! and carry the half to the kernel; the half-line [`Width`](crate::probe::Width) spares the
+//! query those instructions, docs/blocked.md, "The 32-bit multiblock layout".)
 //!
-//! The fields are the five-bit groups of `x = h ^ (h << 20)` at bits 0, 5, 10 and 15 and at
-//! 32, 37, 42 and 47, so that one variable shift of four 64-bit lanes puts field i in the
-//! low five bits of 32-bit lane i. Bits 0..20 of `x` are those of `h`, and bits 32..52 are
-//! `h`'s XORed with its bits 12..32: the fields are uniform and independent of the block for
-//! up to 2^24 blocks (512 MiB), whose number the top 24 bits of `h` fix (bits 20..40 of `h`,
-//! free of both the block and the lower fields, make the upper fields uniform). The word the
-//! kernels take is `g = x << 1 | half`, the block's half of its line in bit 0 and the fields
-//! one bit up (`SHIFTS`).
+//! The fields are the five-bit groups of `g = h ^ (h << 20)` at bits 0, 5, 10 and 15 and at
+//! 32, 37, 42 and 47 (`SHIFTS`), so that one variable shift of four 64-bit lanes puts field
+//! i in the low five bits of 32-bit lane i. Bits 0..20 of `g` are those of `h`, and bits
+//! 32..52 are `h`'s XORed with its bits 12..32: the fields are uniform and independent of
+//! the block for up to 2^24 blocks (512 MiB), whose number the top 24 bits of `h` fix (bits
+//! 20..40 of `h`, free of both the block and the lower fields, make the upper fields
+//! uniform). No multiply re-mixes them.
 //!
 //! Block `i` of `b` blocks is block `i / F` of the same hash in `b / F`, so a filter folds
-//! by ORing runs of `F` blocks (whole lines, as `F` divides the line count).
+//! by ORing runs of `F` blocks (whole lines of the format, as `F` divides their count).
 //!
 //! The layout is Boost.Bloom's `fast_multiblock32<8>` (boostorg/bloom,
 //! `include/boost/bloom/fast_multiblock32.hpp`) in shape; its positions and its format are
@@ -39,15 +40,15 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
-use bloom_core::internal;
 use bloom_core::internal::float::Native;
+use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
-use crate::lines::{self, LINE_WORDS, LineLayout, VectorKernel};
+use crate::lines::{self, LineLayout, VectorKernel};
 use crate::multiblock::{estimated_fpr_of, estimated_len_of, multiblock_layout_methods};
 use crate::params::{self, SIZING_HEADROOM};
-use crate::probe::{BLOCK_BITS, TestUser};
+use crate::probe::{BLOCK_BITS, Half, TestUser};
 
 /// Bits each key sets: one per 32-bit word of its block.
 pub const MULTIBLOCK32_HASHES: u32 = 8;
@@ -58,15 +59,12 @@ pub const MULTIBLOCK32_BLOCK_BITS: u64 = 256;
 /// Keys hashed per burst of a burst insert (each prefetching its one line).
 const INSERT_BURST: usize = 64;
 
-/// Where field i starts in the field word: lanes 2j and 2j + 1 of a 64-bit lane j shifted
-/// right by `5j + 1` hold bits `5j + 1` and `5j + 33` in their low five bits.
-const SHIFTS: [u32; 8] = [1, 33, 6, 38, 11, 43, 16, 48];
+/// Words per block.
+const BLOCK_WORDS: usize = 4;
 
-/// The block's half of its line: bit 0 of the field word (the fields start at bit 1).
-#[inline(always)]
-pub(crate) fn half(g: u64) -> usize {
-    (g & 1) as usize
-}
+/// Where field i starts in the field word: lanes 2j and 2j + 1 of a 64-bit lane j shifted
+/// right by `5j` hold bits `5j` and `5j + 32` in their low five bits.
+const SHIFTS: [u32; 8] = [0, 32, 5, 37, 10, 42, 15, 47];
 
 /// How far the hash is shifted left before it is XORed into itself: bits 32..52 of the field
 /// word take in bits 12..32 of the hash, so that its top 24 bits (the block's) are never a
@@ -84,22 +82,15 @@ fn masks(g: u64) -> [u64; 4] {
     })
 }
 
-/// The first of the four 64-bit words of the key of `g`'s block in its line.
-#[inline(always)]
-fn first_word(g: u64) -> usize {
-    4 * half(g)
-}
-
-/// The portable test on a line whose word `w` `word` reads: each of the block's eight 32-bit
+/// The portable test on a block whose word `w` `word` reads: each of the block's eight 32-bit
 /// words (two per 64-bit word) shifted right by its field so that its bit lands in bit 0, the
 /// shifted words ANDed without a branch. The count is taken mod 32 (`wrapping_shr`), which
 /// x86-64's 32-bit `shr` does by itself, so a field needs no mask.
 #[inline(always)]
 fn test_words(word: impl Fn(usize) -> u64, g: u64) -> bool {
-    let first = first_word(g);
     let mut all = u32::MAX;
     for j in 0..4 {
-        let w = word(first + j);
+        let w = word(j);
         let (low, high) = (w as u32, (w >> 32) as u32);
         all &= low.wrapping_shr((g >> SHIFTS[2 * j]) as u32)
             & high.wrapping_shr((g >> SHIFTS[2 * j + 1]) as u32);
@@ -107,13 +98,13 @@ fn test_words(word: impl Fn(usize) -> u64, g: u64) -> bool {
     all & 1 != 0
 }
 
-/// [`test_words`] on a line's 64 little-endian bytes.
+/// [`test_words`] on a block's 32 little-endian bytes.
 #[inline(always)]
-fn test_le_bytes(line: &[u8; 64], g: u64) -> bool {
+fn test_le_bytes(block: &[u8; 32], g: u64) -> bool {
     test_words(
         |w| {
             let mut word = [0u8; 8];
-            word.copy_from_slice(&line[8 * w..8 * w + 8]);
+            word.copy_from_slice(&block[8 * w..8 * w + 8]);
             u64::from_le_bytes(word)
         },
         g,
@@ -182,7 +173,7 @@ impl Layout for Multiblock32 {
     const INSERT_BURST: usize = INSERT_BURST;
     /// A fold merges runs of 256-bit blocks: block `i` of the folded filter holds the keys
     /// of blocks `iF .. (i + 1)F`.
-    const BLOCK_WORDS: usize = 4;
+    const BLOCK_WORDS: usize = BLOCK_WORDS;
 
     multiblock_layout_methods!("32-bit multiblock");
 
@@ -250,21 +241,23 @@ impl BlockLayout for Multiblock32 {
     }
 }
 
+/// A line of this layout is a 256-bit block, half a cache line: the storage, the batch engine
+/// and the fold take it whole, and the kernels load it from its own address.
 impl LineLayout for Multiblock32 {
+    type Width = Half;
+
+    /// The number of 256-bit blocks, two per 512-bit line of the format.
     #[inline(always)]
     fn num_lines(&self) -> u64 {
-        self.num_lines
+        2 * self.num_lines
     }
 
-    /// The line's first word, and the field word, whose top bit names the block's half of
-    /// the line: the high and the low half of one product (see the module docs).
+    /// The block's first word, and the field word (see the module docs).
     #[inline(always)]
     fn locate(&self, hash: u64) -> (usize, u64) {
-        let product = u128::from(hash) * u128::from(self.num_lines);
-        // Below `num_lines`, which exists in memory, so it fits a `usize`.
-        let line = (product >> 64) as usize;
-        let g = (hash ^ (hash << SPREAD)) << 1 | (product as u64 >> 63);
-        (line * LINE_WORDS, g)
+        // Below the block count, which exists in memory, so it fits a `usize`.
+        let block = reduce(hash, 2 * self.num_lines) as usize;
+        (block * BLOCK_WORDS, hash ^ (hash << SPREAD))
     }
 
     #[inline(always)]
@@ -273,44 +266,35 @@ impl LineLayout for Multiblock32 {
     }
 
     #[inline(always)]
-    fn with_test<R>(&self, run: impl TestUser<R>) -> R {
+    fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
         #[cfg(target_arch = "x86_64")]
         if let VectorKernel::Avx2(t) = self.kernel {
+            use crate::probe::avx2::{Line, multi32_contains};
             return run.run(
-                move |line: &[u8; 64], g| crate::probe::avx2::multi32_contains(t, line.into(), g),
-                move |line: &[AtomicU64; LINE_WORDS], g| {
-                    let shared = crate::probe::avx2::Line::shared(line);
-                    Some(crate::probe::avx2::multi32_contains(t, shared, g))
+                move |block: &[u8; 32], g| multi32_contains(t, block.into(), g),
+                move |block: &[AtomicU64; BLOCK_WORDS], g| {
+                    Some(multi32_contains(t, Line::shared_block(block), g))
                 },
             );
         }
-        run.run(test_le_bytes, |_: &[AtomicU64; LINE_WORDS], _| None)
+        run.run(test_le_bytes, |_: &[AtomicU64; BLOCK_WORDS], _| None)
     }
 
-    /// The four words of the key's half (two of the key's bits in each), each tested and
-    /// written in turn: for this layout a branch per word measured faster than the default's
-    /// loads first and loop over the words to write (docs/design.md, "The atomic filter").
+    /// The block's four words (two of the key's bits in each), each tested and written in
+    /// turn: for this layout a branch per word measured faster than the default's loads
+    /// first and loop over the words to write (docs/design.md, "The atomic filter").
     #[inline(always)]
-    fn set_shared(&self, line: &[AtomicU64; LINE_WORDS], g: u64) -> bool {
-        let first = first_word(g);
+    fn set_shared(&self, block: &[AtomicU64; BLOCK_WORDS], g: u64) -> bool {
         let mut was = true;
-        for (word, m) in line[first..first + 4].iter().zip(masks(g)) {
+        for (word, m) in block.iter().zip(masks(g)) {
             was &= internal::or_relaxed(word, m);
         }
         was
     }
 
-    /// The four words' masks in the key's half, zeros in the other, without a branch or a
-    /// copy at a variable offset (which the compiler would not vectorise).
     #[inline(always)]
-    fn mask(&self, g: u64) -> [u64; LINE_WORDS] {
-        let masks = masks(g);
-        let half = half(g) as u64;
-        core::array::from_fn(|w| {
-            // All ones when word w is in the key's half, else zero.
-            let mine = ((w as u64 >> 2) ^ half).wrapping_sub(1);
-            masks[w & 3] & mine
-        })
+    fn mask(&self, g: u64) -> [u64; BLOCK_WORDS] {
+        masks(g)
     }
 }
 
@@ -320,8 +304,7 @@ mod tests {
     use bloom_core::keys::SplitMix64;
 
     /// The portable test and every kernel the CPU has give the answer of the key's mask, on
-    /// random lines of every density and random field words (either half), present and
-    /// absent.
+    /// random blocks of every density and random field words, present and absent.
     #[test]
     fn kernels_agree_with_the_portable_test() {
         let mut rng = SplitMix64(13);
@@ -336,28 +319,27 @@ mod tests {
         };
         for density in [1u32, 2, 3, 5, 8] {
             for _ in 0..20_000 {
-                let mut words = [0u64; 8];
+                let mut words = [0u64; BLOCK_WORDS];
                 for w in &mut words {
                     *w = !(0..density).fold(!0, |a, _| a & rng.next_u64());
                 }
                 let g = rng.next_u64();
                 // Half the time, the key's own bits set: a present key.
                 if rng.next_u64() & 1 == 0 {
-                    for (w, m) in words.iter_mut().zip(layout(kernels[0]).mask(g)) {
+                    for (w, m) in words.iter_mut().zip(masks(g)) {
                         *w |= m;
                     }
                 }
-                let mut line = [0u8; 64];
-                for (chunk, w) in line.chunks_exact_mut(8).zip(words) {
+                let mut block = [0u8; 32];
+                for (chunk, w) in block.chunks_exact_mut(8).zip(words) {
                     chunk.copy_from_slice(&w.to_le_bytes());
                 }
                 // The definition: every bit of the key's mask set, as an insert sets them.
-                let mask = layout(kernels[0]).mask(g);
-                let expected = words.iter().zip(mask).all(|(w, m)| w & m == m);
+                let expected = words.iter().zip(masks(g)).all(|(w, m)| w & m == m);
                 assert_eq!(test_words(|w| words[w], g), expected);
                 for &kernel in &kernels {
                     assert_eq!(
-                        crate::lines::test_line(&layout(kernel), &line, g),
+                        crate::lines::test_line(&layout(kernel), &block, g),
                         expected,
                         "{kernel:?}"
                     );
@@ -370,14 +352,13 @@ mod tests {
     /// lines, and a filter folded by F puts the key in block `block / F`.
     #[test]
     fn the_block_is_the_reduced_hash_and_the_fields_do_not_move() {
-        use bloom_core::internal::reduce;
         let of = |num_lines| Multiblock32 {
             num_lines,
             kernel: VectorKernel::Portable,
         };
         let block = |layout: &Multiblock32, h| {
             let (first, g) = layout.locate(h);
-            (2 * (first / LINE_WORDS) as u64 + half(g) as u64, g >> 1)
+            ((first / BLOCK_WORDS) as u64, g)
         };
         for h in SplitMix64(21).take(20_000) {
             for num_lines in [1u64, 3, 12, 1 << 20, (1 << 33) + 6] {
@@ -393,38 +374,32 @@ mod tests {
         }
     }
 
-    /// A key's mask is one bit in each 32-bit word of one half of the line, every bit of
-    /// every word of both halves is reachable, and the fields are the five-bit groups the
-    /// kernels read.
+    /// A key's mask is one bit in each 32-bit word of its block, every bit of every word is
+    /// reachable, and the fields are the five-bit groups the kernels read.
     #[test]
     fn one_bit_per_word_and_every_bit_reachable() {
         let layout = Multiblock32 {
             num_lines: 3,
             kernel: VectorKernel::Portable,
         };
-        let mut seen = [0u64; 8];
+        let mut seen = [0u64; BLOCK_WORDS];
         for h in SplitMix64(5).take(40_000) {
             let (first, g) = layout.locate(h);
-            assert_eq!(first % LINE_WORDS, 0);
+            assert_eq!(first % BLOCK_WORDS, 0);
             let mask = layout.mask(g);
-            let half = half(g);
-            for (w, m) in mask.iter().enumerate() {
-                if w / 4 == half {
-                    assert_eq!((m & 0xFFFF_FFFF).count_ones(), 1);
-                    assert_eq!((m >> 32).count_ones(), 1);
-                } else {
-                    assert_eq!(*m, 0);
-                }
+            for m in mask {
+                assert_eq!((m & 0xFFFF_FFFF).count_ones(), 1);
+                assert_eq!((m >> 32).count_ones(), 1);
             }
             for i in 0..8 {
                 let field = (g >> SHIFTS[i]) & 31;
-                let word = mask[4 * half + i / 2] >> (32 * (i % 2));
+                let word = mask[i / 2] >> (32 * (i % 2));
                 assert_eq!(word & 0xFFFF_FFFF, 1 << field);
             }
             for (s, m) in seen.iter_mut().zip(mask) {
                 *s |= m;
             }
         }
-        assert_eq!(seen, [!0u64; 8]);
+        assert_eq!(seen, [!0u64; BLOCK_WORDS]);
     }
 }

@@ -69,6 +69,7 @@ pub(crate) const PROBE_SALT: [u32; 16] = [
 use core::sync::atomic::AtomicU64;
 
 pub use bloom_core::engine::Probe;
+use bloom_core::engine::Storage;
 
 /// The word a key's positions come from (see the module docs): the hash times the 64-bit
 /// golden ratio, so that its high half, which a large filter's block choice depends on, is
@@ -176,16 +177,127 @@ pub(crate) fn insert_portable(block: &mut Block, g: u64, num_hashes: u32) -> boo
     was
 }
 
-/// Code that runs with a kernel's test ([`Kernel::with_test`]): generic over the test so each
-/// implementation gets its own copy.
-pub(crate) trait TestUser<R> {
-    /// Runs with `test`, the kernel's test of a block's 64 bytes (little-endian words), and
-    /// `shared`, its test of a block of atomic words read in place (`None` from the portable
+/// The size of a line, the words one key's bits go in, as the types a layout's tests and
+/// writes take: a cache line of eight words ([`Full`]) or half of one ([`Half`]).
+pub(crate) trait Width: Copy {
+    /// Words per line.
+    const WORDS: usize;
+    /// The line's words.
+    type Words: Copy + Send + AsRef<[u64]> + AsMut<[u64]>;
+    /// The line's little-endian bytes.
+    type Bytes;
+    /// The line's atomic words.
+    type Atomics: AsRef<[AtomicU64]>;
+
+    /// The bytes of the line at word `first` of a store that lends them.
+    ///
+    /// # Safety
+    ///
+    /// As [`Storage::line`]'s, for this width's bytes.
+    unsafe fn bytes<'b, S: Storage>(base: S::Base, first: usize) -> &'b Self::Bytes;
+
+    /// The atomic words of the line at word `first` of a store of shared lines.
+    ///
+    /// # Safety
+    ///
+    /// As [`Storage::shared_line`]'s, for this width's words.
+    unsafe fn atomics<'b, S: Storage>(base: S::Base, first: usize) -> &'b Self::Atomics;
+
+    /// The line at word `first` of `words`.
+    ///
+    /// # Panics
+    ///
+    /// When the line is not in `words` (a layout's bug).
+    fn words_at(words: &mut [u64], first: usize) -> &mut Self::Words;
+
+    /// The line at word `first` of atomic `words`.
+    ///
+    /// # Panics
+    ///
+    /// As [`words_at`](Width::words_at).
+    fn atomics_at(words: &[AtomicU64], first: usize) -> &Self::Atomics;
+
+    /// `words` as its lines (their count, `words.len() / WORDS`, whole).
+    #[cfg(feature = "rayon")]
+    fn lines_mut(words: &mut [u64]) -> &mut [Self::Words];
+}
+
+/// A [`Width`] of `$words` words.
+macro_rules! width {
+    ($(#[$doc:meta])* $name:ident, $words:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub(crate) struct $name;
+
+        impl Width for $name {
+            const WORDS: usize = $words;
+            type Words = [u64; $words];
+            type Bytes = [u8; 8 * $words];
+            type Atomics = [AtomicU64; $words];
+
+            #[inline(always)]
+            unsafe fn bytes<'b, S: Storage>(base: S::Base, first: usize) -> &'b [u8; 8 * $words] {
+                // SAFETY: the caller's contract.
+                unsafe { S::line(base, first) }
+            }
+
+            #[inline(always)]
+            unsafe fn atomics<'b, S: Storage>(
+                base: S::Base,
+                first: usize,
+            ) -> &'b [AtomicU64; $words] {
+                // SAFETY: the caller's contract.
+                unsafe { S::shared_line(base, first) }
+            }
+
+            #[inline(always)]
+            fn words_at(words: &mut [u64], first: usize) -> &mut [u64; $words] {
+                (&mut words[first..first + $words])
+                    .try_into()
+                    .expect("a whole line")
+            }
+
+            #[inline(always)]
+            fn atomics_at(words: &[AtomicU64], first: usize) -> &[AtomicU64; $words] {
+                words[first..first + $words]
+                    .try_into()
+                    .expect("a whole line")
+            }
+
+            #[cfg(feature = "rayon")]
+            fn lines_mut(words: &mut [u64]) -> &mut [[u64; $words]] {
+                let lines = words.len() / $words;
+                // SAFETY: `[u64; N]` has the layout of N consecutive `u64` (alignment 8), and
+                // `lines` of them fit in `words`; the exclusive borrow moves to the lines for
+                // its life.
+                unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), lines) }
+            }
+        }
+    };
+}
+
+width!(
+    /// A cache line: eight words, 512 bits.
+    Full,
+    8
+);
+width!(
+    /// Half a cache line: four words, 256 bits.
+    Half,
+    4
+);
+
+/// Code that runs with a kernel's tests of a line of width `Z` ([`Kernel::with_test`],
+/// [`LineLayout::with_test`](crate::lines::LineLayout::with_test)): generic over the tests
+/// so each implementation gets its own copy.
+pub(crate) trait TestUser<R, Z: Width = Full> {
+    /// Runs with `test`, the kernel's test of a line's bytes (little-endian words), and
+    /// `shared`, its test of a line of atomic words read in place (`None` from the portable
     /// kernel, whose caller then reads the words one atomic load at a time).
     fn run(
         self,
-        test: impl Fn(&[u8; 64], u64) -> bool + Copy,
-        shared: impl Fn(&[AtomicU64; 8], u64) -> Option<bool> + Copy,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        shared: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
     ) -> R;
 }
 
@@ -336,14 +448,14 @@ impl Kernel {
 /// A test of one line's bytes, run by whatever [`TestUser::run`] is handed: the tests that
 /// compare kernels call each through it.
 #[cfg(test)]
-pub(crate) struct OnBytes<'a>(pub(crate) &'a [u8; 64], pub(crate) u64);
+pub(crate) struct OnBytes<'a, Z: Width = Full>(pub(crate) &'a Z::Bytes, pub(crate) u64);
 
 #[cfg(test)]
-impl TestUser<bool> for OnBytes<'_> {
+impl<Z: Width> TestUser<bool, Z> for OnBytes<'_, Z> {
     fn run(
         self,
-        test: impl Fn(&[u8; 64], u64) -> bool + Copy,
-        _: impl Fn(&[AtomicU64; 8], u64) -> Option<bool> + Copy,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        _: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
     ) -> bool {
         test(self.0, self.1)
     }
@@ -988,7 +1100,7 @@ pub(crate) mod avx2 {
     #[repr(C, align(32))]
     struct Multi32Consts {
         /// The shifts of the field word that put field i in the low five bits of 32-bit lane
-        /// i: lanes 2j and 2j + 1 read bits `5j + 1` and `5j + 33` (`multiblock32::SHIFTS`).
+        /// i: lanes 2j and 2j + 1 read bits `5j` and `5j + 32` (`multiblock32::SHIFTS`).
         shifts: [u64; 4],
         /// Eight 32-bit ones: the bit each lane must have after its word is shifted.
         ones: [u32; 8],
@@ -997,7 +1109,7 @@ pub(crate) mod avx2 {
     }
 
     static MULTI32_CONSTS: Multi32Consts = Multi32Consts {
-        shifts: [1, 6, 11, 16],
+        shifts: [0, 5, 10, 15],
         ones: [1; 8],
         thirty_one: [31; 8],
     };
@@ -1006,30 +1118,28 @@ pub(crate) mod avx2 {
     const MULTI32_ONES: usize = core::mem::offset_of!(Multi32Consts, ones);
     const MULTI32_THIRTY_ONE: usize = core::mem::offset_of!(Multi32Consts, thirty_one);
 
-    /// The 32-bit multiblock test with AVX2 on the 256-bit block of `line` that bit 0 of `g`
-    /// names: lane i shifts 32-bit word i right by field i of `g` (five bits, masked),
-    /// and `vptest` says whether bit 0 of every lane is set. No multiplication.
+    /// The 32-bit multiblock test with AVX2 on `block`: lane i shifts 32-bit word i right by
+    /// field i of `g` (five bits, masked), and `vptest` says whether bit 0 of every lane is
+    /// set. No multiplication.
     #[inline(always)]
     pub(crate) fn multi32_contains<const SHARED: bool>(
         _: Avx2,
-        line: Line<'_, SHARED>,
+        block: Line<'_, SHARED, 32>,
         g: u64,
     ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is
-        // the 32 bytes at `half`, inside the 64 bytes `line` points at (`vmovdqu` needs no
-        // alignment), and the 96 bytes of `MULTI32_CONSTS` (a static aligned to 32). The
-        // asm writes no memory, uses no stack, declares every vector register clobbered and
-        // ends with `vzeroupper`.
+        // the 32 bytes `block` points at (`vmovdqu` needs no alignment), and the 96 bytes of
+        // `MULTI32_CONSTS` (a static aligned to 32). The asm writes no memory, uses no
+        // stack, declares every vector register clobbered and ends with `vzeroupper`.
         unsafe {
-            let half = line.as_ptr().add(32 * crate::multiblock32::half(g));
             vector_asm!(
                 shared: SHARED;
                 "vmovq xmm0, {g}",
                 "vpbroadcastq ymm0, xmm0",
                 "vpsrlvq ymm0, ymm0, ymmword ptr [{c}]",
                 "vpand ymm0, ymm0, ymmword ptr [{c} + {thirty_one}]",
-                "vmovdqu ymm1, ymmword ptr [{half}]",
+                "vmovdqu ymm1, ymmword ptr [{block}]",
                 "vpsrlvd ymm1, ymm1, ymm0",
                 // CF: every lane's bit 0 is set.
                 "vptest ymm1, ymmword ptr [{c} + {ones}]",
@@ -1037,7 +1147,7 @@ pub(crate) mod avx2 {
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &MULTI32_CONSTS,
-                half = in(reg) half,
+                block = in(reg) block.as_ptr(),
                 ones = const MULTI32_ONES,
                 thirty_one = const MULTI32_THIRTY_ONE,
                 present = out(reg_byte) present,
