@@ -60,17 +60,20 @@ impl Blocked {
     }
 }
 
-/// The [`Layout`] methods of a layout of one 512-bit line per key that hand the work to
-/// [`lines`]: the hash, the single-key test, the prefetch, the inserts, the batch query and
-/// the parallel scatter, written once for the blocked and the multiblock layout. Expanded
-/// inside an `impl Layout` of a [`LineLayout`] whose hash is a `u64`.
+/// The [`Layout`] methods of a layout of one line per key that hand the work to [`lines`]:
+/// the single-key test, the prefetch, the inserts, the batch query and the parallel scatter,
+/// written once for every [`LineLayout`]; with `hash64`, also the hash of the shared format
+/// ([`Hashing::hash64`]). Expanded inside the `impl Layout` of a [`LineLayout`].
 macro_rules! line_layout_methods {
-    () => {
+    (hash64) => {
         #[inline(always)]
         fn hash<T: Hash + ?Sized>(hashing: &Hashing, key: &T) -> u64 {
             hashing.hash64(key)
         }
 
+        line_layout_methods!();
+    };
+    () => {
         #[inline(always)]
         unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
             let (first, g) = LineLayout::locate(self, hash);
@@ -96,7 +99,7 @@ macro_rules! line_layout_methods {
 
         fn contains_batch_into<S: Storage, T: Hash>(
             &self,
-            hashing: &Hashing,
+            hashing: &Self::Hashing,
             store: &S,
             keys: &[T],
             out: &mut Vec<bool>,
@@ -105,7 +108,12 @@ macro_rules! line_layout_methods {
         }
 
         #[cfg(feature = "rayon")]
-        fn par_scatter<T: Hash + Sync>(&self, hashing: &Hashing, words: &mut [u64], keys: &[T]) {
+        fn par_scatter<T: Hash + Sync>(
+            &self,
+            hashing: &Self::Hashing,
+            words: &mut [u64],
+            keys: &[T],
+        ) {
             lines::par_scatter(self, hashing, words, keys);
         }
     };
@@ -144,7 +152,7 @@ impl Layout for Blocked {
         self.num_hashes
     }
 
-    line_layout_methods!();
+    line_layout_methods!(hash64);
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
         params::theory_fpr(self.num_blocks, self.num_hashes, num_items)

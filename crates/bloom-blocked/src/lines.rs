@@ -11,8 +11,8 @@ use core::hash::Hash;
 use core::sync::atomic::AtomicU64;
 use core::sync::atomic::Ordering::Relaxed;
 
-use bloom_core::engine::{Probe, Storage};
-use bloom_core::hash::Hashing;
+use bloom_core::engine::{Layout, Probe, Storage};
+use bloom_core::hash::{Hashing, KeyHashing};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 
 use crate::probe::{TestUser, Width};
@@ -59,8 +59,9 @@ impl VectorKernel {
     }
 }
 
-/// A layout that puts each key's bits in one line of its [`Width`].
-pub(crate) trait LineLayout: Copy {
+/// A layout that puts each key's bits in one line of its [`Width`], located from a 64-bit
+/// hash of its own hashing ([`Layout::hash`]).
+pub(crate) trait LineLayout: Layout<Hash = u64> {
     /// The line's size: a cache line or half of one.
     type Width: Width;
 
@@ -140,7 +141,7 @@ pub(crate) fn insert_shared<L: LineLayout>(layout: &L, words: &[AtomicU64], hash
 #[cfg(feature = "rayon")]
 pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
     layout: &L,
-    hashing: &Hashing,
+    hashing: &L::Hashing,
     words: &mut [u64],
     keys: &[T],
 ) {
@@ -154,7 +155,7 @@ pub(crate) fn par_scatter<L: LineLayout + Sync, T: Hash + Sync>(
         keys,
         // The entry is the hash alone, 8 bytes to bucket and move where the line and the
         // field word took 16: locating it again costs two multiplies, the traffic more.
-        |key| [hashing.hash64(key)],
+        |key| [L::hash(hashing, key)],
         |hash| layout.locate(hash).0 / words_per_line,
         |line, hash| {
             layout.set_line(line, layout.locate(hash).1);
@@ -270,7 +271,7 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
 /// If `store` does not hold exactly `layout`'s lines.
 pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
     layout: &L,
-    hashing: &Hashing,
+    hashing: &L::Hashing,
     store: &S,
     keys: &[T],
     out: &mut Vec<bool>,
@@ -280,8 +281,8 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
         layout.num_lines() * 64 * L::Width::WORDS as u64,
         "a store of another size"
     );
-    if hashing.is_keyed() {
-        batch::keyed_batch_into(hashing, keys, out, |hashes, answers| {
+    if let Some(&secret) = hashing.secret_key() {
+        batch::keyed_batch_into(&Hashing::Keyed(secret), keys, out, |hashes, answers| {
             batch_into::<L, S, u64, true>(layout, store, hashing, hashes, answers);
         });
     } else {
@@ -294,14 +295,14 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
 fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
     layout: &L,
     store: &S,
-    hashing: &Hashing,
+    hashing: &L::Hashing,
     keys: &[T],
     out: &mut Vec<bool>,
 ) {
-    struct Run<'k, L, S, T, const PREHASHED: bool> {
+    struct Run<'k, L: Layout, S, T, const PREHASHED: bool> {
         layout: &'k L,
         store: &'k S,
-        hashing: Hashing,
+        hashing: L::Hashing,
         keys: &'k [T],
         out: &'k mut Vec<bool>,
     }
@@ -335,12 +336,12 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
 
 /// The batch engine's view of a line layout's filter: one line per key. Made only by
 /// `contains_batch_into`, after the store's size is checked.
-struct BatchOf<'a, L, S: Storage, Q, P, const PREHASHED: bool> {
+struct BatchOf<'a, L: Layout, S: Storage, Q, P, const PREHASHED: bool> {
     layout: &'a L,
     store: &'a S,
     /// The store's words, taken once: the loops hold it in a register.
     base: S::Base,
-    hashing: Hashing,
+    hashing: L::Hashing,
     /// The kernel's tests, chosen once for the batch.
     tests: Tests<Q, P>,
 }
@@ -364,7 +365,7 @@ where
         let hash = if PREHASHED {
             batch::prehashed(key)
         } else {
-            self.hashing.hash64(key)
+            L::hash(&self.hashing, key)
         };
         self.layout.locate(hash)
     }

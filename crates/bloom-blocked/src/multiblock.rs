@@ -273,7 +273,7 @@ impl Layout for Multiblock {
 
     multiblock_layout_methods!("multiblock");
 
-    line_layout_methods!();
+    line_layout_methods!(hash64);
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
         Multiblock::rate(self.num_lines, num_items)

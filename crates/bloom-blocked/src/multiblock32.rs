@@ -177,7 +177,7 @@ impl Layout for Multiblock32 {
 
     multiblock_layout_methods!("32-bit multiblock");
 
-    line_layout_methods!();
+    line_layout_methods!(hash64);
 
     fn expected_fpr(&self, num_items: u64) -> f64 {
         Multiblock32::rate(self.num_lines, num_items)

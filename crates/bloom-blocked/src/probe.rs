@@ -494,35 +494,6 @@ impl SplitKernel {
         }
     }
 
-    /// Parquet's check of `x` (the low 32 bits of the hash) in a block's 32 bytes (its eight
-    /// little-endian `u32` words, at any address).
-    #[inline(always)]
-    pub(crate) fn contains(self, block: &[u8; 32], x: u32) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            SplitKernel::Avx2(token) => avx2::split_contains(token, block.into(), x),
-            SplitKernel::Portable => split_contains_le_bytes(block, x),
-        }
-    }
-
-    /// Parquet's check of `x` in a block of four atomic words read in place
-    /// ([`avx2::Line`]); `None` for the portable kind.
-    #[inline(always)]
-    pub(crate) fn contains_shared(self, block: &[AtomicU64; 4], x: u32) -> Option<bool> {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            SplitKernel::Avx2(token) => Some(avx2::split_contains(
-                token,
-                avx2::Line::shared_block(block),
-                x,
-            )),
-            SplitKernel::Portable => {
-                let _ = (block, x);
-                None
-            }
-        }
-    }
-
     /// Parquet's insert of `x` into a block of four `u64` words (`u32` word 2j in the low
     /// half of word j); returns whether all its bits were set before.
     #[inline(always)]

@@ -21,15 +21,18 @@ use core::sync::atomic::AtomicU64;
 use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::{BITSET_MAX_BYTES, Variant, parquet_num_bytes};
 use bloom_core::hash::ParquetHash;
-use bloom_core::internal::batch::{self, Lines, OneLine};
 use bloom_core::internal::float::{Float, Native};
 use bloom_core::internal::{self, ByteReader};
 use bloom_core::{Error, math};
 
+use crate::layout::line_layout_methods;
+use crate::lines::{self, LineLayout};
 use crate::multiblock::{estimated_fpr_of, estimated_len_of};
 use crate::multiblock32::halves_ones;
 use crate::params;
-use crate::probe::{SplitKernel, split_contains_words, split_mask_words};
+use crate::probe::{
+    Half, SplitKernel, TestUser, split_contains_le_bytes, split_contains_words, split_mask_words,
+};
 
 /// Bits of one block: eight 32-bit words.
 const BLOCK_BITS: u64 = 256;
@@ -93,34 +96,6 @@ impl SplitBlock {
             });
         }
         Ok(num_bytes as usize)
-    }
-
-    /// The test of the block at word `first` of the store `base` is of: the kernel on the
-    /// block's bytes where the storage lends them, the portable test of its words where it
-    /// does not.
-    ///
-    /// # Safety
-    ///
-    /// `base` must be of a store holding this layout's blocks, and `first` the first word of
-    /// one of them.
-    #[inline(always)]
-    unsafe fn test<S: Storage>(&self, base: S::Base, first: usize, x: u32) -> bool {
-        if S::LINES {
-            // SAFETY: the caller's contract puts the block's four words in the store, which
-            // `base` is of.
-            return self.kernel.contains(unsafe { S::line(base, first) }, x);
-        }
-        if S::SHARED_LINES {
-            // SAFETY: the storage's lines are shared, and the caller's contract puts the
-            // block's four words in the store `base` is of.
-            let block = unsafe { S::shared_line::<4>(base, first) };
-            if let Some(answer) = self.kernel.contains_shared(block, x) {
-                return answer;
-            }
-        }
-        let block = S::advance(base, first);
-        // SAFETY: as above, for each of the block's words, read from the block's base.
-        split_contains_words(|w| unsafe { S::read(block, w) }, x)
     }
 }
 
@@ -187,61 +162,7 @@ impl Layout for SplitBlock {
         ParquetHash::hash(key)
     }
 
-    #[inline(always)]
-    unsafe fn contains<S: Storage>(&self, store: &S, hash: u64) -> bool {
-        // SAFETY: the caller gives a store of this layout's size; `first_word` picks a block
-        // below `num_blocks`.
-        unsafe { self.test::<S>(store.base(), self.first_word(hash), hash as u32) }
-    }
-
-    #[inline(always)]
-    fn prefetch<S: Storage>(&self, store: &S, hash: u64) {
-        S::prefetch_line(store.base(), self.first_word(hash));
-    }
-
-    #[inline(always)]
-    fn insert(&self, words: &mut [u64], hash: u64) -> bool {
-        assert!(
-            words.len() as u64 >= self.num_blocks * BLOCK_WORDS as u64,
-            "{} words for {} blocks",
-            words.len(),
-            self.num_blocks
-        );
-        let first = self.first_word(hash);
-        // SAFETY: `first_word` picks a block below `num_blocks`, whose four words the assert
-        // above puts in `words`; `[u64; 4]` has the alignment of `u64`.
-        let block = unsafe { &mut *words.as_mut_ptr().add(first).cast::<[u64; BLOCK_WORDS]>() };
-        self.kernel.insert(block, hash as u32)
-    }
-
-    #[inline]
-    fn insert_shared(&self, words: &[AtomicU64], hash: u64) -> bool {
-        let first = self.first_word(hash);
-        let mut was = true;
-        for (word, bits) in words[first..first + BLOCK_WORDS]
-            .iter()
-            .zip(split_mask_words(hash as u32))
-        {
-            was &= internal::or_relaxed(word, bits);
-        }
-        was
-    }
-
-    fn contains_batch_into<S: Storage, T: Hash>(
-        &self,
-        _: &ParquetHash,
-        store: &S,
-        keys: &[T],
-        out: &mut Vec<bool>,
-    ) {
-        assert_eq!(store.num_bits(), self.num_bits(), "a store of another size");
-        let query = Batch {
-            layout: self,
-            store,
-            base: store.base(),
-        };
-        batch::contains_batch_into(&Lines(&query), keys, out);
-    }
+    line_layout_methods!();
 
     /// The rate of one bit in each of eight 32-bit words of one block
     /// ([`multiblock_fpr`](math::multiblock_fpr), the Poisson mixture over blocks). Parquet
@@ -317,45 +238,65 @@ impl BlockLayout for SplitBlock {
     }
 }
 
-/// The batch engine's view of a split-block filter: one block per key. Made only by
-/// `contains_batch_into`, after the store's size is checked.
-struct Batch<'a, S: Storage> {
-    layout: &'a SplitBlock,
-    store: &'a S,
-    /// The store's words, taken once: the loops hold it in a register.
-    base: S::Base,
-}
-
-impl<S: Storage> OneLine for Batch<'_, S> {
-    /// The block's first word and the low 32 bits of the hash, which place its bits there.
-    type Staged = (usize, u32);
+/// Parquet's blocks are the layout's lines, half a cache line each: the single-key test,
+/// the batch query and the inserts are the line layouts' (`lines.rs`), with Parquet's
+/// positions.
+impl LineLayout for SplitBlock {
+    type Width = Half;
 
     #[inline(always)]
-    fn footprint(&self) -> usize {
-        self.store.footprint()
+    fn num_lines(&self) -> u64 {
+        self.num_blocks
+    }
+
+    /// The block's first word, and the hash, whose low 32 bits place the bits there.
+    #[inline(always)]
+    fn locate(&self, hash: u64) -> (usize, u64) {
+        (self.first_word(hash), hash)
     }
 
     #[inline(always)]
-    fn locate<T: Hash>(&self, key: &T) -> (usize, u32) {
-        let hash = ParquetHash::hash(key);
-        (self.layout.first_word(hash), hash as u32)
+    fn test_words(&self, word: impl Fn(usize) -> u64, x: u64) -> bool {
+        split_contains_words(word, x as u32)
     }
 
     #[inline(always)]
-    fn prefetch(&self, (first, _): (usize, u32)) {
-        S::prefetch_line(self.base, first);
+    fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
+        #[cfg(target_arch = "x86_64")]
+        if let SplitKernel::Avx2(t) = self.kernel {
+            use crate::probe::avx2::{Line, split_contains};
+            return run.run(
+                move |block: &[u8; 32], x| split_contains(t, block.into(), x as u32),
+                move |block: &[AtomicU64; BLOCK_WORDS], x| {
+                    Some(split_contains(t, Line::shared_block(block), x as u32))
+                },
+            );
+        }
+        run.run(
+            |block: &[u8; 32], x| split_contains_le_bytes(block, x as u32),
+            |_: &[AtomicU64; BLOCK_WORDS], _| None,
+        )
     }
 
     #[inline(always)]
-    fn test(&self, (first, x): (usize, u32)) -> bool {
-        // SAFETY: `contains_batch_into` checked the store's size (the base is its), and
-        // `locate` picked a block below `num_blocks`.
-        unsafe { self.layout.test::<S>(self.base, first, x) }
+    fn mask(&self, x: u64) -> [u64; BLOCK_WORDS] {
+        split_mask_words(x as u32)
     }
 
+    /// The kernel's insert (AVX2 where the filter's kernel is).
     #[inline(always)]
-    fn empty(&self) -> (usize, u32) {
-        (0, 0)
+    fn set_line(&self, block: &mut [u64; BLOCK_WORDS], x: u64) -> bool {
+        self.kernel.insert(block, x as u32)
+    }
+
+    /// Each of the block's four words written in turn, as Parquet's insert writes them.
+    #[inline(always)]
+    fn set_shared(&self, block: &[AtomicU64; BLOCK_WORDS], x: u64) -> bool {
+        let mut was = true;
+        for (word, bits) in block.iter().zip(split_mask_words(x as u32)) {
+            was &= internal::or_relaxed(word, bits);
+        }
+        was
     }
 }
 
@@ -416,10 +357,9 @@ mod tests {
         }
     }
 
-    /// The insert writes through a pointer only after checking that the words hold every
-    /// block: words of a smaller filter are refused with a panic, never written past.
+    /// Words of a smaller filter are refused with a panic, never written past.
     #[test]
-    #[should_panic(expected = "8 words for 4 blocks")]
+    #[should_panic(expected = "out of range for slice of length 8")]
     fn insert_refuses_words_short_of_the_blocks() {
         let mut words = [0u64; 8];
         SplitBlock::of(4).insert(&mut words, u64::MAX);
