@@ -1,9 +1,9 @@
-//! What the layouts of one line per key (blocked and multiblock: a 512-bit cache line; the
-//! 32-bit multiblock layout: a 256-bit half line) share: the line is found from a 64-bit
-//! hash, and tested by the layout's kernel on the line's bytes where the storage lends them,
-//! or portably on its words where it does not (atomic words). The single-key test over any
-//! storage and the batch query (seeded, and keyed with SipHash in SIMD lanes) are written
-//! here once, for either width.
+//! What the layouts of one line per key share (blocked and multiblock: a 512-bit cache line;
+//! 32-bit multiblock and Parquet's split block: a 256-bit half line): the line is found from
+//! a 64-bit hash, and tested by the layout's kernel on the line's bytes where the storage
+//! lends them, or portably on its words where it does not (atomic words). The single-key
+//! test over any storage, the inserts and the batch query (keyed filters' keys hashed with
+//! SipHash in SIMD lanes first) are written here once, for either width.
 
 use alloc::vec::Vec;
 use core::hash::Hash;
@@ -17,7 +17,7 @@ use bloom_core::internal::batch::{self, Lines, OneLine};
 
 use crate::probe::{TestUser, Width};
 
-/// Words per line.
+/// Words per cache line, the line of the blocked and multiblock layouts.
 pub(crate) const LINE_WORDS: usize = 8;
 
 /// Which test a multiblock layout runs: the portable one, or a vector kernel whose kind holds
