@@ -5,6 +5,7 @@
 //! Readers never trust the word count before the bytes exist: `decode` compares it with the
 //! input's length before allocating, and `read` grows its buffer only as bytes arrive.
 
+use std::convert::Infallible;
 use std::io::{self, Read, Write};
 
 use bloom_core::Error;
@@ -15,11 +16,11 @@ use crate::bits::{JvmBits, allocate};
 /// Bytes passed to a writer, or asked of a reader, at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
 
-/// The bytes of a filter: `header`, the word count, the words ([`write`] into memory).
+/// The bytes of a filter: `header`, the word count, the words, built in place.
 pub(crate) fn encode(header: &[u8], bits: &JvmBits) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(header, bits));
-    // Writing into memory cannot fail.
-    write(&mut out, header, bits).map_or_else(|_| Vec::new(), |()| out)
+    let Ok(()) = fill::<Infallible>(&mut out, header, bits, usize::MAX, |_| Ok(()));
+    out
 }
 
 /// Bytes of [`encode`]'s output.
@@ -27,20 +28,36 @@ fn encoded_len(header: &[u8], bits: &JvmBits) -> usize {
     header.len() + 4 + bits.words().len() * 8
 }
 
-/// Streams the bytes of a filter (`header`, the word count, the words) to `writer` through
-/// a buffer of [`CHUNK_BYTES`], then flushes it.
-pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> Result<(), Error> {
+/// Appends the bytes of a filter (`header`, the word count, the words) to `buf`, handing it
+/// to `flush` whenever a word would take it past `chunk` bytes (`flush` empties it).
+fn fill<E>(
+    buf: &mut Vec<u8>,
+    header: &[u8],
+    bits: &JvmBits,
+    chunk: usize,
+    mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
     let words = bits.words();
-    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(encoded_len(header, bits)));
     buf.extend_from_slice(header);
     buf.extend_from_slice(&(words.len() as i32).to_be_bytes());
     for w in words {
-        if buf.len() + 8 > CHUNK_BYTES {
-            writer.write_all(&buf)?;
-            buf.clear();
+        if buf.len() + 8 > chunk {
+            flush(buf)?;
         }
         buf.extend_from_slice(&w.to_be_bytes());
     }
+    Ok(())
+}
+
+/// Streams the bytes of [`encode`] to `writer` through a buffer of [`CHUNK_BYTES`], then
+/// flushes it.
+pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> Result<(), Error> {
+    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(encoded_len(header, bits)));
+    fill(&mut buf, header, bits, CHUNK_BYTES, |buf| {
+        writer.write_all(buf)?;
+        buf.clear();
+        Ok::<(), io::Error>(())
+    })?;
     writer.write_all(&buf)?;
     writer.flush()?;
     Ok(())
