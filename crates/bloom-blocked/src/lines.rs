@@ -324,6 +324,21 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
             };
             batch::contains_batch_into(&Lines(&query), self.keys, self.out);
         }
+
+        /// The batch loop compiled for AVX2, with the kernel's intrinsics form inlined.
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        fn run_avx2(
+            self,
+            token: crate::probe::avx2::Avx2,
+            _: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
+        ) {
+            let _ = token;
+            // SAFETY: the token proves the CPU has AVX2, BMI1 and BMI2.
+            unsafe { run_for_avx2(self, compiled, shared) }
+        }
     }
     layout.with_test(Run::<L, S, T, PREHASHED> {
         layout,
@@ -332,6 +347,24 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         keys,
         out,
     });
+}
+
+/// `run.run(test, shared)` compiled for AVX2, BMI1 and BMI2, which inlines the batch loop
+/// and the intrinsics form of an AVX2 kernel into it: its constants stay in registers from
+/// key to key, no `vzeroupper` follows each key, and the hash multiplies with `mulx`
+/// (docs/blocked.md, "The batch compiled for AVX2").
+///
+/// # Safety
+///
+/// The CPU must support AVX2, BMI1 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2")]
+unsafe fn run_for_avx2<W: Width>(
+    run: impl TestUser<(), W>,
+    test: impl Fn(&W::Bytes, u64) -> bool + Copy,
+    shared: impl Fn(&W::Atomics, u64) -> Option<bool> + Copy,
+) {
+    run.run(test, shared);
 }
 
 /// The batch engine's view of a line layout's filter: one line per key. Made only by
@@ -365,6 +398,10 @@ where
         let hash = if PREHASHED {
             batch::prehashed(key)
         } else {
+            // SAFETY: `contains_batch_into` runs the keys themselves only for a hashing with
+            // no secret key (a keyed filter's go through SipHash lanes first, `PREHASHED`).
+            // Said to the compiler, the keyed arm of the hash leaves the loop.
+            unsafe { core::hint::assert_unchecked(self.hashing.secret_key().is_none()) };
             L::hash(&self.hashing, key)
         };
         self.layout.locate(hash)

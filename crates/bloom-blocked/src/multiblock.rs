@@ -335,8 +335,10 @@ impl LineLayout for Multiblock {
     fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(t) => run.run(
+            VectorKernel::Avx2(t) => run.run_avx2(
+                t,
                 move |line: &[u8; 64], f| crate::probe::avx2::multi_contains(t, line.into(), f),
+                move |line: &[u8; 64], f| crate::probe::avx2::compiled::multi(t, line, f),
                 move |line: &[AtomicU64; LINE_WORDS], f| {
                     let shared = crate::probe::avx2::Line::shared(line);
                     Some(crate::probe::avx2::multi_contains(t, shared, f))

@@ -269,9 +269,11 @@ impl LineLayout for Multiblock32 {
     fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
         #[cfg(target_arch = "x86_64")]
         if let VectorKernel::Avx2(t) = self.kernel {
-            use crate::probe::avx2::{Line, multi32_contains};
-            return run.run(
+            use crate::probe::avx2::{Line, compiled, multi32_contains};
+            return run.run_avx2(
+                t,
                 move |block: &[u8; 32], g| multi32_contains(t, block.into(), g),
+                move |block: &[u8; 32], g| compiled::multi32(t, block, g),
                 move |block: &[AtomicU64; BLOCK_WORDS], g| {
                     Some(multi32_contains(t, Line::shared_block(block), g))
                 },

@@ -299,6 +299,27 @@ pub(crate) trait TestUser<R, Z: Width = Full> {
         test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
         shared: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
     ) -> R;
+
+    /// Runs with an AVX2 kernel's tests (`token` proves the CPU has what they need): `test`
+    /// and `shared` as [`run`](TestUser::run) takes them, and `compiled`, the test `test` is
+    /// written with intrinsics, which code compiled for AVX2 inlines with its constants kept
+    /// in registers from key to key: what a loop compiled for AVX2 runs (the batch query).
+    /// By default, `run`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn run_avx2(
+        self,
+        token: avx2::Avx2,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        compiled: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        shared: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
+    ) -> R
+    where
+        Self: Sized,
+    {
+        let _ = (token, compiled);
+        self.run(test, shared)
+    }
 }
 
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
@@ -413,6 +434,15 @@ impl Kernel {
         // The kernel `$test` on a line's bytes and on a line of atomic words in place.
         #[cfg(target_arch = "x86_64")]
         macro_rules! both {
+            (avx2 $token:expr, $test:path, $compiled:path) => {{
+                let t = $token;
+                run.run_avx2(
+                    t,
+                    move |b: &[u8; 64], g| $test(t, b.into(), g, k),
+                    move |b: &[u8; 64], g| $compiled(t, b, g, k),
+                    move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
+                )
+            }};
             ($token:expr, $test:path) => {{
                 let t = $token;
                 run.run(
@@ -423,9 +453,9 @@ impl Kernel {
         }
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(t) => both!(t, avx2::contains8),
+            Kind::Avx2(t) => both!(avx2 t, avx2::contains8, avx2::compiled::contains8),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(t) => both!(t, avx2::contains16),
+            Kind::Avx2Wide(t) => both!(avx2 t, avx2::contains16, avx2::compiled::contains16),
             #[cfg(target_arch = "x86_64")]
             Kind::Avx512(t) => both!(t, avx2::contains512),
             #[cfg(target_arch = "x86_64")]
@@ -458,6 +488,24 @@ impl<Z: Width> TestUser<bool, Z> for OnBytes<'_, Z> {
         _: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
     ) -> bool {
         test(self.0, self.1)
+    }
+
+    /// The kernel's answer, after checking that its two forms give it.
+    #[cfg(target_arch = "x86_64")]
+    fn run_avx2(
+        self,
+        _: avx2::Avx2,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        compiled: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        _: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
+    ) -> bool {
+        let answer = test(self.0, self.1);
+        assert_eq!(
+            compiled(self.0, self.1),
+            answer,
+            "the intrinsics form differs"
+        );
+        answer
     }
 }
 
@@ -581,7 +629,10 @@ pub(crate) mod avx2 {
     //! `#[target_feature(enable = "avx2")]` function, so each single-key query would pay a
     //! call, argument moves and reloaded constants (measured: about 1.2 ns of a 6 ns query on
     //! a filter in L2). An `asm!` block inlines into any caller; the filter checks for the
-    //! feature once, when it is built.
+    //! feature once, when it is built. A batch query is one call for many keys, so there the
+    //! whole loop is compiled for AVX2 (`lines::run_for_avx2`) and runs the AVX2 kernels'
+    //! intrinsics twins ([`compiled`]), which it inlines with their constants in registers and
+    //! no `vzeroupper` per key.
     //!
     //! The blocked kernels use 256- and 512-bit registers. To stay sound whatever code they
     //! are inlined into (a caller may itself be compiled for AVX and hold 256-bit values), each
@@ -760,12 +811,18 @@ pub(crate) mod avx2 {
         table
     }
 
-    static CONSTS: Consts = Consts {
-        salt: PROBE_SALT,
-        ones: [1; 8],
-        thirty_one: [31; 8],
-        unused: unused_lanes(),
-    };
+    impl Consts {
+        /// The values, known to the compiler where the intrinsics kernels use them.
+        const VALUES: Consts = Consts {
+            salt: PROBE_SALT,
+            ones: [1; 8],
+            thirty_one: [31; 8],
+            unused: unused_lanes(),
+        };
+    }
+
+    /// The constants in memory, where the `asm!` kernels read them.
+    static CONSTS: Consts = Consts::VALUES;
 
     /// Byte offsets of the fields of [`Consts`], for the asm.
     const ONES: usize = core::mem::offset_of!(Consts, ones);
@@ -975,11 +1032,17 @@ pub(crate) mod avx2 {
         sixty_three: [u64; 4],
     }
 
-    static MULTI_CONSTS: MultiConsts = MultiConsts {
-        shifts: [0, 6, 12, 18, 24, 30, 36, 42],
-        ones: [1; 4],
-        sixty_three: [63; 4],
-    };
+    impl MultiConsts {
+        /// The values, known to the compiler where the intrinsics kernels use them.
+        const VALUES: MultiConsts = MultiConsts {
+            shifts: [0, 6, 12, 18, 24, 30, 36, 42],
+            ones: [1; 4],
+            sixty_three: [63; 4],
+        };
+    }
+
+    /// The constants in memory, where the `asm!` kernels read them.
+    static MULTI_CONSTS: MultiConsts = MultiConsts::VALUES;
 
     /// Byte offsets of the fields of [`MultiConsts`], for the asm.
     const MULTI_ONES: usize = core::mem::offset_of!(MultiConsts, ones);
@@ -1079,11 +1142,17 @@ pub(crate) mod avx2 {
         thirty_one: [u32; 8],
     }
 
-    static MULTI32_CONSTS: Multi32Consts = Multi32Consts {
-        shifts: [0, 5, 10, 15],
-        ones: [1; 8],
-        thirty_one: [31; 8],
-    };
+    impl Multi32Consts {
+        /// The values, known to the compiler where the intrinsics kernels use them.
+        const VALUES: Multi32Consts = Multi32Consts {
+            shifts: [0, 5, 10, 15],
+            ones: [1; 8],
+            thirty_one: [31; 8],
+        };
+    }
+
+    /// The constants in memory, where the `asm!` kernels read them.
+    static MULTI32_CONSTS: Multi32Consts = Multi32Consts::VALUES;
 
     /// Byte offsets of the fields of [`Multi32Consts`], for the asm.
     const MULTI32_ONES: usize = core::mem::offset_of!(Multi32Consts, ones);
@@ -1172,6 +1241,167 @@ pub(crate) mod avx2 {
             );
         }
         flag_compared(present)
+    }
+
+    /// The AVX2 query kernels again, written with intrinsics for code compiled for AVX2: a
+    /// loop compiled so (the batch query's) inlines them and keeps their constants in
+    /// registers, where each `asm!` kernel loads its constants and ends with `vzeroupper`
+    /// for every key. Each computes what its `asm!` twin does (the tests that compare kernels
+    /// check both forms against the portable test). Their constants are the values the
+    /// compiler knows (`VALUES`), not the statics the asm reads: knowing that a shift count
+    /// is below 32, it keeps each variable shift one instruction.
+    pub(crate) mod compiled {
+        use core::arch::x86_64::*;
+
+        use super::{Avx2, CONSTS, Consts, Multi32Consts, MultiConsts, split_mask};
+
+        /// 32 bytes from `words`, unaligned.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2, and `words` hold 32 readable bytes.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn load<T>(words: *const T) -> __m256i {
+            // SAFETY: the caller's contract.
+            unsafe { _mm256_loadu_si256(words.cast()) }
+        }
+
+        /// Lanes 0..8 or 8..16 (`HIGH`) of [`super::contains8`]: the 32-bit lanes that end
+        /// with bit 0 set for a probe whose bit is set (or a lane k does not use).
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn probes<const HIGH: bool>(block: &[u8; 64], g: u64, num_hashes: u32) -> __m256i {
+            let half = if HIGH { 8 } else { 0 };
+            // SAFETY: AVX2 is available (the caller's contract); every load reads 32 bytes
+            // of `block`, of the constants or of a row of the `unused` table.
+            unsafe {
+                let product = _mm256_mullo_epi32(
+                    _mm256_set1_epi64x(g as i64),
+                    load(Consts::VALUES.salt[half..].as_ptr()),
+                );
+                let index = _mm256_srli_epi32::<28>(product);
+                let low = _mm256_permutevar8x32_epi32(load(block.as_ptr()), index);
+                let high = _mm256_permutevar8x32_epi32(load(block[32..].as_ptr()), index);
+                let word = _mm256_castps_si256(_mm256_blendv_ps(
+                    _mm256_castsi256_ps(low),
+                    _mm256_castsi256_ps(high),
+                    _mm256_castsi256_ps(product),
+                ));
+                let bit = _mm256_and_si256(
+                    _mm256_srli_epi32::<23>(product),
+                    load(Consts::VALUES.thirty_one.as_ptr()),
+                );
+                let row = &CONSTS.unused[num_hashes.min(16) as usize];
+                _mm256_or_si256(_mm256_srlv_epi32(word, bit), load(row[half..].as_ptr()))
+            }
+        }
+
+        /// [`super::contains8`].
+        #[inline(always)]
+        pub(crate) fn contains8(_: Avx2, block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+                // SAFETY: AVX2 is available (this function's contract).
+                unsafe {
+                    let lanes = probes::<false>(block, g, num_hashes);
+                    _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2.
+            unsafe { test(block, g, num_hashes) }
+        }
+
+        /// [`super::contains16`].
+        #[inline(always)]
+        pub(crate) fn contains16(_: Avx2, block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+                // SAFETY: AVX2 is available (this function's contract).
+                unsafe {
+                    let lanes = _mm256_and_si256(
+                        probes::<false>(block, g, num_hashes),
+                        probes::<true>(block, g, num_hashes),
+                    );
+                    _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2.
+            unsafe { test(block, g, num_hashes) }
+        }
+
+        /// [`super::multi_contains`].
+        #[inline(always)]
+        pub(crate) fn multi(_: Avx2, line: &[u8; 64], g: u64) -> bool {
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            unsafe fn test(line: &[u8; 64], g: u64) -> bool {
+                let c = &MultiConsts::VALUES;
+                // SAFETY: AVX2 is available (this function's contract); every load reads 32
+                // bytes of `line` or of the constants.
+                // Each word is shifted left by 63 minus its field (`!field & 63`), its bit to
+                // the sign, which `vmovmskpd` collects: tested with `vptest` against ones in
+                // bit 0, as the asm is, the compiler makes the test a reduction of the lanes.
+                unsafe {
+                    let g = _mm256_set1_epi64x(g as i64);
+                    let mask = load(c.sixty_three.as_ptr());
+                    let low = _mm256_srlv_epi64(g, load(c.shifts.as_ptr()));
+                    let high = _mm256_srlv_epi64(g, load(c.shifts[4..].as_ptr()));
+                    let words = _mm256_and_si256(
+                        _mm256_sllv_epi64(load(line.as_ptr()), _mm256_andnot_si256(low, mask)),
+                        _mm256_sllv_epi64(
+                            load(line[32..].as_ptr()),
+                            _mm256_andnot_si256(high, mask),
+                        ),
+                    );
+                    _mm256_movemask_pd(_mm256_castsi256_pd(words)) == 0b1111
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2.
+            unsafe { test(line, g) }
+        }
+
+        /// [`super::multi32_contains`].
+        #[inline(always)]
+        pub(crate) fn multi32(_: Avx2, block: &[u8; 32], g: u64) -> bool {
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            unsafe fn test(block: &[u8; 32], g: u64) -> bool {
+                let c = &Multi32Consts::VALUES;
+                // SAFETY: AVX2 is available (this function's contract); every load reads 32
+                // bytes of `block` or of the constants.
+                unsafe {
+                    let fields = _mm256_and_si256(
+                        _mm256_srlv_epi64(_mm256_set1_epi64x(g as i64), load(c.shifts.as_ptr())),
+                        load(c.thirty_one.as_ptr()),
+                    );
+                    let words = _mm256_srlv_epi32(load(block.as_ptr()), fields);
+                    _mm256_testc_si256(words, load(c.ones.as_ptr())) != 0
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2.
+            unsafe { test(block, g) }
+        }
+
+        /// [`super::split_contains`].
+        #[inline(always)]
+        pub(crate) fn split(_: Avx2, block: &[u8; 32], x: u32) -> bool {
+            #[target_feature(enable = "avx2")]
+            #[inline]
+            unsafe fn test(block: &[u8; 32], x: u32) -> bool {
+                // SAFETY: AVX2 is available (this function's contract); the load reads the
+                // 32 bytes of `block`.
+                unsafe { _mm256_testc_si256(load(block.as_ptr()), split_mask(x)) != 0 }
+            }
+            // SAFETY: the token proves the CPU has AVX2.
+            unsafe { test(block, x) }
+        }
     }
 
     /// Parquet's mask for the low 32 bits of a hash, as one vector.
@@ -1471,6 +1701,7 @@ mod tests {
                 let x = next() as u32;
                 let fast = avx2::split_contains(token, (&bytes(&split)).into(), x);
                 assert_eq!(fast, split_contains_words(|w| split[w], x));
+                assert_eq!(fast, avx2::compiled::split(token, &bytes(&split), x));
                 assert_eq!(fast, split_contains_le_bytes(&bytes(&split), x));
                 let mut a = split;
                 let mut b = split;

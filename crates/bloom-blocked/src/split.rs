@@ -264,9 +264,11 @@ impl LineLayout for SplitBlock {
     fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
         #[cfg(target_arch = "x86_64")]
         if let SplitKernel::Avx2(t) = self.kernel {
-            use crate::probe::avx2::{Line, split_contains};
-            return run.run(
+            use crate::probe::avx2::{Line, compiled, split_contains};
+            return run.run_avx2(
+                t,
                 move |block: &[u8; 32], x| split_contains(t, block.into(), x as u32),
+                move |block: &[u8; 32], x| compiled::split(t, block, x as u32),
                 move |block: &[AtomicU64; BLOCK_WORDS], x| {
                     Some(split_contains(t, Line::shared_block(block), x as u32))
                 },

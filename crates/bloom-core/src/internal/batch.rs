@@ -160,14 +160,15 @@ pub trait BatchQuery {
 }
 
 /// Answers every key of `keys` into `out` (cleared first), in order, through the loop that
-/// suits the filter's size.
-#[inline]
+/// suits the filter's size. Inlined whole, so that a caller compiled for a CPU's features
+/// (the line layouts' batch for AVX2) compiles the loops for them too.
+#[inline(always)]
 pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
     if query.footprint() <= direct_max_bytes(Q::ONE_LINE) {
         direct(query, keys, out);
-        return;
+    } else {
+        uncached(query, keys, out);
     }
-    contains_batch_uncached(query, keys, out);
 }
 
 /// The largest filter whose batch queries take the direct loop, for queries whose keys read
@@ -214,6 +215,12 @@ fn direct<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
 /// query's [`LOOP`](BatchQuery::LOOP) with its prefetches. For tests (a small filter then
 /// exercises the loop large ones run) and for benchmarks of the loop itself.
 pub fn contains_batch_uncached<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
+    uncached(query, keys, out);
+}
+
+/// [`contains_batch_uncached`], inlined.
+#[inline(always)]
+fn uncached<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) {
     out.clear();
     out.resize(keys.len(), false);
     match Q::LOOP {

@@ -1,8 +1,8 @@
 //! The one home of the CPU tokens every vector kernel of the workspace takes (the blocked
 //! and split-block queries, the aging filter's mask, the keyed hash's SipHash lanes).
 //!
-//! A token is the proof that the running CPU has a feature: [`Avx2`] and [`Avx512`] (F, BW
-//! and VL, with AVX2) are zero-sized and made only by their `detect`, so a safe function that
+//! A token is the proof that the running CPU has a feature: [`Avx2`] (with BMI1 and BMI2) and
+//! [`Avx512`] (F, BW and VL, with what `Avx2` proves) are zero-sized and made only by their `detect`, so a safe function that
 //! takes one may execute the feature's instructions, and no safe code reaches it on a CPU
 //! without them. [`Level`] is the best of them, detected once and kept by whoever chooses a
 //! kernel (a filter when it is built, a batch of keyed hashes when it starts).
@@ -15,23 +15,25 @@
 //! on: code compiled for a feature runs only on CPUs that have it. On other architectures
 //! no token is ever made.
 
-/// Whether the CPU has `$feature` (a string literal), as the module docs say.
+/// Whether the CPU has every `$feature` (string literals), as the module docs say.
 #[cfg(target_arch = "x86_64")]
 macro_rules! has {
-    ($feature:tt) => {{
+    ($($feature:tt),+) => {{
         #[cfg(feature = "std")]
-        let found = std::arch::is_x86_feature_detected!($feature);
+        let found = $(std::arch::is_x86_feature_detected!($feature))&&+;
         #[cfg(not(feature = "std"))]
-        let found = cfg!(target_feature = $feature);
+        let found = cfg!(all($(target_feature = $feature),+));
         found
     }};
 }
 
-/// AVX2.
+/// AVX2, with BMI1 and BMI2: the AVX2 token proves all three, so that code compiled for it
+/// may use `mulx`, `shrx` and `andn` beside the vectors (every CPU with AVX2 from Intel since
+/// Haswell and from AMD since Excavator has the two; one without them gets the portable code).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn has_avx2() -> bool {
-    has!("avx2")
+    has!("avx2", "bmi1", "bmi2")
 }
 
 /// AVX-512 Foundation.
@@ -55,14 +57,15 @@ pub(crate) fn has_avx512bw() -> bool {
     has!("avx512bw")
 }
 
-/// Proof that the running CPU has AVX2; made only by [`Avx2::detect`].
+/// Proof that the running CPU has AVX2, BMI1 and BMI2; made only by [`Avx2::detect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Avx2 {
     _detected: (),
 }
 
 impl Avx2 {
-    /// A token when the CPU has AVX2 (as the module docs say); `None` elsewhere.
+    /// A token when the CPU has AVX2, BMI1 and BMI2 (as the module docs say); `None`
+    /// elsewhere.
     #[inline]
     pub fn detect() -> Option<Avx2> {
         #[cfg(target_arch = "x86_64")]
@@ -73,8 +76,9 @@ impl Avx2 {
     }
 }
 
-/// Proof that the running CPU has AVX-512 F, BW and VL, and AVX2 (every CPU with AVX-512
-/// since the first Xeon with it, Skylake-SP, has all four; the kernels use them together).
+/// Proof that the running CPU has AVX-512 F, BW and VL, and what [`Avx2`] proves (every CPU
+/// with AVX-512 since the first Xeon with it, Skylake-SP, has them all; the kernels use them
+/// together).
 /// Made only by [`Avx512::detect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Avx512 {
@@ -82,7 +86,8 @@ pub struct Avx512 {
 }
 
 impl Avx512 {
-    /// A token when the CPU has AVX-512 F, BW and VL, and AVX2; `None` elsewhere.
+    /// A token when the CPU has AVX-512 F, BW and VL, and what [`Avx2`] proves; `None`
+    /// elsewhere.
     #[inline]
     pub fn detect() -> Option<Avx512> {
         #[cfg(target_arch = "x86_64")]
@@ -143,7 +148,9 @@ mod tests {
     fn answers_hold_on_this_cpu() {
         let found = [has_avx2(), has_avx512f(), has_avx512vl(), has_avx512bw()];
         let running = [
-            std::arch::is_x86_feature_detected!("avx2"),
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2"),
             std::arch::is_x86_feature_detected!("avx512f"),
             std::arch::is_x86_feature_detected!("avx512vl"),
             std::arch::is_x86_feature_detected!("avx512bw"),
@@ -157,7 +164,11 @@ mod tests {
         assert_eq!(
             found,
             [
-                cfg!(target_feature = "avx2"),
+                cfg!(all(
+                    target_feature = "avx2",
+                    target_feature = "bmi1",
+                    target_feature = "bmi2"
+                )),
                 cfg!(target_feature = "avx512f"),
                 cfg!(target_feature = "avx512vl"),
                 cfg!(target_feature = "avx512bw")
