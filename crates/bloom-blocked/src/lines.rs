@@ -197,6 +197,25 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
             // SAFETY: `test`'s caller's contract.
             unsafe { test_at::<L, S>(self.layout, self.base, self.first, self.g, &tests) }
         }
+
+        /// In a build for AVX2 (`-C target-cpu=native` on a CPU with it), the kernel's
+        /// intrinsics form, which the caller's code then inlines as the batch loop does.
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "bmi1",
+            target_feature = "bmi2"
+        ))]
+        #[inline(always)]
+        fn run_avx2(
+            self,
+            _: crate::probe::avx2::Avx2,
+            _: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
+        ) -> bool {
+            self.run(compiled, shared)
+        }
     }
     layout.with_test(Single::<L, S> {
         layout,
