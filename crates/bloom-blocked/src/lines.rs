@@ -354,9 +354,10 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
             compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
             shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
         ) {
-            let _ = token;
-            // SAFETY: the token proves the CPU has AVX2, BMI1 and BMI2.
-            unsafe { run_for_avx2(self, compiled, shared) }
+            token.compiled(
+                #[inline(always)]
+                move || self.run(compiled, shared),
+            );
         }
     }
     layout.with_test(Run::<L, S, T, PREHASHED> {
@@ -366,24 +367,6 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         keys,
         out,
     });
-}
-
-/// `run.run(test, shared)` compiled for AVX2, BMI1 and BMI2, which inlines the batch loop
-/// and the intrinsics form of an AVX2 kernel into it: its constants stay in registers from
-/// key to key, no `vzeroupper` follows each key, and the hash multiplies with `mulx`
-/// (docs/blocked.md, "The batch compiled for AVX2").
-///
-/// # Safety
-///
-/// The CPU must support AVX2, BMI1 and BMI2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2")]
-unsafe fn run_for_avx2<W: Width>(
-    run: impl TestUser<(), W>,
-    test: impl Fn(&W::Bytes, u64) -> bool + Copy,
-    shared: impl Fn(&W::Atomics, u64) -> Option<bool> + Copy,
-) {
-    run.run(test, shared);
 }
 
 /// The batch engine's view of a line layout's filter: one line per key. Made only by

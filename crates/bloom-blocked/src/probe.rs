@@ -630,7 +630,7 @@ pub(crate) mod avx2 {
     //! call, argument moves and reloaded constants (measured: about 1.2 ns of a 6 ns query on
     //! a filter in L2). An `asm!` block inlines into any caller; the filter checks for the
     //! feature once, when it is built. A batch query is one call for many keys, so there the
-    //! whole loop is compiled for AVX2 (`lines::run_for_avx2`) and runs the AVX2 kernels'
+    //! whole loop is compiled for AVX2 (`Avx2::compiled`) and runs the AVX2 kernels'
     //! intrinsics twins ([`compiled`]), which it inlines with their constants in registers and
     //! no `vzeroupper` per key.
     //!

@@ -10,6 +10,7 @@ use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::KeyHashing;
 use crate::internal::batch::insert_keys;
+use crate::internal::simd::compiled_for_cpu;
 
 /// Atomic words, shared between threads (`&self` inserts, lock-free).
 ///
@@ -38,6 +39,16 @@ impl<L: Layout> Engine<L, AtomicBitStore> {
     /// does: groups of keys hashed before any is inserted, and past the layout's
     /// [`bursts_from`](Layout::bursts_from) bursts whose lines are prefetched first.
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
+        compiled_for_cpu(
+            #[inline(always)]
+            move || self.insert_all_inlined(keys),
+        );
+    }
+
+    /// The body of [`insert_all`](Engine::insert_all), inlined into the loop compiled for
+    /// the CPU ([`compiled_for_cpu`]).
+    #[inline(always)]
+    fn insert_all_inlined<T: Hash, I: IntoIterator<Item = T>>(&self, keys: I) {
         let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
         insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
     }

@@ -12,6 +12,7 @@ use crate::Error;
 use crate::bits::{AtomicBitStore, BitStore};
 use crate::hash::KeyHashing;
 use crate::internal::batch::{BurstInsert, insert_hashes_in_bursts, insert_keys};
+use crate::internal::simd::compiled_for_cpu;
 
 /// Owned words, written by one thread at a time (`&mut self`).
 impl<L: Layout> Engine<L, BitStore> {
@@ -114,6 +115,16 @@ impl<L: Layout> Engine<L, BitStore> {
     /// own lines; a smaller filter takes groups of keys hashed before any is inserted,
     /// without prefetches (`docs/design.md`, "Parallel build", has the measurements).
     pub fn insert_all<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
+        compiled_for_cpu(
+            #[inline(always)]
+            move || self.insert_all_inlined(keys),
+        );
+    }
+
+    /// The body of [`insert_all`](Engine::insert_all), inlined into the loop compiled for
+    /// the CPU ([`compiled_for_cpu`]).
+    #[inline(always)]
+    fn insert_all_inlined<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) {
         let (burst, hashes) = (self.insert_burst(), Hashes::of(self, keys));
         insert_keys(&mut Bursts(self, PhantomData), burst, hashes);
     }

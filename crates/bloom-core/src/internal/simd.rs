@@ -74,6 +74,42 @@ impl Avx2 {
         }
         None
     }
+
+    /// Runs `f` inlined into a function compiled for AVX2, BMI1 and BMI2, so that the loops
+    /// `f` inlines are compiled for them too: the hash's products with `mulx`, the masks
+    /// and tests in vector registers, and the intrinsics of the kernels inlined with their
+    /// constants in registers. For work over many keys (a batch query, a bulk insert). `f`
+    /// must be inlined for any of that: an `#[inline(always)]` closure (a plain one is
+    /// left out of line, compiled for the baseline, and nothing changes).
+    #[inline(always)]
+    pub fn compiled<R>(self, f: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        {
+            /// `f()`, compiled for the features the token proves.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must have AVX2, BMI1 and BMI2.
+            #[target_feature(enable = "avx2,bmi1,bmi2")]
+            unsafe fn run<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: the token proves the CPU has the features `run` is compiled for.
+            unsafe { run(f) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        f()
+    }
+}
+
+/// Runs `f` as [`Avx2::compiled`] does where the CPU has AVX2, BMI1 and BMI2, and as it is
+/// elsewhere: the bulk inserts' way to their AVX2 loop.
+#[inline(always)]
+pub fn compiled_for_cpu<R>(f: impl FnOnce() -> R) -> R {
+    match Avx2::detect() {
+        Some(token) => token.compiled(f),
+        None => f(),
+    }
 }
 
 /// Proof that the running CPU has AVX-512 F, BW and VL, and what [`Avx2`] proves (every CPU
