@@ -698,17 +698,6 @@ pub(crate) mod avx2 {
         unsafe { core::mem::transmute::<u8, bool>(flag) }
     }
 
-    /// [`flag_set`] as a comparison with 0 that the compiler is told sees only 0 or 1: the
-    /// form the split-block batch loop compiles best (the transmuted byte measured 4% slower
-    /// there, as the comparison did in the line layouts' single queries; docs/blocked.md,
-    /// "The kernels' answer used as it is").
-    #[inline(always)]
-    fn flag_compared(flag: u8) -> bool {
-        // SAFETY: the split-block kernel writes `flag` with one `setb`, which stores 0 or 1.
-        unsafe { core::hint::assert_unchecked(flag <= 1) };
-        flag != 0
-    }
-
     /// The 64 bytes of a block the kernels read, wherever they lie: a filter's line, a
     /// view's block at any address as the format's little-endian bytes (which on x86_64,
     /// little-endian, are the block's words as they would be in memory), or
@@ -1240,7 +1229,7 @@ pub(crate) mod avx2 {
                 present = out(reg_byte) present,
             );
         }
-        flag_compared(present)
+        flag_set(present)
     }
 
     /// The AVX2 query kernels again, written with intrinsics for code compiled for AVX2: a
