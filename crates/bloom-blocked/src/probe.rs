@@ -1256,18 +1256,19 @@ pub(crate) mod avx2 {
             unsafe { _mm256_loadu_si256(words.cast()) }
         }
 
-        /// Lanes 0..8 or 8..16 (`HIGH`) of [`super::contains8`]: the 32-bit lanes that end
-        /// with bit 0 set for a probe whose bit is set (or a lane k does not use).
+        /// Lanes 0..8 or 8..16 (`HIGH`) of [`super::contains8`]: each probe's word shifted so
+        /// that its bit lands in bit 0, before the lanes k does not use are set
+        /// ([`unused`]).
         ///
         /// # Safety
         ///
         /// The CPU must support AVX2.
         #[target_feature(enable = "avx2")]
         #[inline]
-        unsafe fn probes<const HIGH: bool>(block: &[u8; 64], g: u64, num_hashes: u32) -> __m256i {
+        unsafe fn probes<const HIGH: bool>(block: &[u8; 64], g: u64) -> __m256i {
             let half = if HIGH { 8 } else { 0 };
             // SAFETY: AVX2 is available (the caller's contract); every load reads 32 bytes
-            // of `block`, of the constants or of a row of the `unused` table.
+            // of `block` or of the constants.
             unsafe {
                 let product = _mm256_mullo_epi32(
                     _mm256_set1_epi64x(g as i64),
@@ -1285,9 +1286,23 @@ pub(crate) mod avx2 {
                     _mm256_srli_epi32::<23>(product),
                     load(Consts::VALUES.thirty_one.as_ptr()),
                 );
-                let row = &CONSTS.unused[num_hashes.min(16) as usize];
-                _mm256_or_si256(_mm256_srlv_epi32(word, bit), load(row[half..].as_ptr()))
+                _mm256_srlv_epi32(word, bit)
             }
+        }
+
+        /// `lanes` ORed with lanes `from .. from + 8` (`from` 0 or 8) of the `unused` row of
+        /// k = `num_hashes`: ones in the lanes k does not use, so that they pass the test.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn unused(lanes: __m256i, num_hashes: u32, from: usize) -> __m256i {
+            let row = &CONSTS.unused[num_hashes.min(16) as usize];
+            // SAFETY: AVX2 is available (the caller's contract); the load reads 32 bytes of
+            // the row, `from` being 0 or 8 of its 16 lanes.
+            unsafe { _mm256_or_si256(lanes, load(row[from..].as_ptr())) }
         }
 
         /// [`super::contains8`].
@@ -1298,7 +1313,7 @@ pub(crate) mod avx2 {
             unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
                 // SAFETY: AVX2 is available (this function's contract).
                 unsafe {
-                    let lanes = probes::<false>(block, g, num_hashes);
+                    let lanes = unused(probes::<false>(block, g), num_hashes, 0);
                     _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
                 }
             }
@@ -1315,8 +1330,9 @@ pub(crate) mod avx2 {
                 // SAFETY: AVX2 is available (this function's contract).
                 unsafe {
                     let lanes = _mm256_and_si256(
-                        probes::<false>(block, g, num_hashes),
-                        probes::<true>(block, g, num_hashes),
+                        // Lanes 0..8 all serve a k above 8.
+                        probes::<false>(block, g),
+                        unused(probes::<true>(block, g), num_hashes, 8),
                     );
                     _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
                 }
