@@ -19,10 +19,10 @@ pub fn key_long(i: u64) -> i64 {
 /// characters.
 pub fn key_str(i: u64) -> String {
     let mut s = format!("k{}", (key_long(i) as u64) >> (i % 50));
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         s.push('\u{e9}');
     }
-    if i % 7 == 0 {
+    if i.is_multiple_of(7) {
         s.push_str("\u{65e5}\u{672c}");
     }
     s

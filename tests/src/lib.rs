@@ -807,7 +807,7 @@ pub fn check_batch_past_the_cache<F: Subject>() {
             queries.push(match run % 3 {
                 0 => present[(r % present.len() as u64) as usize],
                 1 => r,
-                _ if r % 2 == 0 => present[(r % present.len() as u64) as usize],
+                _ if r.is_multiple_of(2) => present[(r % present.len() as u64) as usize],
                 _ => r,
             });
         }

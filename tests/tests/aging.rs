@@ -263,7 +263,7 @@ fn expired_keys_answer_like_new_ones() {
         for (i, key) in keys.iter().enumerate() {
             f.insert(key);
             let done = i as u64 + 1;
-            if done % 23_456 == 0 && done > 2 * window {
+            if done.is_multiple_of(23_456) && done > 2 * window {
                 let recent = &keys[(done - window) as usize..done as usize];
                 assert!(recent.iter().all(|k| f.contains(k)), "p {p}: window lost");
                 let expired = &keys[..(done - f.window() - slack) as usize];

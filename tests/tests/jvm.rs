@@ -558,10 +558,14 @@ fn random_mutations_never_panic() {
             for _ in 0..1 + rng.next_u64() % 4 {
                 let at = (rng.next_u64() % m.len() as u64) as usize;
                 // Mostly the header, where a flip changes the structure.
-                let at = if rng.next_u64() % 2 == 0 { at % 16 } else { at };
+                let at = if rng.next_u64().is_multiple_of(2) {
+                    at % 16
+                } else {
+                    at
+                };
                 m[at] ^= 1 << (rng.next_u64() % 8);
             }
-            if rng.next_u64() % 4 == 0 {
+            if rng.next_u64().is_multiple_of(4) {
                 m.truncate((rng.next_u64() % m.len() as u64) as usize);
             }
             if is_spark {

@@ -33,7 +33,7 @@ fn check<F: Filter + PersistIo>(filter: &F, regressions: Option<&str>, seed: u64
     for _ in 0..400 {
         let mut damaged = bytes.clone();
         // Mostly the header, the parameters and the padding, where the structure is.
-        let reach = if rng.next_u64() % 4 == 0 {
+        let reach = if rng.next_u64().is_multiple_of(4) {
             damaged.len()
         } else {
             damaged.len().min(160)

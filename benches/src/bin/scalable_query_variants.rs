@@ -260,25 +260,23 @@ fn pipeline<const D: usize, const REST_EARLY: bool>(
                 }
             });
         }
-        if !REST_EARLY {
-            if let Some(k) = t.checked_sub(2 * D).filter(|&k| k < n) {
-                let mut steps = Steps::new(hashes[k]);
-                steps.next_value();
-                let x1 = steps.next_value();
-                let mut mask = alive[k];
-                each(mask, |i| {
-                    let m = &meta[i];
-                    if m.pairs > 1 && !pair(m, x1, 1) {
-                        mask &= !(1 << i);
-                    } else {
-                        let mut s = steps;
-                        for _ in 2..m.pairs {
-                            m.bits.prefetch_pair(s.next_value());
-                        }
+        if !REST_EARLY && let Some(k) = t.checked_sub(2 * D).filter(|&k| k < n) {
+            let mut steps = Steps::new(hashes[k]);
+            steps.next_value();
+            let x1 = steps.next_value();
+            let mut mask = alive[k];
+            each(mask, |i| {
+                let m = &meta[i];
+                if m.pairs > 1 && !pair(m, x1, 1) {
+                    mask &= !(1 << i);
+                } else {
+                    let mut s = steps;
+                    for _ in 2..m.pairs {
+                        m.bits.prefetch_pair(s.next_value());
                     }
-                });
-                alive[k] = mask;
-            }
+                }
+            });
+            alive[k] = mask;
         }
         if let Some(k) = t.checked_sub(last_stage * D).filter(|&k| k < n) {
             let mut mask = alive[k];

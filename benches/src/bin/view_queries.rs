@@ -78,7 +78,8 @@ fn main() {
             let pages = if huge { "huge pages" } else { "4 KiB pages" };
             let view =
                 BlockedBloomFilterRef::from_bytes(&buf[start..start + bytes.len()]).expect("view");
-            let aligned = (offset + PAYLOAD_AT) % 64 == 0 && cfg!(target_endian = "little");
+            let aligned =
+                (offset + PAYLOAD_AT).is_multiple_of(64) && cfg!(target_endian = "little");
             assert_eq!(view.is_aligned(), aligned, "{name}");
             for (_, keys) in sets {
                 assert_eq!(

@@ -58,7 +58,7 @@ impl Shape {
                 ),
             ));
         }
-        if self.slice_bits == 0 || self.slice_bits % u64::from(BLOCK_BITS) != 0 {
+        if self.slice_bits == 0 || !self.slice_bits.is_multiple_of(u64::from(BLOCK_BITS)) {
             return Err(Error::invalid(
                 "slice_bits",
                 format!(

@@ -188,7 +188,7 @@ pub(crate) mod avx2 {
     /// The mask of a row of at most 128 blocks of two words.
     #[inline(always)]
     pub(crate) fn mask(_token: Avx2, row: &[u64], x: u32, c: u32) -> u128 {
-        assert!(row.len() % BLOCK_WORDS == 0 && row.len() <= 128 * BLOCK_WORDS);
+        assert!(row.len().is_multiple_of(BLOCK_WORDS) && row.len() <= 128 * BLOCK_WORDS);
         // SAFETY: the token proves the CPU has AVX2; the row's length was checked.
         unsafe { mask_avx2(row, x, c) }
     }
@@ -272,11 +272,7 @@ pub(crate) mod avx2 {
     }
 }
 
-// The AVX-512 intrinsics and target features are stable from Rust 1.89, above the
-// workspace's declared 1.85 (bloom-core's `#[target_feature(enable = "avx512f")]` needs 1.89
-// as well); clippy's MSRV check flags only the intrinsics.
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::incompatible_msrv)]
 pub(crate) mod avx512 {
     use std::arch::x86_64::*;
 
@@ -287,7 +283,7 @@ pub(crate) mod avx512 {
     /// The mask of a row of at most 128 blocks of two words.
     #[inline(always)]
     pub(crate) fn mask(_token: Avx512, row: &[u64], x: u32, c: u32) -> u128 {
-        assert!(row.len() % BLOCK_WORDS == 0 && row.len() <= 128 * BLOCK_WORDS);
+        assert!(row.len().is_multiple_of(BLOCK_WORDS) && row.len() <= 128 * BLOCK_WORDS);
         // SAFETY: the token proves the CPU has AVX-512 F; the row's length was checked.
         unsafe { mask_avx512(row, x, c) }
     }

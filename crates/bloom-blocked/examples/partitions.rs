@@ -45,10 +45,10 @@ fn build_part(n: u64, part: u64, dir: &Path) -> Result<(), Box<dyn std::error::E
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    if let [_, flag, n, part, dir] = &args[..] {
-        if flag == "--part" {
-            return build_part(n.parse()?, part.parse()?, Path::new(dir));
-        }
+    if let [_, flag, n, part, dir] = &args[..]
+        && flag == "--part"
+    {
+        return build_part(n.parse()?, part.parse()?, Path::new(dir));
     }
     let n: u64 = match args.get(1) {
         Some(n) => n.replace('_', "").parse()?,

@@ -198,7 +198,7 @@ impl Layout for Multiblock32 {
     /// Block `i` of the result is the OR of blocks `i × factor .. (i + 1) × factor`: `factor`
     /// must divide the line count, so that the result is whole lines.
     fn folded(&self, factor: u32) -> Result<Self, Error> {
-        if !factor.is_power_of_two() || self.num_lines % u64::from(factor) != 0 {
+        if !factor.is_power_of_two() || !self.num_lines.is_multiple_of(u64::from(factor)) {
             return Err(Error::invalid(
                 "factor",
                 format!(
@@ -232,7 +232,7 @@ impl BlockLayout for Multiblock32 {
         let needed_lines = needed_blocks.div_ceil(2).max(1);
         let mut factor = 1u32;
         while factor < 1 << 31
-            && self.num_lines % (2 * u64::from(factor)) == 0
+            && self.num_lines.is_multiple_of(2 * u64::from(factor))
             && self.num_lines / (2 * u64::from(factor)) >= needed_lines
         {
             factor *= 2;

@@ -204,7 +204,7 @@ pub(crate) fn fold_factor(large: usize, small: usize, block_bits: u64) -> Result
         left: large as u64 * block_bits,
         right: small as u64 * block_bits,
     };
-    if small == 0 || large % small != 0 {
+    if small == 0 || !large.is_multiple_of(small) {
         return Err(incompatible());
     }
     match u32::try_from(large / small) {
@@ -238,7 +238,7 @@ pub(crate) fn fold_factors(ours: u64, theirs: u64, block_bits: u64) -> Result<(u
 /// [`Error::InvalidParameter`] naming `factor` when it is not a power of two dividing
 /// `num_blocks`.
 pub(crate) fn folded_blocks(num_blocks: u64, factor: u32) -> Result<u64, Error> {
-    if !factor.is_power_of_two() || num_blocks % u64::from(factor) != 0 {
+    if !factor.is_power_of_two() || !num_blocks.is_multiple_of(u64::from(factor)) {
         return Err(Error::invalid(
             "factor",
             format!("must be a power of two dividing the {num_blocks} blocks (got {factor})"),

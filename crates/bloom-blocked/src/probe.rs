@@ -1545,7 +1545,7 @@ mod tests {
         for _ in 0..20_000 {
             let g = spread(next());
             let k = 1 + (next() % MAX_PROBES as u64) as u32;
-            let sparse = next() % 4 == 0;
+            let sparse = next().is_multiple_of(4);
             let mut line: [u64; 8] = core::array::from_fn(|_| {
                 if sparse {
                     next() & next() & next()

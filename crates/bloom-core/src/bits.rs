@@ -305,7 +305,7 @@ impl Words<u64> {
     ///
     /// [`Error::Corrupt`] when the length is not a multiple of 8; [`Error::OutOfMemory`].
     pub fn from_le_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        if bytes.len() % 8 != 0 {
+        if !bytes.len().is_multiple_of(8) {
             return Err(Error::corrupt(format!(
                 "{} payload bytes: not a whole number of 64-bit words",
                 bytes.len()
@@ -341,7 +341,7 @@ impl Words<u64> {
         byte_len: u64,
         feed: &mut dyn FnMut(&[u8]),
     ) -> Result<Self, Error> {
-        if byte_len % 8 != 0 {
+        if !byte_len.is_multiple_of(8) {
             // No store can hold it; a short stream is still reported as one.
             let got = crate::internal::stream::skip(reader, byte_len)?;
             if got < byte_len {

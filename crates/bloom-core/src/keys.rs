@@ -148,7 +148,7 @@ impl RepeatStream {
 
     /// The next id.
     pub fn next_id(&mut self) -> u64 {
-        if self.num_new > 0 && self.rng.next_u64() % self.one_in == 0 {
+        if self.num_new > 0 && self.rng.next_u64().is_multiple_of(self.one_in) {
             self.rng.next_u64() % self.num_new
         } else {
             self.num_new += 1;

@@ -104,14 +104,14 @@ pub fn write(report: &Report, dir: &Path) -> Result<Written, OutputError> {
     written.files.push(path);
 
     // The plots a page from before the sections showed are shown by no section now.
-    if let Some((text, old)) = &page {
-        if old.is_empty() {
-            for name in plots::NAMES {
-                let path = dir.join("plots").join(name);
-                if text.contains(&format!("](plots/{name})")) && path.is_file() {
-                    std::fs::remove_file(&path).map_err(|e| OutputError::Io(path.clone(), e))?;
-                    written.removed.push(path);
-                }
+    if let Some((text, old)) = &page
+        && old.is_empty()
+    {
+        for name in plots::NAMES {
+            let path = dir.join("plots").join(name);
+            if text.contains(&format!("](plots/{name})")) && path.is_file() {
+                std::fs::remove_file(&path).map_err(|e| OutputError::Io(path.clone(), e))?;
+                written.removed.push(path);
             }
         }
     }

@@ -131,7 +131,7 @@ pub fn count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -147,11 +147,11 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// A count in short form: `100K`, `1M`, `2.5M`.
 pub fn short_count(n: u64) -> String {
-    let (value, unit) = if n >= 1_000_000_000 && n % 100_000_000 == 0 {
+    let (value, unit) = if n >= 1_000_000_000 && n.is_multiple_of(100_000_000) {
         (n as f64 / 1e9, "G")
-    } else if n >= 1_000_000 && n % 100_000 == 0 {
+    } else if n >= 1_000_000 && n.is_multiple_of(100_000) {
         (n as f64 / 1e6, "M")
-    } else if n >= 1_000 && n % 100 == 0 {
+    } else if n >= 1_000 && n.is_multiple_of(100) {
         (n as f64 / 1e3, "K")
     } else {
         return n.to_string();

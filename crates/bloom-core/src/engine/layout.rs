@@ -283,7 +283,7 @@ pub trait BlockLayout: Layout {
         let blocks = self.num_blocks();
         let mut factor = 1u32;
         while factor < 1 << 31
-            && blocks % (2 * u64::from(factor)) == 0
+            && blocks.is_multiple_of(2 * u64::from(factor))
             && blocks / (2 * u64::from(factor)) >= needed_blocks.max(1)
         {
             factor *= 2;

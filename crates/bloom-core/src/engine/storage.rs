@@ -253,7 +253,7 @@ impl<'a> LeBits<'a> {
     /// Whether the payload starts on a 64-byte boundary (a page-aligned frame's does), on a
     /// little-endian machine (where a line's bytes are its words).
     pub(crate) fn is_aligned(&self) -> bool {
-        self.payload.as_ptr() as usize % 64 == 0 && cfg!(target_endian = "little")
+        (self.payload.as_ptr() as usize).is_multiple_of(64) && cfg!(target_endian = "little")
     }
 }
 

@@ -313,11 +313,9 @@ fn pipelined<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
                 .filter(|&key| key < len)
             {
                 let (state, decided) = &mut ring[key & (RING - 1)];
-                if !*decided {
-                    if let Some(answer) = query.round(state, round) {
-                        out[key] = answer;
-                        *decided = true;
-                    }
+                if !*decided && let Some(answer) = query.round(state, round) {
+                    out[key] = answer;
+                    *decided = true;
                 }
             }
         }
@@ -766,7 +764,7 @@ mod tests {
 
     fn expected(keys: &[u64]) -> Vec<bool> {
         keys.iter()
-            .map(|k| crate::hash::hash_key(k, 0) as u64 % 1000 % 2 == 0)
+            .map(|k| (crate::hash::hash_key(k, 0) as u64 % 1000).is_multiple_of(2))
             .collect()
     }
 

@@ -113,7 +113,7 @@ pub(crate) fn decode(text: &str) -> Result<Vec<u8>, DecodeError> {
         return Err(DecodeError::Character(position(at), c));
     }
     // All ASCII from here: a byte is a character.
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(DecodeError::Length(bytes.len()));
     }
     let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
