@@ -15,12 +15,18 @@
 //! cargo run --release -p bloom-benches --bin variant_queries [N...] [--only VARIANT]
 //! ```
 //!
+//! `blocked-p0.001` is the blocked filter at p = 0.1% (k = 10: the 16-lane kernels). The
+//! `-avx2` and `-portable` variants run the blocked and multiblock filters with that
+//! kernel ([`with_probe`](bloom_blocked::BlockedBloomFilter::with_probe)) where the CPU has
+//! it, beside the one chosen for the CPU.
+//!
 //! Output: one CSV line per variant and size: `variant,n,present,absent,batch present,batch
 //! absent`.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use bloom_blocked::Probe;
 use bloom_core::keys::SplitMix64;
 
 /// The best of five passes of `f` over `queries` keys, in ns per key.
@@ -142,6 +148,41 @@ fn main() {
             n,
             bloom_blocked::AtomicMultiblock32BloomFilter::new(n, 0.01)
         );
+        for (probe, name) in [
+            (Probe::Avx2, "blocked-avx2"),
+            (Probe::Portable, "blocked-portable"),
+        ] {
+            if !probe.is_available() {
+                continue;
+            }
+            measure!(
+                wanted,
+                name,
+                n,
+                bloom_blocked::BlockedBloomFilter::new(n, 0.01).and_then(|f| f.with_probe(probe))
+            );
+        }
+        measure!(
+            wanted,
+            "blocked-p0.001",
+            n,
+            bloom_blocked::BlockedBloomFilter::new(n, 0.001)
+        );
+        for (probe, name) in [
+            (Probe::Avx2, "multiblock-avx2"),
+            (Probe::Portable, "multiblock-portable"),
+        ] {
+            if !probe.is_available() {
+                continue;
+            }
+            measure!(
+                wanted,
+                name,
+                n,
+                bloom_blocked::MultiblockBloomFilter::new(n, 0.01)
+                    .and_then(|f| f.with_probe(probe))
+            );
+        }
         measure!(
             wanted,
             "split-block",

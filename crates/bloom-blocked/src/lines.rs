@@ -216,6 +216,28 @@ pub(crate) unsafe fn test<L: LineLayout, S: Storage>(
         ) -> bool {
             self.run(compiled, shared)
         }
+
+        /// In a build for AVX-512 (`-C target-cpu=native` on a CPU with it), as
+        /// `run_avx2`.
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "bmi1",
+            target_feature = "bmi2",
+            target_feature = "avx512f",
+            target_feature = "avx512bw",
+            target_feature = "avx512vl"
+        ))]
+        #[inline(always)]
+        fn run_avx512(
+            self,
+            _: crate::probe::avx2::Avx512,
+            _: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
+        ) -> bool {
+            self.run(compiled, shared)
+        }
     }
     layout.with_test(Single::<L, S> {
         layout,
@@ -354,6 +376,27 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
             compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
             shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
         ) {
+            token.compiled(
+                #[inline(always)]
+                move || self.run(compiled, shared),
+            );
+        }
+
+        /// The batch loop compiled for AVX-512, with the kernel's intrinsics form inlined;
+        /// over atomic lines, which the `asm!` form reads in any loop, the baseline loop
+        /// (the compiled one measured slower there, docs/blocked.md).
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        fn run_avx512(
+            self,
+            token: crate::probe::avx2::Avx512,
+            test: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            compiled: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
+        ) {
+            if S::SHARED_LINES {
+                return self.run(test, shared);
+            }
             token.compiled(
                 #[inline(always)]
                 move || self.run(compiled, shared),

@@ -345,8 +345,10 @@ impl LineLayout for Multiblock {
                 },
             ),
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(t) => run.run(
+            VectorKernel::Avx512(t) => run.run_avx512(
+                t,
                 move |line: &[u8; 64], f| crate::probe::avx2::multi_contains_512(t, line.into(), f),
+                move |line: &[u8; 64], f| crate::probe::avx2::compiled::multi512(t, line, f),
                 move |line: &[AtomicU64; LINE_WORDS], f| {
                     let shared = crate::probe::avx2::Line::shared(line);
                     Some(crate::probe::avx2::multi_contains_512(t, shared, f))

@@ -320,6 +320,24 @@ pub(crate) trait TestUser<R, Z: Width = Full> {
         let _ = (token, compiled);
         self.run(test, shared)
     }
+
+    /// Runs with an AVX-512 kernel's tests, as [`run_avx2`](TestUser::run_avx2) does with
+    /// an AVX2 one: `compiled` is for a loop compiled for AVX-512. By default, `run`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn run_avx512(
+        self,
+        token: avx2::Avx512,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        compiled: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        shared: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
+    ) -> R
+    where
+        Self: Sized,
+    {
+        let _ = (token, compiled);
+        self.run(test, shared)
+    }
 }
 
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
@@ -443,10 +461,12 @@ impl Kernel {
                     move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
                 )
             }};
-            ($token:expr, $test:path) => {{
+            (avx512 $token:expr, $test:path, $compiled:path) => {{
                 let t = $token;
-                run.run(
+                run.run_avx512(
+                    t,
                     move |b: &[u8; 64], g| $test(t, b.into(), g, k),
+                    move |b: &[u8; 64], g| $compiled(t, b, g, k),
                     move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
                 )
             }};
@@ -457,9 +477,13 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kind::Avx2Wide(t) => both!(avx2 t, avx2::contains16, avx2::compiled::contains16),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(t) => both!(t, avx2::contains512),
+            Kind::Avx512(t) => both!(avx512 t, avx2::contains512, avx2::compiled::contains512),
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(t) => both!(t, avx2::contains8_512),
+            Kind::Avx512Narrow(t) => both!(
+                avx512 t,
+                avx2::contains8_512,
+                avx2::compiled::contains8_512
+            ),
             Kind::Portable => run.run(
                 move |b: &[u8; 64], g| contains_le_bytes(b, g, k),
                 |_: &[AtomicU64; 8], _| None,
@@ -506,6 +530,18 @@ impl<Z: Width> TestUser<bool, Z> for OnBytes<'_, Z> {
             "the intrinsics form differs"
         );
         answer
+    }
+
+    /// The kernel's answer, after checking that its two forms give it.
+    #[cfg(target_arch = "x86_64")]
+    fn run_avx512(
+        self,
+        token: avx2::Avx512,
+        test: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        compiled: impl Fn(&Z::Bytes, u64) -> bool + Copy,
+        shared: impl Fn(&Z::Atomics, u64) -> Option<bool> + Copy,
+    ) -> bool {
+        self.run_avx2(token.avx2(), test, compiled, shared)
     }
 }
 
@@ -630,9 +666,9 @@ pub(crate) mod avx2 {
     //! call, argument moves and reloaded constants (measured: about 1.2 ns of a 6 ns query on
     //! a filter in L2). An `asm!` block inlines into any caller; the filter checks for the
     //! feature once, when it is built. A batch query is one call for many keys, so there the
-    //! whole loop is compiled for AVX2 (`Avx2::compiled`) and runs the AVX2 kernels'
-    //! intrinsics twins ([`compiled`]), which it inlines with their constants in registers and
-    //! no `vzeroupper` per key.
+    //! whole loop is compiled for AVX2 or AVX-512 (`Avx2::compiled`, `Avx512::compiled`) and
+    //! runs the kernels' intrinsics twins ([`compiled`]), which it inlines with their
+    //! constants in registers and no `vzeroupper` per key.
     //!
     //! The blocked kernels use 256- and 512-bit registers. To stay sound whatever code they
     //! are inlined into (a caller may itself be compiled for AVX and hold 256-bit values), each
@@ -1232,17 +1268,18 @@ pub(crate) mod avx2 {
         flag_set(present)
     }
 
-    /// The AVX2 query kernels again, written with intrinsics for code compiled for AVX2: a
-    /// loop compiled so (the batch query's) inlines them and keeps their constants in
-    /// registers, where each `asm!` kernel loads its constants and ends with `vzeroupper`
+    /// The query kernels again, written with intrinsics for code compiled for AVX2 or
+    /// AVX-512: a loop compiled so (the batch query's) inlines them and keeps their constants
+    /// in registers, where each `asm!` kernel loads its constants and ends with `vzeroupper`
     /// for every key. Each computes what its `asm!` twin does (the tests that compare kernels
-    /// check both forms against the portable test). Their constants are the values the
-    /// compiler knows (`VALUES`), not the statics the asm reads: knowing that a shift count
-    /// is below 32, it keeps each variable shift one instruction.
+    /// check both forms against the portable test), though not always with the same last
+    /// instructions: each ending was chosen by measurement (docs/blocked.md). Their constants
+    /// are the values the compiler knows (`VALUES`), not the statics the asm reads: knowing
+    /// that a shift count is below 32, it keeps each variable shift one instruction.
     pub(crate) mod compiled {
         use core::arch::x86_64::*;
 
-        use super::{Avx2, CONSTS, Consts, Multi32Consts, MultiConsts, split_mask};
+        use super::{Avx2, Avx512, CONSTS, Consts, Multi32Consts, MultiConsts, split_mask};
 
         /// 32 bytes from `words`, unaligned.
         ///
@@ -1254,6 +1291,18 @@ pub(crate) mod avx2 {
         unsafe fn load<T>(words: *const T) -> __m256i {
             // SAFETY: the caller's contract.
             unsafe { _mm256_loadu_si256(words.cast()) }
+        }
+
+        /// 64 bytes from `words`, unaligned.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX-512 F, and `words` hold 64 readable bytes.
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        unsafe fn load512<T>(words: *const T) -> __m512i {
+            // SAFETY: the caller's contract.
+            unsafe { _mm512_loadu_si512(words.cast()) }
         }
 
         /// Lanes 0..8 or 8..16 (`HIGH`) of [`super::contains8`]: each probe's word shifted so
@@ -1339,6 +1388,83 @@ pub(crate) mod avx2 {
             }
             // SAFETY: the token proves the CPU has AVX2.
             unsafe { test(block, g, num_hashes) }
+        }
+
+        /// [`super::contains8_512`].
+        #[inline(always)]
+        pub(crate) fn contains8_512(_: Avx512, block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline]
+            unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+                // SAFETY: AVX2, AVX-512 F and VL are available (this function's contract);
+                // every load reads 32 bytes of `block` or of the constants.
+                unsafe {
+                    let product = _mm256_mullo_epi32(
+                        _mm256_set1_epi64x(g as i64),
+                        load(Consts::VALUES.salt.as_ptr()),
+                    );
+                    let word = _mm256_permutex2var_epi32(
+                        load(block.as_ptr()),
+                        _mm256_srli_epi32::<28>(product),
+                        load(block[32..].as_ptr()),
+                    );
+                    let lanes = _mm256_rorv_epi32(word, _mm256_srli_epi32::<23>(product));
+                    let lanes = unused(lanes, num_hashes, 0);
+                    _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2, AVX-512 F and VL.
+            unsafe { test(block, g, num_hashes) }
+        }
+
+        /// [`super::contains512`], the answer read from a mask register (`vptestmd`) where
+        /// the asm folds the halves for `vptest`: the faster end in a compiled loop.
+        #[inline(always)]
+        pub(crate) fn contains512(_: Avx512, block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+            #[target_feature(enable = "avx2,avx512f")]
+            #[inline]
+            unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
+                // SAFETY: AVX2 and AVX-512 F are available (this function's contract); every
+                // load reads the 64 bytes of `block` or of the salts.
+                unsafe {
+                    let product = _mm512_mullo_epi32(
+                        _mm512_set1_epi64(g as i64),
+                        load512(Consts::VALUES.salt.as_ptr()),
+                    );
+                    let word = _mm512_permutexvar_epi32(
+                        _mm512_srli_epi32::<28>(product),
+                        load512(block.as_ptr()),
+                    );
+                    let lanes = _mm512_rorv_epi32(word, _mm512_srli_epi32::<23>(product));
+                    let used = (1u32 << num_hashes.min(16)) - 1;
+                    let set = _mm512_test_epi32_mask(lanes, _mm512_set1_epi32(1));
+                    u32::from(set) & used == used
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2 and AVX-512 F.
+            unsafe { test(block, g, num_hashes) }
+        }
+
+        /// [`super::multi_contains_512`], the answer read from a mask register (`vptestmq`):
+        /// the asm's end (the halves folded for `vptest`) the compiler turns into a reduction
+        /// of the lanes.
+        #[inline(always)]
+        pub(crate) fn multi512(_: Avx512, line: &[u8; 64], g: u64) -> bool {
+            #[target_feature(enable = "avx512f")]
+            #[inline]
+            unsafe fn test(line: &[u8; 64], g: u64) -> bool {
+                let c = &MultiConsts::VALUES;
+                // SAFETY: AVX2 and AVX-512 F are available (this function's contract); every
+                // load reads the 64 bytes of `line` or of the shifts, or 32 bytes of the ones.
+                unsafe {
+                    let fields =
+                        _mm512_srlv_epi64(_mm512_set1_epi64(g as i64), load512(c.shifts.as_ptr()));
+                    let words = _mm512_rorv_epi64(load512(line.as_ptr()), fields);
+                    _mm512_test_epi64_mask(words, _mm512_set1_epi64(1)) == u8::MAX
+                }
+            }
+            // SAFETY: the token proves the CPU has AVX2 and AVX-512 F.
+            unsafe { test(line, g) }
         }
 
         /// [`super::multi_contains`].

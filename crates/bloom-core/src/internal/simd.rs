@@ -1,6 +1,7 @@
 //! The one home of the CPU tokens every vector kernel of the workspace takes (the blocked
 //! and split-block queries, the aging filter's mask, the keyed hash's SipHash lanes), and of
-//! the door to loops compiled for the CPU ([`Avx2::compiled`], [`compiled_for_cpu`]).
+//! the doors to loops compiled for the CPU ([`Avx2::compiled`], [`Avx512::compiled`],
+//! [`compiled_for_cpu`]).
 //!
 //! A token is the proof that the running CPU has a feature: [`Avx2`] (with BMI1 and BMI2)
 //! and [`Avx512`] (F, BW and VL, with what `Avx2` proves) are zero-sized and made only by
@@ -138,6 +139,30 @@ impl Avx512 {
     #[inline]
     pub fn avx2(self) -> Avx2 {
         Avx2 { _detected: () }
+    }
+
+    /// Runs `f` as [`Avx2::compiled`] does, in a function compiled for AVX-512 F, BW and VL
+    /// as well: the loops `f` inlines may use the 512-bit registers, the rotates and the
+    /// two-table permutes of the AVX-512 kernels' intrinsics forms, with their constants in
+    /// registers. `f` must be an `#[inline(always)]` closure, as there.
+    #[inline(always)]
+    pub fn compiled<R>(self, f: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        {
+            /// `f()`, compiled for the features the token proves.
+            ///
+            /// # Safety
+            ///
+            /// The CPU must have AVX-512 F, BW and VL, AVX2, BMI1 and BMI2.
+            #[target_feature(enable = "avx2,bmi1,bmi2,avx512f,avx512bw,avx512vl")]
+            unsafe fn run<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: the token proves the CPU has the features `run` is compiled for.
+            unsafe { run(f) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        f()
     }
 }
 
