@@ -251,11 +251,18 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     // the memory's throughput, and only bursts after mostly present ones are.
     let fits_last_level = query.footprint() <= last_level_cache_bytes();
     let mut eager = fits_last_level;
-    for (group, answers) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
+    // The burst's answers, copied to `out` once the burst is done. Stored straight into
+    // `out` between the tests' loads of the lines, they made the loads wait on the stores
+    // for some placements of `out` (the CPU's guess that a load may read what an older
+    // store writes): on an Intel Xeon Emerald Rapids some layouts' batches took two to
+    // three times as long, depending on where the process's memory lay (docs/design.md).
+    let mut local = [false; MAX_BURST];
+    for (group, out) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
         let states = &mut states[..group.len()];
         for (state, key) in states.iter_mut().zip(group) {
             *state = query.stage(key, eager);
         }
+        let answers = &mut local[..group.len()];
         if Q::ROUNDS == 0 {
             for (answer, state) in answers.iter_mut().zip(states.iter()) {
                 *answer = query.finish(state);
@@ -284,6 +291,7 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
                 answers[i] = query.finish(&states[i]);
             }
         }
+        out.copy_from_slice(answers);
         if Q::ROUNDS > 0 && !fits_last_level {
             eager = answers.iter().filter(|&&a| a).count() * 2 > group.len();
         }
