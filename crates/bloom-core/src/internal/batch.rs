@@ -252,10 +252,9 @@ fn bursts<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     let fits_last_level = query.footprint() <= last_level_cache_bytes();
     let mut eager = fits_last_level;
     // The burst's answers, copied to `out` once the burst is done. Stored straight into
-    // `out` between the tests' loads of the lines, they made the loads wait on the stores
-    // for some placements of `out` (the CPU's guess that a load may read what an older
-    // store writes): on an Intel Xeon Emerald Rapids some layouts' batches took two to
-    // three times as long, depending on where the process's memory lay (docs/design.md).
+    // `out` between the tests' loads of the lines, they slowed some layouts' batches
+    // severely for some placements of the process's memory, as if the loads waited on the
+    // stores (docs/design.md, "The bursts' answers").
     let mut local = [false; MAX_BURST];
     for (group, out) in keys.chunks(burst).zip(out.chunks_mut(burst)) {
         let states = &mut states[..group.len()];
