@@ -1421,11 +1421,11 @@ pub(crate) mod avx2 {
         /// the asm folds the halves for `vptest`: the faster end in a compiled loop.
         #[inline(always)]
         pub(crate) fn contains512(_: Avx512, block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
-            #[target_feature(enable = "avx2,avx512f")]
+            #[target_feature(enable = "avx512f")]
             #[inline]
             unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
-                // SAFETY: AVX2 and AVX-512 F are available (this function's contract); every
-                // load reads the 64 bytes of `block` or of the salts.
+                // SAFETY: AVX-512 F is available (this function's contract); every load reads
+                // the 64 bytes of `block` or of the salts.
                 unsafe {
                     let product = _mm512_mullo_epi32(
                         _mm512_set1_epi64(g as i64),
@@ -1441,7 +1441,7 @@ pub(crate) mod avx2 {
                     u32::from(set) & used == used
                 }
             }
-            // SAFETY: the token proves the CPU has AVX2 and AVX-512 F.
+            // SAFETY: the token proves the CPU has AVX-512 F.
             unsafe { test(block, g, num_hashes) }
         }
 
@@ -1454,8 +1454,8 @@ pub(crate) mod avx2 {
             #[inline]
             unsafe fn test(line: &[u8; 64], g: u64) -> bool {
                 let c = &MultiConsts::VALUES;
-                // SAFETY: AVX2 and AVX-512 F are available (this function's contract); every
-                // load reads the 64 bytes of `line` or of the shifts, or 32 bytes of the ones.
+                // SAFETY: AVX-512 F is available (this function's contract); every load reads
+                // the 64 bytes of `line` or of the shifts.
                 unsafe {
                     let fields =
                         _mm512_srlv_epi64(_mm512_set1_epi64(g as i64), load512(c.shifts.as_ptr()));
@@ -1463,7 +1463,7 @@ pub(crate) mod avx2 {
                     _mm512_test_epi64_mask(words, _mm512_set1_epi64(1)) == u8::MAX
                 }
             }
-            // SAFETY: the token proves the CPU has AVX2 and AVX-512 F.
+            // SAFETY: the token proves the CPU has AVX-512 F.
             unsafe { test(line, g) }
         }
 

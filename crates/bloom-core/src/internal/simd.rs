@@ -6,8 +6,9 @@
 //! A token is the proof that the running CPU has a feature: [`Avx2`] (with BMI1 and BMI2)
 //! and [`Avx512`] (F, BW and VL, with what `Avx2` proves) are zero-sized and made only by
 //! their `detect`, so a safe function that takes one may execute the feature's
-//! instructions, and no safe code reaches it on a CPU without them. [`Level`] is the best of them, detected once and kept by whoever chooses a
-//! kernel (a filter when it is built, a batch of keyed hashes when it starts).
+//! instructions, and no safe code reaches it on a CPU without them. [`Level`] is the best of
+//! them, detected once and kept by whoever chooses a kernel (a filter when it is built, a
+//! batch of keyed hashes when it starts).
 //!
 //! With `std`, the running CPU is asked (`is_x86_feature_detected!`, cached by the standard
 //! library after the first call). Without it there is no portable way to ask, so the answer
