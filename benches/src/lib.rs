@@ -105,12 +105,12 @@ pub fn median(mut xs: Vec<f64>) -> f64 {
 /// assert_eq!((a, b), (1.0, 2.0));
 /// assert_eq!(log, ["other", "ours"]);
 /// ```
-pub fn in_turn<S>(
+pub fn in_turn<S, R>(
     state: &mut S,
     other_first: bool,
-    ours: impl FnOnce(&mut S) -> f64,
-    other: impl FnOnce(&mut S) -> f64,
-) -> (f64, f64) {
+    ours: impl FnOnce(&mut S) -> R,
+    other: impl FnOnce(&mut S) -> R,
+) -> (R, R) {
     if other_first {
         let p = other(state);
         (ours(state), p)
@@ -145,11 +145,16 @@ impl ChunkTimes {
 /// Times `candidates` against `reference` on `keys` cut into chunks of `chunk`, `rounds`
 /// times over; `run(c, chunk)` times candidate `c` on one chunk (ns per key).
 ///
-/// Each round makes one pass over all chunks per candidate, and times each chunk for the
-/// candidate and the reference one after the other, in an order that alternates from chunk
-/// to chunk ([`in_turn`]). Two candidates that read the same filter (a single-key and a
-/// batch query) so never run back to back on a chunk, and neither finds the other's lines in
-/// the cache; the reference reads another structure.
+/// Each round times, per candidate, one whole pass over the chunks for the candidate and one
+/// for the reference, in an order that alternates from round to round ([`in_turn`]); the
+/// ratio of a chunk is the candidate's time on it over the reference's in the same round.
+/// A pass runs one structure alone, so each is timed in the cache state its own queries
+/// make, as a program that queries one filter sees it. Chunks timed alternately (the first
+/// form of this function) made the two structures evict each other: at sizes where each
+/// fits the L2 cache but both do not, the one that touches more lines per key lost more
+/// (docs/design.md, "Timing by passes"). Every pass starts at the first chunk, so on a
+/// filter larger than the cache none starts on the lines of the keys the pass before it
+/// ended with.
 ///
 /// # Examples
 ///
@@ -177,10 +182,18 @@ pub fn chunked_ratios(
         times: vec![Vec::new(); slots],
         ratios: vec![Vec::new(); slots],
     };
-    for _ in 0..rounds {
+    for round in 0..rounds {
         for &c in candidates {
-            for (i, part) in keys.chunks(chunk).enumerate() {
-                let (a, b) = in_turn(&mut run, i % 2 == 1, |r| r(c, part), |r| r(reference, part));
+            let pass = |run: &mut dyn FnMut(usize, &[u64]) -> f64, which: usize| -> Vec<f64> {
+                keys.chunks(chunk).map(|part| run(which, part)).collect()
+            };
+            let (ours, theirs) = in_turn(
+                &mut run,
+                round % 2 == 1,
+                |r| pass(r, c),
+                |r| pass(r, reference),
+            );
+            for (a, b) in ours.into_iter().zip(theirs) {
                 out.times[c].push(a);
                 out.times[reference].push(b);
                 out.ratios[c].push(a / b);

@@ -4,10 +4,10 @@
 //!
 //! For each n, both filters are built from the same keys. The queries (present keys, then
 //! keys never inserted) are cut into chunks of 10,000 and timed by
-//! [`chunked_ratios`]: one pass over the chunks per candidate,
-//! each chunk timed for it and for `fastbloom` in alternating order, over several rounds (so
-//! our single-key, branch-free and batch queries never run back to back on a chunk and never
-//! find each other's lines in the cache, as they did in this tool's first version). The time
+//! [`chunked_ratios`]: each round, a pass over the chunks for each candidate and one for
+//! `fastbloom`, in an order that alternates from round to round, so each filter is timed in
+//! the cache state its own queries make (timed chunk by chunk in turn, the two filters
+//! evicted each other where both do not fit the L2 cache). The time
 //! is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other
 //! processes is not counted. Printed per n and key set: the median ns per query over the
 //! chunks, and the median over the chunks of our time divided by `fastbloom`'s on the same
@@ -46,7 +46,7 @@ fn branch_free(f: &BloomFilter, key: &u64) -> bool {
 }
 
 fn main() {
-    let sizes = sizes_from_args(&[10_000, 1_000_000, 10_000_000]);
+    let sizes = sizes_from_args(&[100_000, 1_000_000, 10_000_000]);
     println!(
         "| n | keys | ours ns | fastbloom ns | ours / fastbloom | branch-free / fastbloom | batch / fastbloom |"
     );

@@ -3,8 +3,9 @@
 //! built from the same u64 keys at p = 1%, queried with the same keys in one run.
 //!
 //! The queries (present keys, then keys never inserted) are cut into chunks of 10,000 and
-//! timed by [`chunked_ratios`]: each chunk timed for the keyed filter and the seeded one in
-//! alternating order, over several rounds, in thread CPU time. Printed per variant, n and
+//! timed by [`chunked_ratios`]: each round, a pass over the chunks for the keyed filter and
+//! one for the seeded one, in an order that alternates from round to round, in thread CPU
+//! time. Printed per variant, n and
 //! key set: the median ns per query of both, and the median over the chunks of the keyed
 //! time divided by the seeded time on the same chunk (the figure the keyed-hashing target
 //! bounds at 1.3 for n = 1M); the batch query's ratio the same way. The first rows time the

@@ -5,14 +5,15 @@
 //! Each variant answers from the same precomputed hashes through the filter's public parts
 //! (its layers' bit stores, `Steps`, `BitStore::pair_set` and `prefetch_pair`); every one is
 //! checked against the filter's own answers first. The keys are cut into chunks of 10,000;
-//! each variant makes its own pass over all the chunks, five times over, and times each
-//! chunk one after `growable-bloom-filter` or before it, in alternating order
-//! ([`chunked_ratios`]), so no variant finds the lines another just read in the cache. The
+//! each round, five in all, times a pass over all the chunks for each variant and one for
+//! `growable-bloom-filter`, in an order that alternates from round to round
+//! ([`chunked_ratios`]), so each structure is timed in the cache state its own queries
+//! make. The
 //! time is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to
 //! other processes of a shared machine is not counted. Printed: the median ns per query over
 //! the chunks, and the median over the chunks of `growable-bloom-filter`'s time divided by
-//! the variant's (both timed on the same chunk one after the other), the figure that
-//! survives a noisy machine.
+//! the variant's (both timed on the same chunk in the same round), the figure that survives
+//! a noisy machine.
 //! The crate's own `contains`, `contains_hash` and `contains_batch` are timed alongside, and
 //! variants of the batch pipeline (from precomputed hashes).
 //!
