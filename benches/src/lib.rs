@@ -148,13 +148,13 @@ impl ChunkTimes {
 /// Each round times, per candidate, one whole pass over the chunks for the candidate and one
 /// for the reference, in an order that alternates from round to round ([`in_turn`]); the
 /// ratio of a chunk is the candidate's time on it over the reference's in the same round.
-/// A pass runs one structure alone, so each is timed in the cache state its own queries
-/// make, as a program that queries one filter sees it. Chunks timed alternately (the first
-/// form of this function) made the two structures evict each other: at sizes where each
-/// fits the L2 cache but both do not, the one that touches more lines per key lost more
-/// (docs/design.md, "Timing by passes"). Every pass starts at the first chunk, so on a
-/// filter larger than the cache none starts on the lines of the keys the pass before it
-/// ended with.
+/// Each timed pass follows an untimed pass of the same structure, so each is timed in the
+/// cache state its own queries make, as a program that queries one filter sees it, whatever
+/// ran before. Chunks timed alternately (the first form of this function) made the two
+/// structures evict each other: at sizes where each fits the L2 cache but both do not, the
+/// one that touches more lines per key lost more; and with passes alone, the reference, run
+/// beside every candidate, stayed in the cache while each candidate found it full of the
+/// others' structures (docs/design.md, "Timing by passes").
 ///
 /// # Examples
 ///
@@ -185,6 +185,11 @@ pub fn chunked_ratios(
     for round in 0..rounds {
         for &c in candidates {
             let pass = |run: &mut dyn FnMut(usize, &[u64]) -> f64, which: usize| -> Vec<f64> {
+                // An untimed pass first, so that the timed one finds the structure as its
+                // own queries leave it, whatever ran before.
+                keys.chunks(chunk).for_each(|part| {
+                    run(which, part);
+                });
                 keys.chunks(chunk).map(|part| run(which, part)).collect()
             };
             let (ours, theirs) = in_turn(
