@@ -330,6 +330,45 @@ pub fn sizes_from_args(default: &[usize]) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// Each timed pass is the second of two passes of one structure over every chunk in
+    /// order, and which of candidate and reference goes first alternates from round to
+    /// round.
+    #[test]
+    fn every_timed_pass_follows_an_untimed_one() {
+        let keys: Vec<u64> = (0..25).collect();
+        let mut calls = Vec::new();
+        // Each call answers its own ordinal (1, 2, ...), so the times kept tell which
+        // calls were timed.
+        let t = chunked_ratios(&keys, 10, 2, &[0, 2], 1, |c, chunk| {
+            calls.push((c, chunk[0]));
+            calls.len() as f64
+        });
+        let pass = |c: usize| [(c, 0), (c, 10), (c, 20)];
+        let twice = |c: usize| [pass(c), pass(c)].concat();
+        let expected: Vec<(usize, u64)> = [
+            twice(0),
+            twice(1),
+            twice(2),
+            twice(1), // round 0: candidate first
+            twice(1),
+            twice(0),
+            twice(1),
+            twice(2), // round 1: reference first
+        ]
+        .concat();
+        assert_eq!(calls, expected);
+        // The times kept are those of the second pass of each pair.
+        assert_eq!(t.times[0], [4.0, 5.0, 6.0, 34.0, 35.0, 36.0]);
+        assert_eq!(t.times[2], [16.0, 17.0, 18.0, 46.0, 47.0, 48.0]);
+        assert_eq!(
+            t.times[1],
+            [
+                10.0, 11.0, 12.0, 22.0, 23.0, 24.0, 28.0, 29.0, 30.0, 40.0, 41.0, 42.0
+            ]
+        );
+        assert_eq!(t.ratios[0][3], 34.0 / 28.0);
+    }
+
     #[test]
     fn keys_have_the_promised_shapes() {
         assert_eq!(
