@@ -346,14 +346,16 @@ mod tests {
         let pass = |c: usize| [(c, 0), (c, 10), (c, 20)];
         let twice = |c: usize| [pass(c), pass(c)].concat();
         let expected: Vec<(usize, u64)> = [
+            // Round 0: each candidate before the reference.
             twice(0),
             twice(1),
             twice(2),
-            twice(1), // round 0: candidate first
+            twice(1),
+            // Round 1: the reference before each candidate.
             twice(1),
             twice(0),
             twice(1),
-            twice(2), // round 1: reference first
+            twice(2),
         ]
         .concat();
         assert_eq!(calls, expected);
