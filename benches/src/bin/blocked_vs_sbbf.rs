@@ -12,10 +12,10 @@
 //!
 //! For each n, both filters are built from the same keys, `sbbf-rs-safe` with the same
 //! memory. The queries (present keys, then keys never inserted; at most 1,000,000 of each)
-//! are cut into chunks of 10,000 and timed by
-//! [`chunked_ratios`]: each round, a pass over the chunks for each candidate and one for
-//! `sbbf-rs-safe`, in an order that alternates from round to round. The time is the
-//! thread's CPU time. Printed per n and key set: the median ns per query over the chunks,
+//! are cut into chunks of 10,000 and timed by [`chunked_ratios`]: each round, a pass over
+//! the chunks for each candidate and one for `sbbf-rs-safe`, each after an untimed pass of
+//! its own, in an order that alternates from round to round. The time is the thread's CPU
+//! time. Printed per n and key set: the median ns per query over the chunks,
 //! and the medians over the chunks of each candidate's time divided by `sbbf-rs-safe`'s on
 //! the same chunk (below 1 means faster than `sbbf-rs-safe`).
 //!

@@ -8,14 +8,15 @@
 //! For each n, both filters are built from the same keys. The queries (present keys, then
 //! keys never inserted) are cut into chunks of 10,000 and timed by
 //! [`chunked_ratios`]: each round, a pass over the chunks for each candidate and one for
-//! `fastbloom`, in an order that alternates from round to round, so each filter is timed in
-//! the cache state its own queries make (timed chunk by chunk in turn, the two filters
-//! evicted each other where both do not fit the L2 cache). The time
-//! is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other
-//! processes is not counted. Printed per n and key set: the median ns per query over the
-//! chunks, and the median over the chunks of our time divided by `fastbloom`'s on the same
-//! chunk (below 1 means we are faster), against each of its two hashers. A branch-free pair-wise query (every pair tested,
-//! no early exit) is timed alongside, the alternative `BitStore::all_set` was chosen over.
+//! `fastbloom`, each after an untimed pass of its own, in an order that alternates from
+//! round to round, so each filter is timed in the cache state its own queries make (timed
+//! chunk by chunk in turn, the two filters evicted each other where both do not fit the L2
+//! cache). The time is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the
+//! scheduler gives to other processes is not counted. Printed per n and key set: the median
+//! ns per query over the chunks, and the median over the chunks of our time divided by
+//! `fastbloom`'s on the same chunk (below 1 means we are faster), against each of its two
+//! hashers. A branch-free pair-wise query (every pair tested, no early exit) is timed
+//! alongside, the alternative `BitStore::all_set` was chosen over.
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin classic_vs_fastbloom [n ...]

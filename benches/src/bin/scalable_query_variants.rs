@@ -6,11 +6,11 @@
 //! (its layers' bit stores, `Steps`, `BitStore::pair_set` and `prefetch_pair`); every one is
 //! checked against the filter's own answers first. The keys are cut into chunks of 10,000;
 //! each round, five in all, times a pass over all the chunks for each variant and one for
-//! `growable-bloom-filter`, in an order that alternates from round to round
-//! ([`chunked_ratios`]), so each structure is timed in the cache state its own queries
-//! make. The
-//! time is the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to
-//! other processes of a shared machine is not counted. Printed: the median ns per query over
+//! `growable-bloom-filter`, each after an untimed pass of its own, in an order that
+//! alternates from round to round ([`chunked_ratios`]), so each structure is timed in the
+//! cache state its own queries make. The time is the thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`), so time the scheduler gives to other processes of a shared
+//! machine is not counted. Printed: the median ns per query over
 //! the chunks, and the median over the chunks of `growable-bloom-filter`'s time divided by
 //! the variant's (both timed on the same chunk in the same round), the figure that survives
 //! a noisy machine.

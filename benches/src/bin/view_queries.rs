@@ -15,10 +15,11 @@
 //!
 //! Queries (present keys, then keys never inserted) are cut into chunks of 10,000 and timed
 //! by [`chunked_ratios`]: each round, a pass over the chunks for a view and one for the owned
-//! filter, in an order that alternates from round to round, in thread CPU time. Printed per placement and key set: the median ns
-//! per key of both and the median over chunks of view time / owned time on the same chunk,
-//! for the single-key and the batch query. Each run first checks that the views answer as
-//! the filter does.
+//! filter, each after an untimed pass of its own, in an order that alternates from round to
+//! round, in thread CPU time. Printed per placement and key set: the median ns per key of
+//! both and the median over chunks of view time / owned time on the same chunk, for the
+//! single-key and the batch query. Each run first checks that the views answer as the
+//! filter does.
 //!
 //! ```text
 //! cargo run --release -p bloom-benches --bin view_queries [n ...]
