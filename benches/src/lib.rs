@@ -247,16 +247,16 @@ pub fn chunked_ratios(
         times: vec![Vec::new(); slots],
         ratios: vec![Vec::new(); slots],
     };
+    let pass = |run: &mut dyn FnMut(usize, &[u64]) -> f64, which: usize| -> Vec<f64> {
+        // An untimed pass first, so that the timed one finds the structure as its own
+        // queries leave it, whatever ran before.
+        keys.chunks(chunk).for_each(|part| {
+            run(which, part);
+        });
+        keys.chunks(chunk).map(|part| run(which, part)).collect()
+    };
     for round in 0..rounds {
         for &c in candidates {
-            let pass = |run: &mut dyn FnMut(usize, &[u64]) -> f64, which: usize| -> Vec<f64> {
-                // An untimed pass first, so that the timed one finds the structure as its
-                // own queries leave it, whatever ran before.
-                keys.chunks(chunk).for_each(|part| {
-                    run(which, part);
-                });
-                keys.chunks(chunk).map(|part| run(which, part)).collect()
-            };
             let (ours, theirs) = in_turn(
                 &mut run,
                 round % 2 == 1,

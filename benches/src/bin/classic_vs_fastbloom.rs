@@ -87,7 +87,7 @@ fn main() {
                     .all(|k| ours.contains(k) == branch_free(&ours, k))
             );
             let mut buf = Vec::with_capacity(CHUNK);
-            let run = |which: usize, chunk: &[u64]| match which {
+            let mut run = |which: usize, chunk: &[u64]| match which {
                 0 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| ours.contains(*k)).count()),
                 1 => cpu_ns_per_key(chunk, |c| c.iter().filter(|k| peer.contains(*k)).count()),
                 2 => cpu_ns_per_key(chunk, |c| {
@@ -101,7 +101,6 @@ fn main() {
                     buf.iter().filter(|&&x| x).count()
                 }),
             };
-            let mut run = run;
             let t = chunked_ratios(keys, CHUNK, ROUNDS, &[0, 2, 3], 1, &mut run);
             let xxh3 = chunked_ratios(keys, CHUNK, ROUNDS, &[0], 4, &mut run);
             println!(
