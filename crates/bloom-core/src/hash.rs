@@ -48,7 +48,7 @@ use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash, Hasher};
 
 use crate::format::fields::HashScheme;
-use crate::internal::digest::{BufferedHasher, Seeded64};
+use crate::internal::digest::{BufferedHasher, Seeded64, integer_writes};
 
 /// The seed every filter uses unless given another: the 64-bit golden-ratio constant
 /// `0x9E37_79B9_7F4A_7C15`. Fixed forever, so filters built anywhere can be merged.
@@ -89,6 +89,12 @@ impl KeyHasher {
     pub fn finish128(&self) -> u128 {
         widen(self.0.digest())
     }
+
+    /// An integer, forwarded so that it keeps its canonical width.
+    #[inline(always)]
+    fn integer(&mut self, value: u64, native: &[u8]) {
+        self.0.integer(value, native);
+    }
 }
 
 /// A hasher with [`DEFAULT_SEED`], for APIs that build their hasher with `Default` (as
@@ -107,65 +113,7 @@ impl Hasher for KeyHasher {
         self.0.write(bytes);
     }
 
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.0.write_u8(i);
-    }
-
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.0.write_u16(i);
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.0.write_u32(i);
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0.write_u64(i);
-    }
-
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        self.0.write_u128(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.0.write_usize(i);
-    }
-
-    #[inline]
-    fn write_i8(&mut self, i: i8) {
-        self.0.write_i8(i);
-    }
-
-    #[inline]
-    fn write_i16(&mut self, i: i16) {
-        self.0.write_i16(i);
-    }
-
-    #[inline]
-    fn write_i32(&mut self, i: i32) {
-        self.0.write_i32(i);
-    }
-
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.0.write_i64(i);
-    }
-
-    #[inline]
-    fn write_i128(&mut self, i: i128) {
-        self.0.write_i128(i);
-    }
-
-    #[inline]
-    fn write_isize(&mut self, i: isize) {
-        self.0.write_isize(i);
-    }
+    integer_writes!();
 
     /// The low 64 bits of [`finish128`](KeyHasher::finish128).
     #[inline]

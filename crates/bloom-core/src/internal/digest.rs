@@ -368,12 +368,44 @@ impl<D: Digest> BufferedHasher<D> {
     }
 }
 
+/// The integer methods of a [`Hasher`] written once: each passes its integer to the type's
+/// `integer(value, native)`, `value` zero- or sign-extended to 64 bits (the canonical width)
+/// and `native` its own little-endian bytes (`usize` and `isize` as 64 bits, so every
+/// platform writes the same bytes). A 128-bit integer outside the 64-bit range is written
+/// as its 16 bytes.
+macro_rules! integer_writes {
+    () => {
+        integer_writes!(
+            write_u8(u8 as u8, u64), write_u16(u16 as u16, u64), write_u32(u32 as u32, u64),
+            write_u64(u64 as u64, u64), write_usize(usize as u64, u64),
+            write_i8(i8 as i8, i64), write_i16(i16 as i16, i64), write_i32(i32 as i32, i64),
+            write_i64(i64 as i64, i64), write_isize(isize as i64, i64)
+        );
+        integer_writes!(@wide write_u128(u128, u64), write_i128(i128, i64));
+    };
+    ($($method:ident($int:ty as $native:ty, $extended:ty)),*) => {$(
+        #[inline(always)]
+        fn $method(&mut self, i: $int) {
+            self.integer(i as $native as $extended as u64, &(i as $native).to_le_bytes());
+        }
+    )*};
+    (@wide $($method:ident($int:ty, $small:ty)),*) => {$(
+        #[inline(always)]
+        fn $method(&mut self, i: $int) {
+            match <$small>::try_from(i) {
+                Ok(small) => self.integer(small as u64, &i.to_le_bytes()),
+                Err(_) => self.write(&i.to_le_bytes()),
+            }
+        }
+    )*};
+}
+pub(crate) use integer_writes;
+
 impl<D: Digest> BufferedHasher<D> {
-    /// Writes an integer narrower than 64 bits: in the canonical width (`value`, the integer
-    /// zero- or sign-extended to 64 bits, as 8 little-endian bytes) when the digest asks for
-    /// it, else its own little-endian bytes `native`.
+    /// Writes an integer: in the canonical width (`value`, as 8 little-endian bytes) when
+    /// the digest asks for it, else its own little-endian bytes `native`.
     #[inline(always)]
-    fn write_narrow(&mut self, value: u64, native: &[u8]) {
+    pub(crate) fn integer(&mut self, value: u64, native: &[u8]) {
         if D::CANONICAL_INTEGERS {
             self.write(&value.to_le_bytes());
         } else {
@@ -394,71 +426,7 @@ impl<D: Digest> Hasher for BufferedHasher<D> {
         }
     }
 
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_narrow(u64::from(i), &[i]);
-    }
-
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_narrow(u64::from(i), &i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_narrow(u64::from(i), &i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        match u64::try_from(i) {
-            Ok(small) if D::CANONICAL_INTEGERS => self.write_u64(small),
-            _ => self.write(&i.to_le_bytes()),
-        }
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write(&(i as u64).to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i8(&mut self, i: i8) {
-        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i16(&mut self, i: i16) {
-        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i32(&mut self, i: i32) {
-        self.write_narrow(i64::from(i) as u64, &i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.write(&i.to_le_bytes());
-    }
-
-    #[inline]
-    fn write_i128(&mut self, i: i128) {
-        match i64::try_from(i) {
-            Ok(small) if D::CANONICAL_INTEGERS => self.write_i64(small),
-            _ => self.write(&i.to_le_bytes()),
-        }
-    }
-
-    #[inline]
-    fn write_isize(&mut self, i: isize) {
-        self.write(&(i as i64).to_le_bytes());
-    }
+    integer_writes!();
 
     /// The low 64 bits of the digest.
     #[inline]
@@ -488,9 +456,9 @@ impl WordOf {
         catcher.word.filter(|_| catcher.len == 8)
     }
 
-    /// A word written: kept when it is the first write.
+    /// A word written (an integer's canonical value): kept when it is the first write.
     #[inline(always)]
-    fn word(&mut self, word: u64) {
+    fn integer(&mut self, word: u64, _native: &[u8]) {
         self.word = (self.len == 0).then_some(word);
         self.len += 8;
     }
@@ -500,7 +468,7 @@ impl Hasher for WordOf {
     #[inline(always)]
     fn write(&mut self, bytes: &[u8]) {
         match <[u8; 8]>::try_from(bytes) {
-            Ok(word) => self.word(u64::from_le_bytes(word)),
+            Ok(word) => self.integer(u64::from_le_bytes(word), bytes),
             Err(_) if bytes.is_empty() => {}
             Err(_) => {
                 self.word = None;
@@ -509,71 +477,7 @@ impl Hasher for WordOf {
         }
     }
 
-    #[inline(always)]
-    fn write_u8(&mut self, i: u8) {
-        self.word(u64::from(i));
-    }
-
-    #[inline(always)]
-    fn write_u16(&mut self, i: u16) {
-        self.word(u64::from(i));
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, i: u32) {
-        self.word(u64::from(i));
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, i: u64) {
-        self.word(i);
-    }
-
-    #[inline(always)]
-    fn write_u128(&mut self, i: u128) {
-        match u64::try_from(i) {
-            Ok(small) => self.word(small),
-            Err(_) => self.write(&i.to_le_bytes()),
-        }
-    }
-
-    #[inline(always)]
-    fn write_usize(&mut self, i: usize) {
-        self.word(i as u64);
-    }
-
-    #[inline(always)]
-    fn write_i8(&mut self, i: i8) {
-        self.word(i64::from(i) as u64);
-    }
-
-    #[inline(always)]
-    fn write_i16(&mut self, i: i16) {
-        self.word(i64::from(i) as u64);
-    }
-
-    #[inline(always)]
-    fn write_i32(&mut self, i: i32) {
-        self.word(i64::from(i) as u64);
-    }
-
-    #[inline(always)]
-    fn write_i64(&mut self, i: i64) {
-        self.word(i as u64);
-    }
-
-    #[inline(always)]
-    fn write_i128(&mut self, i: i128) {
-        match i64::try_from(i) {
-            Ok(small) => self.word(small as u64),
-            Err(_) => self.write(&i.to_le_bytes()),
-        }
-    }
-
-    #[inline(always)]
-    fn write_isize(&mut self, i: isize) {
-        self.word(i as i64 as u64);
-    }
+    integer_writes!();
 
     /// The word caught so far (0 when none): a catcher is read through [`WordOf::of`].
     fn finish(&self) -> u64 {
