@@ -37,40 +37,26 @@ pub(crate) struct Shape {
 impl Shape {
     /// Checks the ranges every constructor and the decoder share.
     pub(crate) fn check(&self) -> Result<(), Error> {
-        if !(1..=MAX_NUM_HASHES).contains(&self.k) {
-            return Err(Error::invalid(
-                "k",
-                format!("must be in 1..={MAX_NUM_HASHES} (got {})", self.k),
-            ));
+        let (k, l, bits) = (self.k, self.l, self.slice_bits);
+        let fault = if !(1..=MAX_NUM_HASHES).contains(&k) {
+            Some(("k", format!("must be in 1..={MAX_NUM_HASHES} (got {k})")))
+        } else if !(1..=MAX_GENERATIONS).contains(&l) {
+            Some(("l", format!("must be in 1..={MAX_GENERATIONS} (got {l})")))
+        } else if self.slices() > MAX_SLICES {
+            let reason = format!("k + l must be at most {MAX_SLICES} (got {k} + {l})");
+            Some(("l", reason))
+        } else if bits == 0 || !bits.is_multiple_of(u64::from(BLOCK_BITS)) {
+            let reason = format!("must be a positive multiple of {BLOCK_BITS} (got {bits})");
+            Some(("slice_bits", reason))
+        } else if self.generation_len == 0 {
+            Some(("generation_len", "must be at least 1".to_owned()))
+        } else {
+            None
+        };
+        if let Some((name, reason)) = fault {
+            return Err(Error::invalid(name, reason));
         }
-        if !(1..=MAX_GENERATIONS).contains(&self.l) {
-            return Err(Error::invalid(
-                "l",
-                format!("must be in 1..={MAX_GENERATIONS} (got {})", self.l),
-            ));
-        }
-        if self.slices() > MAX_SLICES {
-            return Err(Error::invalid(
-                "l",
-                format!(
-                    "k + l must be at most {MAX_SLICES} (got {} + {})",
-                    self.k, self.l
-                ),
-            ));
-        }
-        if self.slice_bits == 0 || !self.slice_bits.is_multiple_of(u64::from(BLOCK_BITS)) {
-            return Err(Error::invalid(
-                "slice_bits",
-                format!(
-                    "must be a positive multiple of {BLOCK_BITS} (got {})",
-                    self.slice_bits
-                ),
-            ));
-        }
-        if self.generation_len == 0 {
-            return Err(Error::invalid("generation_len", "must be at least 1"));
-        }
-        let total = u128::from(self.slices()) * u128::from(self.slice_bits);
+        let total = u128::from(self.slices()) * u128::from(bits);
         if total > u128::from(math::MAX_NUM_BITS) {
             return Err(Error::TooLarge {
                 requested_bits: total as f64,
@@ -214,19 +200,18 @@ fn decode_params(
         span: r.u64()?,
         hashing,
     };
+    let head = r.u32()?;
+    let layout = r.u32()?;
+    if layout != LAYOUT {
+        // The version fields hold 16 bits; a layout past them is no version.
+        return Err(u16::try_from(layout).map_or_else(
+            |_| Error::corrupt(format!("layout {layout}, {LAYOUT} expected")),
+            |found| Error::UnsupportedVersion { found },
+        ));
+    }
     let ring = Ring {
-        head: r.u32()?,
-        count: {
-            let layout = r.u32()?;
-            if layout != LAYOUT {
-                // The version fields hold 16 bits; a layout past them is no version.
-                return Err(u16::try_from(layout).map_or_else(
-                    |_| Error::corrupt(format!("layout {layout}, {LAYOUT} expected")),
-                    |found| Error::UnsupportedVersion { found },
-                ));
-            }
-            r.u64()?
-        },
+        head,
+        count: r.u64()?,
         epoch: r.u64()?,
         last_now: r.u64()?,
     };
@@ -235,38 +220,23 @@ fn decode_params(
         Error::InvalidParameter { name, reason } => Error::corrupt(format!("{name}: {reason}")),
         other => other,
     })?;
-    if ring.head >= shape.slices() {
-        return Err(Error::corrupt(format!(
-            "newest slice {} of {} slices",
-            ring.head,
-            shape.slices()
-        )));
-    }
-    if shape.span == 0 {
-        if ring.epoch != 0 || ring.last_now != 0 {
-            return Err(Error::corrupt("a clock in a filter without a time window"));
-        }
-        if ring.count >= shape.generation_len {
-            return Err(Error::corrupt(format!(
-                "{} inserts in a generation of {}",
-                ring.count, shape.generation_len
-            )));
-        }
+    let slices = shape.slices();
+    let fault = if ring.head >= slices {
+        format!("newest slice {} of {slices} slices", ring.head)
+    } else if shape.span == 0 && (ring.epoch != 0 || ring.last_now != 0) {
+        "a clock in a filter without a time window".to_owned()
+    } else if shape.span == 0 && ring.count >= shape.generation_len {
+        let (count, len) = (ring.count, shape.generation_len);
+        format!("{count} inserts in a generation of {len}")
+    } else if shape.span > 0 && ring.epoch < shape.epoch_of(ring.last_now) {
+        let (epoch, now) = (ring.epoch, ring.last_now);
+        format!("generation {epoch} is before that of time {now}")
+    } else if shape.span > 0 && ring.head != Ring::head_of(ring.epoch, slices) {
+        format!("newest slice {} in generation {}", ring.head, ring.epoch)
     } else {
-        if ring.epoch < shape.epoch_of(ring.last_now) {
-            return Err(Error::corrupt(format!(
-                "generation {} is before that of time {}",
-                ring.epoch, ring.last_now
-            )));
-        }
-        if ring.head != Ring::head_of(ring.epoch, shape.slices()) {
-            return Err(Error::corrupt(format!(
-                "newest slice {} in generation {}",
-                ring.head, ring.epoch
-            )));
-        }
-    }
-    Ok((shape, ring))
+        return Ok((shape, ring));
+    };
+    Err(Error::corrupt(fault))
 }
 
 /// The payload holds the slices' words exactly.
