@@ -77,44 +77,21 @@ pub(crate) fn mask_portable(row: &[u64], key: &Key) -> u128 {
     })
 }
 
-/// How the mask is computed: chosen once per filter from what the CPU has.
+/// How the mask is computed: chosen once per filter from what the CPU has, one kernel per
+/// level of its vector instructions ([`mask_portable`] for [`Level::Portable`]); holding a
+/// vector level's token proves the CPU has its instructions.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Kernel {
-    /// [`mask_portable`].
-    Portable,
-    /// The AVX2 kernel; holding the token proves the CPU has AVX2.
-    #[cfg(target_arch = "x86_64")]
-    Avx2(avx2::Avx2),
-    /// The AVX-512 kernel; holding the token proves the CPU has AVX-512 F (and BW and VL).
-    #[cfg(target_arch = "x86_64")]
-    Avx512(avx512::Avx512),
-}
-
-impl From<Level> for Kernel {
-    /// The kernel of a level of the CPU's vector instructions: one per level.
-    fn from(level: Level) -> Kernel {
-        match level {
-            Level::Portable => Kernel::Portable,
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx2(token) => Kernel::Avx2(token),
-            #[cfg(target_arch = "x86_64")]
-            Level::Avx512(token) => Kernel::Avx512(token),
-            // No token of either level is ever made off x86_64.
-            #[cfg(not(target_arch = "x86_64"))]
-            Level::Avx2(_) | Level::Avx512(_) => Kernel::Portable,
-        }
-    }
-}
+pub(crate) struct Kernel(Level);
 
 impl Kernel {
     /// The fastest kernel the CPU has.
     pub(crate) fn detect() -> Kernel {
-        Kernel::from(Level::detect())
+        Kernel(Level::detect())
     }
 
     /// Every kernel this CPU runs, the fastest first, the portable one last.
     pub(crate) fn available() -> impl Iterator<Item = Kernel> {
-        Level::available().map(Kernel::from)
+        Level::available().map(Kernel)
     }
 
     /// The kernel that runs `probe`, when the CPU has it.
@@ -124,24 +101,23 @@ impl Kernel {
 
     /// The implementation this kernel is, by the workspace's name for it.
     pub(crate) fn probe(self) -> Probe {
-        match self {
-            Kernel::Portable => Probe::Portable,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(_) => Probe::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(_) => Probe::Avx512,
+        match self.0 {
+            Level::Portable => Probe::Portable,
+            Level::Avx2(_) => Probe::Avx2,
+            Level::Avx512(_) => Probe::Avx512,
         }
     }
 
     /// The key's bits in `row`, as [`mask_portable`] gives them.
     #[inline(always)]
     pub(crate) fn mask(self, row: &[u64], key: &Key) -> u128 {
-        match self {
-            Kernel::Portable => mask_portable(row, key),
+        match self.0 {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2(token) => avx2::mask(token, row, key.x, key.c),
+            Level::Avx2(token) => avx2::mask(token, row, key.x, key.c),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512(token) => avx512::mask(token, row, key.x, key.c),
+            Level::Avx512(token) => avx512::mask(token, row, key.x, key.c),
+            // Off x86_64 no token of a vector level is ever made.
+            _ => mask_portable(row, key),
         }
     }
 }
