@@ -131,30 +131,18 @@ pub fn blocked_run_probability(
     block_bits: u32,
     set_from: usize,
 ) -> Result<f64, Error> {
-    check_blocked(k, generation_means, block_bits)?;
-    Ok(BlockedRate::new(k, block_bits)
-        .rates(generation_means, set_from)
-        .1)
-}
-
-/// The checks of [`blocked_run_probability`].
-fn check_blocked(k: u32, means: &[f64], block_bits: u32) -> Result<(), Error> {
-    if k > MAX_NUM_HASHES {
-        return Err(Error::invalid(
-            "k",
-            format!("must be at most {MAX_NUM_HASHES} (got {k})"),
-        ));
-    }
-    if block_bits == 0 {
-        return Err(Error::invalid("block_bits", "must be at least 1"));
-    }
-    if means.iter().any(|m| !(m.is_finite() && *m >= 0.0)) {
-        return Err(Error::invalid(
-            "generation_means",
-            "must be finite and non-negative",
-        ));
-    }
-    Ok(())
+    let (name, reason) = if k > MAX_NUM_HASHES {
+        ("k", format!("must be at most {MAX_NUM_HASHES} (got {k})"))
+    } else if block_bits == 0 {
+        ("block_bits", "must be at least 1".to_owned())
+    } else if generation_means.iter().any(|&m| m < 0.0 || !m.is_finite()) {
+        let reason = "must be finite and non-negative";
+        ("generation_means", reason.to_owned())
+    } else {
+        let rates = BlockedRate::new(k, block_bits).rates(generation_means, set_from);
+        return Ok(rates.1);
+    };
+    Err(Error::invalid(name, reason))
 }
 
 /// The transfer matrix of [`blocked_run_probability`] for one k and block size.
@@ -351,12 +339,6 @@ pub(crate) fn generation_len(window: u64, l: u32) -> u64 {
     window.div_ceil(u64::from(l))
 }
 
-/// The most rows a filter of `slices` slices may have within
-/// [`MAX_NUM_BITS`](bloom_core::math::MAX_NUM_BITS).
-pub(crate) fn max_rows(slices: u32) -> u64 {
-    math::MAX_NUM_BITS / (u64::from(slices) * u64::from(BLOCK_BITS))
-}
-
 /// The fewest rows whose steady rate is at most `fpr`, and with `slack` also the rate of
 /// keys `slack` generations past their window; with the ratio of the rows found to the
 /// memory of separate slices.
@@ -381,7 +363,8 @@ pub(crate) fn rows_for(
     ratio: Option<f64>,
 ) -> Result<(u64, f64), Error> {
     let slices = k + l;
-    let most = max_rows(slices);
+    // The most rows within `MAX_NUM_BITS`.
+    let most = math::MAX_NUM_BITS / (u64::from(slices) * u64::from(BLOCK_BITS));
     let too_large = |rows: f64| Error::TooLarge {
         requested_bits: rows * f64::from(slices) * f64::from(BLOCK_BITS),
         max_bits: math::MAX_NUM_BITS,
@@ -506,20 +489,11 @@ pub(crate) fn best_k(
     let k_range = 1..=MAX_NUM_HASHES.min(MAX_SLICES - l);
     let (rows, ratio) = rows_for(guess, l, generation_len, fpr, slack, None)?;
     let mut best = (guess, rows);
-    for direction in [-1i64, 1] {
-        let mut k = i64::from(best.0);
-        loop {
-            k += direction;
-            let Ok(candidate) = u32::try_from(k) else {
-                break;
-            };
-            if !k_range.contains(&candidate) {
-                break;
-            }
-            match rows_for(candidate, l, generation_len, fpr, slack, Some(ratio)) {
-                Ok((rows, _)) if total(candidate, rows) < total(best.0, best.1) => {
-                    best = (candidate, rows);
-                }
+    let next = |k: u32, d| k.checked_add_signed(d).filter(|k| k_range.contains(k));
+    for direction in [-1, 1] {
+        while let Some(k) = next(best.0, direction) {
+            match rows_for(k, l, generation_len, fpr, slack, Some(ratio)) {
+                Ok((rows, _)) if total(k, rows) < total(best.0, best.1) => best = (k, rows),
                 _ => break,
             }
         }
@@ -608,21 +582,16 @@ mod separate {
         let mut best: Option<(u32, u64)> = None;
         let mut first_error = None;
         // The memory falls with k to one minimum and rises after it (one k can tie its
-        // neighbour after rounding to whole words): stop a few k past the best.
+        // neighbour after rounding to whole words): stop at the third k past the best.
         let mut worse = 0;
         for k in 1..=MAX_NUM_HASHES.min(MAX_SLICES - l) {
             match slice_bits_for(k, l, generation_len, fpr, slack) {
-                Ok(bits) => {
-                    if best.is_none_or(|b| total((k, bits)) < total(b)) {
-                        best = Some((k, bits));
-                        worse = 0;
-                    } else {
-                        worse += 1;
-                        if worse == 3 {
-                            break;
-                        }
-                    }
+                Ok(bits) if best.is_none_or(|b| total((k, bits)) < total(b)) => {
+                    best = Some((k, bits));
+                    worse = 0;
                 }
+                Ok(_) if worse == 2 => break,
+                Ok(_) => worse += 1,
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
