@@ -11,7 +11,7 @@ use bloom_core::{Error, Filter, Keyed, Persist, PersistIo, math};
 
 use crate::params::{self, Ring, Shape};
 use crate::row::{self, BLOCK_WORDS, Kernel, Key};
-use crate::sizing;
+use crate::sizing::{self, BLOCK_BITS, DEFAULT_GENERATIONS, DEFAULT_SLACK_GENERATIONS};
 
 /// The false-positive rate [`FromIterator`] sizes for.
 pub const DEFAULT_FPR: f64 = 0.01;
@@ -215,12 +215,11 @@ impl AgingBloomFilterBuilder {
     pub fn build(self) -> Result<AgingBloomFilter, Error> {
         internal::check_count("window", self.window)?;
         internal::check_fpr(self.fpr)?;
-        let (span, time_l) = match self.time {
-            Some((0, _)) => return Err(Error::invalid("span", "must be at least 1")),
-            Some((span, l)) => (span, Some(l)),
-            None => (0, None),
-        };
+        if let Some((0, _)) = self.time {
+            return Err(Error::invalid("span", "must be at least 1"));
+        }
         // Every way of giving l must agree.
+        let time_l = self.time.map(|(_, l)| l);
         let mut given = [self.slices.map(|(_, l)| l), time_l, self.generations]
             .into_iter()
             .flatten();
@@ -231,13 +230,9 @@ impl AgingBloomFilterBuilder {
                 format!("l is given twice, differently: {first} and {other}"),
             ));
         }
-        let (l, default_slack) = match l_given {
-            Some(l) => (l, None),
-            None => (
-                sizing::DEFAULT_GENERATIONS,
-                Some(sizing::DEFAULT_SLACK_GENERATIONS),
-            ),
-        };
+        let l = l_given.unwrap_or(DEFAULT_GENERATIONS);
+        // The default slack comes with the default generations only.
+        let default_slack = l_given.is_none().then_some(DEFAULT_SLACK_GENERATIONS);
         let slack = self.slack.or(default_slack);
         if slack == Some(0) {
             return Err(Error::invalid(
@@ -246,15 +241,15 @@ impl AgingBloomFilterBuilder {
             ));
         }
         // Ranges first, so that a bad k or l is reported as such and not as a size.
-        Shape {
+        let shape = Shape {
             k: self.slices.map_or(1, |(k, _)| k),
             l,
-            slice_bits: u64::from(sizing::BLOCK_BITS),
+            slice_bits: u64::from(BLOCK_BITS),
             generation_len: 1,
-            span,
+            span: self.time.map_or(0, |(span, _)| span),
             hashing: self.hashing,
-        }
-        .check()?;
+        };
+        shape.check()?;
         let generation_len = sizing::generation_len(self.window, l);
         let (k, rows) = match self.slices {
             Some((k, _)) => (
@@ -265,11 +260,9 @@ impl AgingBloomFilterBuilder {
         };
         AgingBloomFilter::with_shape(Shape {
             k,
-            l,
-            slice_bits: rows * u64::from(sizing::BLOCK_BITS),
+            slice_bits: rows * u64::from(BLOCK_BITS),
             generation_len,
-            span,
-            hashing: self.hashing,
+            ..shape
         })
     }
 }
@@ -676,11 +669,7 @@ impl AgingBloomFilter {
 
     fn shift(&mut self) {
         let slices = self.shape.slices();
-        self.ring.head = if self.ring.head == 0 {
-            slices - 1
-        } else {
-            self.ring.head - 1
-        };
+        self.ring.head = (self.ring.head + slices - 1) % slices;
         // The oldest slice's block in every row.
         let (stride, at) = (self.row_words(), self.ring.head as usize * BLOCK_WORDS);
         for row in self.bits.as_words_mut().chunks_exact_mut(stride) {
@@ -697,14 +686,10 @@ impl AgingBloomFilter {
                 "this filter counts generations in inserts; build it with time_window to pass times",
             ));
         }
-        if now < self.ring.last_now {
-            return Err(Error::invalid(
-                "now",
-                format!(
-                    "the clock went backwards: {now} after {}",
-                    self.ring.last_now
-                ),
-            ));
+        let last = self.ring.last_now;
+        if now < last {
+            let reason = format!("the clock went backwards: {now} after {last}");
+            return Err(Error::invalid("now", reason));
         }
         Ok(self.shape.epoch_of(now).saturating_sub(self.ring.epoch))
     }
@@ -770,7 +755,7 @@ impl AgingBloomFilter {
     /// fraction of bits set (a recurrence over run lengths, averaged over the rows; see
     /// docs/aging.md). Reads every word and runs the recurrence once per row.
     pub fn estimated_fpr(&self) -> f64 {
-        let b = f64::from(sizing::BLOCK_BITS);
+        let b = f64::from(BLOCK_BITS);
         let (k, slices) = (self.shape.k, self.shape.slices());
         let total: f64 = self
             .bits
@@ -796,13 +781,8 @@ impl AgingBloomFilter {
     /// generations (from `window + k * generation_len` inserts on) it peaks just before each
     /// shift, one key short of [`target_fpr`](AgingBloomFilter::target_fpr).
     pub fn expected_fpr(&self, inserts: u64) -> f64 {
-        sizing::rate_after(
-            self.shape.k,
-            self.shape.l,
-            self.shape.generation_len,
-            self.shape.rows(),
-            inserts,
-        )
+        let s = &self.shape;
+        sizing::rate_after(s.k, s.l, s.generation_len, s.rows(), inserts)
     }
 
     /// The target false-positive rate the filter's shape holds: the highest rate of a
@@ -832,13 +812,8 @@ impl AgingBloomFilter {
 
     /// [`sizing::steady_rates`] of this filter.
     fn steady_rates(&self, past: Option<u32>) -> (f64, f64) {
-        sizing::steady_rates(
-            self.shape.k,
-            self.shape.l,
-            self.shape.generation_len,
-            self.shape.rows(),
-            past,
-        )
+        let s = &self.shape;
+        sizing::steady_rates(s.k, s.l, s.generation_len, s.rows(), past)
     }
 
     /// The probability that a key `past` generations past its window (inserted `l + past`
@@ -987,16 +962,9 @@ impl AgingBloomFilter {
         };
         if offset == 0 {
             self.ring.count = self.ring.count.max(other.ring.count);
-            // Every slice of `other` has its place in `self`: the whole rows.
-            for (a, b) in self
-                .bits
-                .as_words_mut()
-                .iter_mut()
-                .zip(other.bits.as_words())
-            {
-                *a |= *b;
-            }
-            return Ok(());
+            // Every slice of `other` has its place in `self`: the whole rows (of the same
+            // length, the shapes being the same).
+            return self.bits.union_with(&other.bits);
         }
         // The physical slices `other` keeps an age for in `self` (the same places: the rings
         // are aligned), and in every row their blocks.
