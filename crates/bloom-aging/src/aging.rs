@@ -1023,13 +1023,7 @@ impl AgingBloomFilter {
     }
 
     fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
-        params::encode(
-            &self.shape,
-            &self.ring,
-            output,
-            self.bits.le_bytes_len() as u64,
-            |out| out.put_words(self.bits.as_words().iter().copied()),
-        )
+        params::encode(&self.shape, &self.ring, &self.bits, output)
     }
 
     /// Reads a filter from `reader`, as [`from_bytes`](AgingBloomFilter::from_bytes) reads
@@ -1159,14 +1153,12 @@ impl Keyed for AgingBloomFilter {
     /// `read_from`, the hashing checked against `key`: the slices' words are read straight
     /// into the bit array, so the filter is held once.
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (shape, ring, words) = params::read_frame(reader, key)?;
-        let bits = BitStore::from_parts(words, shape.num_bits())?;
+        let (shape, ring, bits) = params::read_frame(reader, key)?;
         Ok(Self::from_parts(bits, shape, ring))
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (shape, ring, payload) = params::decode(bytes, key)?;
-        let bits = BitStore::from_le_bytes(payload, shape.num_bits())?;
+        let (shape, ring, bits) = params::decode(bytes, key)?;
         Ok(Self::from_parts(bits, shape, ring))
     }
 }

@@ -1,8 +1,11 @@
 //! The parameters and ring state of an aging filter, and their bytes in the shared format.
 
+use std::io::Read;
+
+use bloom_core::bits::BitStore;
 use bloom_core::format::{HashScheme, Variant};
 use bloom_core::hash::{Hashing, SecretKey};
-use bloom_core::internal::{self, ByteReader, Output, Sink};
+use bloom_core::internal::{self, ByteReader, FrameReader, Output};
 use bloom_core::{Error, math};
 
 use crate::sizing::{BLOCK_BITS, MAX_GENERATIONS, MAX_NUM_HASHES, MAX_SLICES};
@@ -123,13 +126,16 @@ impl Ring {
     }
 }
 
-/// Frames shape, ring and payload into `output` (`to_bytes` and `write_to` share this).
+/// A filter's parts, as read from its bytes: shape, ring and the rows' words.
+pub(crate) type Parts = (Shape, Ring, BitStore);
+
+/// Frames shape, ring and the rows' words into `output` (`to_bytes` and `write_to` share
+/// this).
 pub(crate) fn encode(
     shape: &Shape,
     ring: &Ring,
+    bits: &BitStore,
     output: Output<'_>,
-    payload_len: u64,
-    write: impl FnOnce(&mut Sink<'_>),
 ) -> Result<Vec<u8>, Error> {
     let mut params = Vec::with_capacity(PARAMS_LEN);
     params.extend_from_slice(&shape.k.to_le_bytes());
@@ -149,8 +155,8 @@ pub(crate) fn encode(
         shape.hashing.scheme(),
         shape.hashing.header_word(),
         &params,
-        payload_len,
-        write,
+        bits.le_bytes_len() as u64,
+        |out| out.put_words(bits.as_words().iter().copied()),
     )
 }
 
@@ -158,29 +164,23 @@ pub(crate) fn encode(
 /// (`internal::FrameReader`): shape and ring checked as [`decode`] checks them, then the
 /// rows' words, whose length is checked once they have arrived (a short stream is
 /// `Truncated`, as `decode` says of the same bytes).
-pub(crate) fn read_frame(
-    reader: &mut dyn std::io::Read,
-    key: Option<&SecretKey>,
-) -> Result<(Shape, Ring, bloom_core::bits::Words<u64>), Error> {
-    let frame =
-        internal::FrameReader::open(reader, Variant::Aging, HashScheme::Seeded, PARAMS_LEN)?;
+pub(crate) fn read_frame(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Parts, Error> {
+    let frame = FrameReader::open(reader, Variant::Aging, HashScheme::Seeded, PARAMS_LEN)?;
     let (shape, ring) = decode_params(frame.scheme, frame.seed, &frame.params, key)?;
     let payload_len = frame.remaining();
     let words = frame.finish_with_words()?;
     check_payload_len(&shape, payload_len)?;
-    Ok((shape, ring, words))
+    Ok((shape, ring, BitStore::from_parts(words, shape.num_bits())?))
 }
 
-/// Decodes and validates a frame: shape, ring and the payload (the rows' words), the
-/// hashing checked against `key`.
-pub(crate) fn decode<'a>(
-    bytes: &'a [u8],
-    key: Option<&SecretKey>,
-) -> Result<(Shape, Ring, &'a [u8]), Error> {
+/// Decodes and validates a frame: shape, ring and the rows' words, the hashing checked
+/// against `key`.
+pub(crate) fn decode(bytes: &[u8], key: Option<&SecretKey>) -> Result<Parts, Error> {
     let frame = bloom_core::format::decode(bytes, Variant::Aging, HashScheme::Seeded, PARAMS_LEN)?;
     let (shape, ring) = decode_params(frame.scheme, frame.seed, frame.params, key)?;
     check_payload_len(&shape, frame.payload.len() as u64)?;
-    Ok((shape, ring, frame.payload))
+    let bits = BitStore::from_le_bytes(frame.payload, shape.num_bits())?;
+    Ok((shape, ring, bits))
 }
 
 /// The shape and the ring of a frame's header and parameters, checked.
@@ -241,13 +241,11 @@ fn decode_params(
 
 /// The payload holds the slices' words exactly.
 fn check_payload_len(shape: &Shape, len: u64) -> Result<(), Error> {
-    let expected = shape.num_bits() / 8;
-    if len != expected {
-        return Err(Error::corrupt(format!(
-            "{len} payload bytes for {} slices of {} bits, {expected} expected",
-            shape.slices(),
-            shape.slice_bits
-        )));
+    let (slices, bits, expected) = (shape.slices(), shape.slice_bits, shape.num_bits() / 8);
+    if len == expected {
+        return Ok(());
     }
-    Ok(())
+    Err(Error::corrupt(format!(
+        "{len} payload bytes for {slices} slices of {bits} bits, {expected} expected"
+    )))
 }
