@@ -406,35 +406,32 @@ fn smallest_fitting(
     let (mut lo, mut lo_excess, mut hi, mut hi_excess);
     if first <= 0.0 {
         (hi, hi_excess) = (start, first);
-        loop {
+        (lo, lo_excess) = loop {
             let below = hi.saturating_sub(step);
             if below == 0 {
-                (lo, lo_excess) = (0, f64::INFINITY);
-                break;
+                break (0, f64::INFINITY);
             }
             let e = excess(below);
             if e > 0.0 {
-                (lo, lo_excess) = (below, e);
-                break;
+                break (below, e);
             }
             (hi, hi_excess) = (below, e);
             step = step.saturating_mul(2);
-        }
+        };
     } else {
         (lo, lo_excess) = (start, first);
-        loop {
+        (hi, hi_excess) = loop {
             if lo >= most {
                 return None;
             }
             let above = lo.saturating_add(step).min(most);
             let e = excess(above);
             if e <= 0.0 {
-                (hi, hi_excess) = (above, e);
-                break;
+                break (above, e);
             }
             (lo, lo_excess) = (above, e);
             step = step.saturating_mul(2);
-        }
+        };
     }
     // Which end moved last, and how often in a row (Illinois), and whether the last step
     // halved the bracket.
@@ -507,11 +504,8 @@ pub(crate) fn best_k(
 mod separate {
     use super::{Error, MAX_NUM_HASHES, MAX_SLICES, math, run_probability};
 
-    /// `1 - (1 - 1/m)^keys`.
+    /// `1 - (1 - 1/m)^keys`, for the at least `generation_len` keys of a slice.
     fn expected_fill(slice_bits: f64, keys: f64) -> f64 {
-        if keys <= 0.0 {
-            return 0.0;
-        }
         -(keys * (-1.0 / slice_bits).ln_1p()).exp_m1()
     }
 
