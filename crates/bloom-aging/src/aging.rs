@@ -219,10 +219,8 @@ impl AgingBloomFilterBuilder {
             return Err(Error::invalid("span", "must be at least 1"));
         }
         // Every way of giving l must agree.
-        let time_l = self.time.map(|(_, l)| l);
-        let mut given = [self.slices.map(|(_, l)| l), time_l, self.generations]
-            .into_iter()
-            .flatten();
+        let (slices_l, time_l) = (self.slices.map(|(_, l)| l), self.time.map(|(_, l)| l));
+        let mut given = [slices_l, time_l, self.generations].into_iter().flatten();
         let l_given = given.next();
         if let (Some(first), Some(other)) = (l_given, given.find(|&l| Some(l) != l_given)) {
             return Err(Error::invalid(
@@ -738,16 +736,19 @@ impl AgingBloomFilter {
 
     /// Bits set in each slice (over all rows), newest first.
     fn slice_ones(&self) -> Vec<u64> {
-        let slices = self.shape.slices() as usize;
-        let mut physical = vec![0u64; slices];
+        let mut ones = vec![0u64; self.shape.slices() as usize];
         for row in self.bits.as_words().chunks_exact(self.row_words()) {
-            for (ones, block) in physical.iter_mut().zip(row.chunks_exact(BLOCK_WORDS)) {
-                *ones += u64::from(block[0].count_ones() + block[1].count_ones());
+            for (i, n) in (0..).zip(&mut ones) {
+                *n += u64::from(self.block_ones(row, i));
             }
         }
-        (0..self.shape.slices())
-            .map(|i| physical[self.physical(i) as usize])
-            .collect()
+        ones
+    }
+
+    /// Bits set in the block of logical slice `i` (0 the newest) of `row`.
+    fn block_ones(&self, row: &[u64], i: u32) -> u32 {
+        let at = self.physical(i) as usize * BLOCK_WORDS;
+        row[at].count_ones() + row[at + 1].count_ones()
     }
 
     /// The false-positive rate at the current fill: the probability that a key never
@@ -757,18 +758,11 @@ impl AgingBloomFilter {
     pub fn estimated_fpr(&self) -> f64 {
         let b = f64::from(BLOCK_BITS);
         let (k, slices) = (self.shape.k, self.shape.slices());
-        let total: f64 = self
-            .bits
-            .as_words()
-            .chunks_exact(self.row_words())
+        let rows = self.bits.as_words().chunks_exact(self.row_words());
+        let total: f64 = rows
             .map(|row| {
-                sizing::run_probability(
-                    (0..slices).map(|i| {
-                        let at = self.physical(i) as usize * BLOCK_WORDS;
-                        f64::from(row[at].count_ones() + row[at + 1].count_ones()) / b
-                    }),
-                    k,
-                )
+                let fills = (0..slices).map(|i| f64::from(self.block_ones(row, i)) / b);
+                sizing::run_probability(fills, k)
             })
             .sum();
         total / self.shape.rows() as f64
@@ -862,17 +856,14 @@ impl AgingBloomFilter {
     pub fn estimated_len(&self) -> u64 {
         let (k, l) = (self.shape.k as usize, self.shape.l as usize);
         let m = self.shape.slice_bits;
-        let slices: Vec<f64> = self
-            .slice_ones()
-            .into_iter()
-            .map(|ones| math::estimate_cardinality(m, 1, ones))
-            .collect();
+        let ones = self.slice_ones();
+        let keys = |slice: usize| math::estimate_cardinality(m, 1, ones[slice]);
         let whole_runs = (l + 1) / k;
         let left_over = (l + 1 - whole_runs * k) as f64 / k as f64;
-        let mut estimate: f64 = (1..=whole_runs).map(|t| slices[t * k - 1]).sum();
+        let mut estimate: f64 = (1..=whole_runs).map(|t| keys(t * k - 1)).sum();
         if left_over > 0.0 {
             // Only then: a full slice's infinite estimate times 0 would be NaN.
-            estimate += slices[l] * left_over;
+            estimate += keys(l) * left_over;
         }
         // Never NaN: a full slice's infinity rounds to `u64::MAX`.
         internal::round_count(estimate)
@@ -966,24 +957,19 @@ impl AgingBloomFilter {
             // length, the shapes being the same).
             return self.bits.union_with(&other.bits);
         }
-        // The physical slices `other` keeps an age for in `self` (the same places: the rings
-        // are aligned), and in every row their blocks.
-        let slices = self.shape.slices();
-        let mut kept = vec![false; slices as usize];
-        for i in 0..u64::from(slices).saturating_sub(offset) as u32 {
+        // The blocks (their first words) of the slices `other` keeps an age for in `self`
+        // (the same places: the rings are aligned), ORed in every row.
+        let mut kept = Vec::new();
+        for i in 0..u64::from(self.shape.slices()).saturating_sub(offset) as u32 {
             let from = other.physical(i);
             debug_assert_eq!(from, self.physical(i + offset as u32), "aligned rings");
-            kept[from as usize] = true;
+            kept.push(from as usize * BLOCK_WORDS);
         }
         let stride = self.row_words();
-        for (to, from) in self
-            .bits
-            .as_words_mut()
-            .chunks_exact_mut(stride)
-            .zip(other.bits.as_words().chunks_exact(stride))
-        {
-            for (j, _) in kept.iter().enumerate().filter(|&(_, &k)| k) {
-                let at = j * BLOCK_WORDS;
+        let from_rows = other.bits.as_words().chunks_exact(stride);
+        let to_rows = self.bits.as_words_mut().chunks_exact_mut(stride);
+        for (to, from) in to_rows.zip(from_rows) {
+            for &at in &kept {
                 to[at] |= from[at];
                 to[at + 1] |= from[at + 1];
             }
