@@ -256,12 +256,16 @@ impl AgingBloomFilterBuilder {
             ),
             None => sizing::best_k(l, generation_len, self.fpr, slack)?,
         };
-        AgingBloomFilter::with_shape(Shape {
+        let shape = Shape {
             k,
             slice_bits: rows * u64::from(BLOCK_BITS),
             generation_len,
             ..shape
-        })
+        };
+        // Checked again: the sized slices may exceed `MAX_NUM_BITS`.
+        shape.check()?;
+        let bits = BitStore::new(shape.num_bits())?;
+        Ok(AgingBloomFilter::from_parts(bits, shape, Ring::default()))
     }
 }
 
@@ -310,12 +314,6 @@ impl AgingBloomFilter {
             slack: None,
             generations: None,
         }
-    }
-
-    fn with_shape(shape: Shape) -> Result<Self, Error> {
-        shape.check()?;
-        let bits = BitStore::new(shape.num_bits())?;
-        Ok(Self::from_parts(bits, shape, Ring::default()))
     }
 
     /// The filter of these parts, its queries on the fastest kernel the CPU has.
@@ -461,7 +459,8 @@ impl AgingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_probe(mut self, probe: Probe) -> Result<Self, Error> {
-        self.kernel = Kernel::of(probe).ok_or_else(|| {
+        let kernel = Kernel::available().find(|kernel| kernel.probe() == probe);
+        self.kernel = kernel.ok_or_else(|| {
             Error::invalid("probe", format!("{probe:?} is not available on this CPU"))
         })?;
         Ok(self)
@@ -944,11 +943,8 @@ impl AgingBloomFilter {
             }
             self.ring.epoch - other.ring.epoch
         } else {
-            Error::check_same(
-                "ring position",
-                u64::from(self.ring.head),
-                u64::from(other.ring.head),
-            )?;
+            let (ours, theirs) = (u64::from(self.ring.head), u64::from(other.ring.head));
+            Error::check_same("ring position", ours, theirs)?;
             0
         };
         if offset == 0 {

@@ -94,11 +94,6 @@ impl Kernel {
         Level::available().map(Kernel)
     }
 
-    /// The kernel that runs `probe`, when the CPU has it.
-    pub(crate) fn of(probe: Probe) -> Option<Kernel> {
-        Kernel::available().find(|kernel| kernel.probe() == probe)
-    }
-
     /// The implementation this kernel is, by the workspace's name for it.
     pub(crate) fn probe(self) -> Probe {
         match self.0 {
