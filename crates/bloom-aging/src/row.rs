@@ -96,11 +96,7 @@ impl Kernel {
 
     /// The implementation this kernel is, by the workspace's name for it.
     pub(crate) fn probe(self) -> Probe {
-        match self.0 {
-            Level::Portable => Probe::Portable,
-            Level::Avx2(_) => Probe::Avx2,
-            Level::Avx512(_) => Probe::Avx512,
-        }
+        self.0.probe()
     }
 
     /// The key's bits in `row`, as [`mask_portable`] gives them.

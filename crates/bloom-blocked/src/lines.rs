@@ -11,7 +11,7 @@ use core::hash::Hash;
 use core::sync::atomic::AtomicU64;
 use core::sync::atomic::Ordering::Relaxed;
 
-use bloom_core::engine::{Layout, Probe, Storage};
+use bloom_core::engine::{Layout, Storage};
 use bloom_core::hash::{Hashing, KeyHashing};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 
@@ -19,45 +19,6 @@ use crate::probe::{TestUser, Width};
 
 /// Words per cache line, the line of the blocked and multiblock layouts.
 pub(crate) const LINE_WORDS: usize = 8;
-
-/// Which test a multiblock layout runs: the portable one, or a vector kernel whose kind holds
-/// the proof that the CPU has its features (the 32-bit layout asks only for AVX2's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum VectorKernel {
-    Portable,
-    #[cfg(target_arch = "x86_64")]
-    Avx2(crate::probe::avx2::Avx2),
-    #[cfg(target_arch = "x86_64")]
-    Avx512(crate::probe::avx2::Avx512),
-}
-
-impl VectorKernel {
-    /// The kernel for `probe`, or the next best one the CPU has.
-    pub(crate) fn new(probe: Probe) -> VectorKernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::probe::avx2::{Avx2, Avx512};
-            if let (Probe::Avx512, Some(token)) = (probe, Avx512::detect()) {
-                return VectorKernel::Avx512(token);
-            }
-            if let (Probe::Avx512 | Probe::Avx2, Some(token)) = (probe, Avx2::detect()) {
-                return VectorKernel::Avx2(token);
-            }
-        }
-        let _ = probe;
-        VectorKernel::Portable
-    }
-
-    pub(crate) fn probe(self) -> Probe {
-        match self {
-            VectorKernel::Portable => Probe::Portable,
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(_) => Probe::Avx2,
-            #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(_) => Probe::Avx512,
-        }
-    }
-}
 
 /// A layout that puts each key's bits in one line of its [`Width`], located from a 64-bit
 /// hash of its own hashing ([`Layout::hash`]).

@@ -28,11 +28,12 @@ use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
 use bloom_core::internal::digest::fold_mul;
 use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::simd::Level;
 use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
-use crate::lines::{self, LINE_WORDS, LineLayout, VectorKernel};
+use crate::lines::{self, LINE_WORDS, LineLayout};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, TestUser};
 
@@ -202,7 +203,7 @@ pub(crate) use multiblock_layout_methods;
 pub struct Multiblock {
     /// The number of blocks, each one line.
     num_lines: u64,
-    kernel: VectorKernel,
+    kernel: Level,
 }
 
 impl PartialEq for Multiblock {
@@ -246,7 +247,7 @@ impl Multiblock {
         internal::check_num_bits(num_lines.saturating_mul(BLOCK_BITS))?;
         Ok(Multiblock {
             num_lines,
-            kernel: VectorKernel::new(Probe::best()),
+            kernel: Level::detect(),
         })
     }
 
@@ -256,8 +257,8 @@ impl Multiblock {
     }
 
     /// The kernel for `probe`, or the next best one the CPU has.
-    fn kernel_for(probe: Probe) -> VectorKernel {
-        VectorKernel::new(probe)
+    fn kernel_for(probe: Probe) -> Level {
+        Level::at_most(probe)
     }
 }
 
@@ -335,7 +336,7 @@ impl LineLayout for Multiblock {
     fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         match self.kernel {
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx2(t) => run.run_avx2(
+            Level::Avx2(t) => run.run_avx2(
                 t,
                 move |line: &[u8; 64], f| crate::probe::avx2::multi_contains(t, line.into(), f),
                 move |line: &[u8; 64], f| crate::probe::avx2::compiled::multi(t, line, f),
@@ -345,7 +346,7 @@ impl LineLayout for Multiblock {
                 },
             ),
             #[cfg(target_arch = "x86_64")]
-            VectorKernel::Avx512(t) => run.run_avx512(
+            Level::Avx512(t) => run.run_avx512(
                 t,
                 move |line: &[u8; 64], f| crate::probe::avx2::multi_contains_512(t, line.into(), f),
                 move |line: &[u8; 64], f| crate::probe::avx2::compiled::multi512(t, line, f),
@@ -354,7 +355,7 @@ impl LineLayout for Multiblock {
                     Some(crate::probe::avx2::multi_contains_512(t, shared, f))
                 },
             ),
-            VectorKernel::Portable => run.run(test_le_bytes, |_: &[AtomicU64; LINE_WORDS], _| None),
+            _ => run.run(test_le_bytes, |_: &[AtomicU64; LINE_WORDS], _| None),
         }
     }
 
@@ -375,10 +376,10 @@ mod tests {
     #[test]
     fn kernels_agree_with_the_portable_test() {
         let mut rng = SplitMix64(11);
-        let kernels: Vec<VectorKernel> = [Probe::Portable, Probe::Avx2, Probe::Avx512]
+        let kernels: Vec<Level> = [Probe::Portable, Probe::Avx2, Probe::Avx512]
             .into_iter()
             .filter(|p| p.is_available())
-            .map(VectorKernel::new)
+            .map(Level::at_most)
             .collect();
         for density in [1u32, 2, 3, 5, 8] {
             for _ in 0..20_000 {

@@ -41,11 +41,12 @@ use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::Variant;
 use bloom_core::hash::Hashing;
 use bloom_core::internal::float::Native;
+use bloom_core::internal::simd::Level;
 use bloom_core::internal::{self, reduce};
 use bloom_core::{Error, math};
 
 use crate::layout::line_layout_methods;
-use crate::lines::{self, LineLayout, VectorKernel};
+use crate::lines::{self, LineLayout};
 use crate::multiblock::{estimated_fpr_of, estimated_len_of, multiblock_layout_methods};
 use crate::params::{self, SIZING_HEADROOM};
 use crate::probe::{BLOCK_BITS, Half, TestUser};
@@ -126,7 +127,7 @@ pub(crate) fn halves_ones<S: Storage>(store: &S) -> impl Iterator<Item = u32> + 
 #[derive(Debug, Clone, Copy)]
 pub struct Multiblock32 {
     num_lines: u64,
-    kernel: VectorKernel,
+    kernel: Level,
 }
 
 impl PartialEq for Multiblock32 {
@@ -150,11 +151,8 @@ impl Multiblock32 {
     /// and the one instruction AVX-512 would save (the count mask, with a variable rotate) did
     /// not pay for the second dispatch branch (docs/blocked.md, "The 32-bit multiblock
     /// layout").
-    fn kernel_for(probe: Probe) -> VectorKernel {
-        VectorKernel::new(match probe {
-            Probe::Portable => Probe::Portable,
-            Probe::Avx2 | Probe::Avx512 => Probe::Avx2,
-        })
+    fn kernel_for(probe: Probe) -> Level {
+        Level::at_most(probe.min(Probe::Avx2))
     }
 
     /// The expected rate of `num_lines` lines holding `num_items` keys.
@@ -268,7 +266,7 @@ impl LineLayout for Multiblock32 {
     #[inline(always)]
     fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
         #[cfg(target_arch = "x86_64")]
-        if let VectorKernel::Avx2(t) = self.kernel {
+        if let Level::Avx2(t) = self.kernel {
             use crate::probe::avx2::{Line, compiled, multi32_contains};
             return run.run_avx2(
                 t,
@@ -310,7 +308,7 @@ mod tests {
     #[test]
     fn kernels_agree_with_the_portable_test() {
         let mut rng = SplitMix64(13);
-        let kernels: Vec<VectorKernel> = [Probe::Portable, Probe::Avx2]
+        let kernels: Vec<Level> = [Probe::Portable, Probe::Avx2]
             .into_iter()
             .filter(|p| p.is_available())
             .map(Multiblock32::kernel_for)
@@ -356,7 +354,7 @@ mod tests {
     fn the_block_is_the_reduced_hash_and_the_fields_do_not_move() {
         let of = |num_lines| Multiblock32 {
             num_lines,
-            kernel: VectorKernel::Portable,
+            kernel: Level::Portable,
         };
         let block = |layout: &Multiblock32, h| {
             let (first, g) = layout.locate(h);
@@ -382,7 +380,7 @@ mod tests {
     fn one_bit_per_word_and_every_bit_reachable() {
         let layout = Multiblock32 {
             num_lines: 3,
-            kernel: VectorKernel::Portable,
+            kernel: Level::Portable,
         };
         let mut seen = [0u64; BLOCK_WORDS];
         for h in SplitMix64(5).take(40_000) {

@@ -70,6 +70,7 @@ use core::sync::atomic::AtomicU64;
 
 pub use bloom_core::engine::Probe;
 use bloom_core::engine::Storage;
+use bloom_core::internal::simd::Level;
 
 /// The word a key's positions come from (see the module docs): the hash times the 64-bit
 /// golden ratio, so that its high half, which a large filter's block choice depends on, is
@@ -545,48 +546,15 @@ impl<Z: Width> TestUser<bool, Z> for OnBytes<'_, Z> {
     }
 }
 
-/// The split-block filter's implementation of Parquet's block test, chosen once from a
-/// [`Probe`]: the AVX2 kind holds the proof that the CPU has AVX2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SplitKernel {
-    /// [`split_contains_portable`] and [`split_insert_portable`].
-    Portable,
-    /// The AVX2 test and insert.
-    #[cfg(target_arch = "x86_64")]
-    Avx2(avx2::Avx2),
-}
-
-impl SplitKernel {
-    /// The kernel for `probe`: AVX2 only where detection finds it (also for
-    /// [`Probe::Avx512`]: a 256-bit block is one AVX2 register).
-    pub(crate) fn new(probe: Probe) -> SplitKernel {
-        match probe {
-            #[cfg(target_arch = "x86_64")]
-            Probe::Avx2 | Probe::Avx512 => {
-                avx2::Avx2::detect().map_or(SplitKernel::Portable, SplitKernel::Avx2)
-            }
-            _ => SplitKernel::Portable,
-        }
-    }
-
-    /// The implementation this kernel runs.
-    pub(crate) fn probe(self) -> Probe {
-        match self {
-            SplitKernel::Portable => Probe::Portable,
-            #[cfg(target_arch = "x86_64")]
-            SplitKernel::Avx2(_) => Probe::Avx2,
-        }
-    }
-
-    /// Parquet's insert of `x` into a block of four `u64` words (`u32` word 2j in the low
-    /// half of word j); returns whether all its bits were set before.
-    #[inline(always)]
-    pub(crate) fn insert(self, block: &mut [u64; 4], x: u32) -> bool {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            SplitKernel::Avx2(token) => avx2::split_insert(token, block, x),
-            SplitKernel::Portable => split_insert_words(block, x),
-        }
+/// Parquet's insert of `x` into a block of four `u64` words (`u32` word 2j in the low half
+/// of word j) by the split-block filter's kernel, `level` (AVX2 where it is, else portable);
+/// returns whether all its bits were set before.
+#[inline(always)]
+pub(crate) fn split_insert(level: Level, block: &mut [u64; 4], x: u32) -> bool {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2(token) => avx2::split_insert(token, block, x),
+        _ => split_insert_words(block, x),
     }
 }
 
@@ -1747,10 +1715,20 @@ mod tests {
                 }
             }
         }
-        assert_eq!(SplitKernel::new(Probe::Portable).probe(), Probe::Portable);
-        for probe in [Probe::Avx2, Probe::Avx512] {
-            let split = SplitKernel::new(probe).probe();
-            assert_eq!(split == Probe::Avx2, has_avx2);
+        // The split block, 256 bits, runs AVX2's test under either vector probe.
+        let split = crate::SplitBlockBloomFilter::with_num_bytes(32);
+        assert_eq!(
+            split.probe(),
+            if has_avx2 {
+                Probe::Avx2
+            } else {
+                Probe::Portable
+            }
+        );
+        for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
+            if let Ok(forced) = split.clone().with_probe(probe) {
+                assert_eq!(forced.probe(), probe.min(Probe::Avx2), "{probe:?}");
+            }
         }
     }
 

@@ -22,6 +22,7 @@ use bloom_core::engine::{BlockLayout, Layout, Probe, Storage};
 use bloom_core::format::{BITSET_MAX_BYTES, Variant, parquet_num_bytes};
 use bloom_core::hash::ParquetHash;
 use bloom_core::internal::float::{Float, Native};
+use bloom_core::internal::simd::Level;
 use bloom_core::internal::{self, ByteReader};
 use bloom_core::{Error, math};
 
@@ -31,7 +32,7 @@ use crate::multiblock::{estimated_fpr_of, estimated_len_of};
 use crate::multiblock32::halves_ones;
 use crate::params;
 use crate::probe::{
-    Half, SplitKernel, TestUser, split_contains_le_bytes, split_contains_words, split_mask_words,
+    Half, TestUser, split_contains_le_bytes, split_contains_words, split_insert, split_mask_words,
 };
 
 /// Bits of one block: eight 32-bit words.
@@ -53,7 +54,7 @@ const INSERT_BURST: usize = 64;
 #[derive(Debug, Clone, Copy)]
 pub struct SplitBlock {
     num_blocks: u64,
-    kernel: SplitKernel,
+    kernel: Level,
 }
 
 impl PartialEq for SplitBlock {
@@ -69,7 +70,7 @@ impl SplitBlock {
     fn of(num_blocks: u64) -> SplitBlock {
         SplitBlock {
             num_blocks,
-            kernel: SplitKernel::new(Probe::best()),
+            kernel: Level::at_most(Probe::Avx2),
         }
     }
 
@@ -203,7 +204,7 @@ impl Layout for SplitBlock {
 
     fn with_probe(self, probe: Probe) -> Result<Self, Error> {
         Ok(SplitBlock {
-            kernel: SplitKernel::new(probe),
+            kernel: Level::at_most(probe.min(Probe::Avx2)),
             ..self
         })
     }
@@ -263,7 +264,7 @@ impl LineLayout for SplitBlock {
     #[inline(always)]
     fn with_test<R>(&self, run: impl TestUser<R, Half>) -> R {
         #[cfg(target_arch = "x86_64")]
-        if let SplitKernel::Avx2(t) = self.kernel {
+        if let Level::Avx2(t) = self.kernel {
             use crate::probe::avx2::{Line, compiled, split_contains};
             return run.run_avx2(
                 t,
@@ -288,7 +289,7 @@ impl LineLayout for SplitBlock {
     /// The kernel's insert (AVX2 where the filter's kernel is).
     #[inline(always)]
     fn set_line(&self, block: &mut [u64; BLOCK_WORDS], x: u64) -> bool {
-        self.kernel.insert(block, x as u32)
+        split_insert(self.kernel, block, x as u32)
     }
 
     /// Each of the block's four words written in turn, as Parquet's insert writes them.

@@ -246,6 +246,9 @@ struct Item {
     path: String,
     hidden: bool,
     location: String,
+    /// For a name a public module re-exports from the hidden module (`pub use
+    /// crate::internal::simd::Probe`), the path it is defined at, whose methods it shows.
+    reexport_of: Option<String>,
 }
 
 #[test]
@@ -342,6 +345,9 @@ fn the_scan_sees_every_kind_of_item() {
     assert!(!find("bits::Bits::new").hidden);
     assert!(!find("format::Variant::ALL").hidden);
     assert!(!find("Error").hidden);
+    // A type of the hidden module that a public one re-exports shows its methods there.
+    assert!(!find("engine::Probe::best").hidden);
+    assert!(find("internal::simd::Probe::best").hidden);
     // Methods of a hidden type are hidden with it; items of private inline modules, trait
     // impls and test modules are not public at all.
     assert!(find("internal::probe::Probes::new").hidden);
@@ -451,11 +457,16 @@ fn top_level_items(file: &File, items: &mut Vec<Item>) {
                 declaration.push_str(next.trim());
             }
             let hidden = file.in_internal || is_hidden(&lines, i);
+            let from_internal = declaration
+                .strip_prefix("use crate::internal::")
+                .filter(|path| !path.contains('{'));
             for name in item_names(&declaration) {
                 items.push(Item {
                     path: format!("{}{name}", file.prefix),
                     hidden,
                     location: location.clone(),
+                    reexport_of: from_internal
+                        .map(|path| format!("internal::{}", path.trim_end_matches(';'))),
                 });
             }
         }
@@ -487,14 +498,25 @@ fn inherent_methods(file: &File, items: &mut Vec<Item>) {
             .iter()
             .position(|l| l.starts_with('}'))
             .map_or(lines.len(), |k| body + k);
+        // The type's own path, and each public name it is re-exported under.
+        let mut owners = vec![(owner.clone(), owner_hidden)];
+        owners.extend(
+            items
+                .iter()
+                .filter(|item| item.reexport_of.as_ref() == Some(&owner))
+                .map(|item| (item.path.clone(), item.hidden)),
+        );
         for j in body..end {
             if let Some(rest) = lines[j].strip_prefix("    pub ") {
                 for name in item_names(rest) {
-                    items.push(Item {
-                        path: format!("{owner}::{name}"),
-                        hidden: owner_hidden || is_hidden(&lines, j),
-                        location: format!("{}:{}", file.name, j + 1),
-                    });
+                    for (owner, owner_hidden) in &owners {
+                        items.push(Item {
+                            path: format!("{owner}::{name}"),
+                            hidden: *owner_hidden || is_hidden(&lines, j),
+                            location: format!("{}:{}", file.name, j + 1),
+                            reexport_of: None,
+                        });
+                    }
                 }
             }
         }

@@ -3,11 +3,12 @@
 use alloc::vec::Vec;
 use core::hash::Hash;
 
-use super::layout::{Layout, Probe};
+use super::layout::Layout;
 use super::storage::Storage;
 use crate::Error;
 use crate::hash::{Hashing, KeyHashing, SecretKey};
 use crate::internal::frame::{Checksum, Output, Sink};
+use crate::internal::simd::Probe;
 
 /// A fixed-size filter: a [`Layout`] over a [`Storage`], with its hashing.
 ///

@@ -8,6 +8,7 @@ use core::sync::atomic::AtomicU64;
 use super::storage::Storage;
 use crate::Error;
 use crate::hash::KeyHashing;
+use crate::internal::simd::Probe;
 
 /// Where one hash's bits go: the policy a filter crate implements to make a filter of the
 /// engine.
@@ -192,76 +193,6 @@ pub trait Layout: Copy + Eq + core::fmt::Debug + Send + Sync + 'static {
     fn par_scatter<T: Hash + Sync>(&self, hashing: &Self::Hashing, words: &mut [u64], keys: &[T]) {
         for key in keys {
             self.insert(words, Self::hash(hashing, key));
-        }
-    }
-}
-
-/// Which implementation of its test a filter runs: every one gives the same answers.
-///
-/// Filters pick [`Probe::best`] when built; `with_probe` forces one (to compare them, or to
-/// rule out a SIMD path), and `probe` says which runs. A layout without vector kernels (the
-/// classic one) runs [`Probe::Portable`]; over atomic words the kernels read a block in
-/// place ([`Storage::SHARED_LINES`](super::Storage::SHARED_LINES)).
-///
-/// # Examples
-///
-/// ```
-/// use bloom_blocked::{BlockedBloomFilter, Probe};
-///
-/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
-/// filter.insert("key");
-/// let portable = filter.clone().with_probe(Probe::Portable)?;
-/// assert_eq!(portable.contains("key"), filter.contains("key"));
-/// assert!(Probe::Portable.is_available());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Probe {
-    /// Plain Rust, on every target.
-    Portable,
-    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
-    /// run time; without `std`, builds whose target features include AVX2).
-    Avx2,
-    /// AVX-512 (F, BW and VL) vector instructions: a 512-bit block is one register (x86_64
-    /// CPUs that have them and AVX2, detected at run time; without `std`, builds whose target
-    /// features include them). The split-block and 32-bit multiblock filters, whose blocks
-    /// are 256 bits, run their AVX2 test under this probe (and report [`Probe::Avx2`]).
-    Avx512,
-}
-
-impl Probe {
-    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
-    /// without it, whether the build targets the implementation's CPU features.
-    pub fn is_available(self) -> bool {
-        use crate::internal::simd::{Avx2, Avx512};
-        match self {
-            Probe::Portable => true,
-            Probe::Avx2 => Avx2::detect().is_some(),
-            Probe::Avx512 => Avx512::detect().is_some(),
-        }
-    }
-
-    /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
-    pub fn best() -> Probe {
-        [Probe::Avx512, Probe::Avx2]
-            .into_iter()
-            .find(|probe| probe.is_available())
-            .unwrap_or(Probe::Portable)
-    }
-
-    /// `Ok(self)` when available.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidParameter`] naming `probe` when the CPU lacks it.
-    pub fn check(self) -> Result<Probe, Error> {
-        if self.is_available() {
-            Ok(self)
-        } else {
-            Err(Error::invalid(
-                "probe",
-                alloc::format!("{self:?} is not available on this CPU"),
-            ))
         }
     }
 }

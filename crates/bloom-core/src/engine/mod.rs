@@ -49,7 +49,8 @@ mod traits;
 mod view;
 
 pub use crate::bits::{AtomicBitStore, BitStore};
+pub use crate::internal::simd::Probe;
 pub use filter::{DEFAULT_FPR, Engine};
-pub use layout::{BlockLayout, Layout, Probe};
+pub use layout::{BlockLayout, Layout};
 pub use storage::{LeBits, Storage};
 pub use traits::Writable;

@@ -8,7 +8,8 @@
 //! their `detect`, so a safe function that takes one may execute the feature's
 //! instructions, and no safe code reaches it on a CPU without them. [`Level`] is the best of
 //! them, detected once and kept by whoever chooses a kernel (a filter when it is built, a
-//! batch of keyed hashes when it starts).
+//! batch of keyed hashes when it starts); [`Probe`] is the public name of a level, what
+//! users choose a filter's kernel by ([`Level::at_most`]).
 //!
 //! With `std`, the running CPU is asked (`is_x86_feature_detected!`, cached by the standard
 //! library after the first call). Without it there is no portable way to ask, so the answer
@@ -17,6 +18,8 @@
 //! without gets the portable ones. Either way a token is a guarantee the kernels may rely
 //! on: code compiled for a feature runs only on CPUs that have it. On other architectures
 //! no token is ever made.
+
+use crate::Error;
 
 /// Whether the CPU has every `$feature` (string literals), as the module docs say.
 #[cfg(target_arch = "x86_64")]
@@ -167,6 +170,75 @@ impl Avx512 {
     }
 }
 
+/// Which implementation of its test a filter runs: every one gives the same answers.
+///
+/// Filters pick [`Probe::best`] when built; `with_probe` forces one (to compare them, or to
+/// rule out a SIMD path), and `probe` says which runs. A layout without vector kernels (the
+/// classic one) runs [`Probe::Portable`]; over atomic words the kernels read a block in
+/// place ([`Storage::SHARED_LINES`](crate::engine::Storage::SHARED_LINES)).
+///
+/// # Examples
+///
+/// ```
+/// use bloom_blocked::{BlockedBloomFilter, Probe};
+///
+/// let mut filter = BlockedBloomFilter::new(1000, 0.01)?;
+/// filter.insert("key");
+/// let portable = filter.clone().with_probe(Probe::Portable)?;
+/// assert_eq!(portable.contains("key"), filter.contains("key"));
+/// assert!(Probe::Portable.is_available());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Probe {
+    /// Plain Rust, on every target.
+    Portable,
+    /// AVX2 vector instructions, 256 bits at a time (x86_64 CPUs that have AVX2, detected at
+    /// run time; without `std`, builds whose target features include AVX2).
+    Avx2,
+    /// AVX-512 (F, BW and VL) vector instructions: a 512-bit block is one register (x86_64
+    /// CPUs that have them and AVX2, detected at run time; without `std`, builds whose target
+    /// features include them). The split-block and 32-bit multiblock filters, whose blocks
+    /// are 256 bits, run their AVX2 test under this probe (and report [`Probe::Avx2`]).
+    Avx512,
+}
+
+impl Probe {
+    /// Whether this implementation runs on the current CPU: asked at run time with `std`;
+    /// without it, whether the build targets the implementation's CPU features.
+    pub fn is_available(self) -> bool {
+        match self {
+            Probe::Portable => true,
+            Probe::Avx2 => Avx2::detect().is_some(),
+            Probe::Avx512 => Avx512::detect().is_some(),
+        }
+    }
+
+    /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
+    pub fn best() -> Probe {
+        [Probe::Avx512, Probe::Avx2]
+            .into_iter()
+            .find(|probe| probe.is_available())
+            .unwrap_or(Probe::Portable)
+    }
+
+    /// `Ok(self)` when available.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `probe` when the CPU lacks it.
+    pub fn check(self) -> Result<Probe, Error> {
+        if self.is_available() {
+            Ok(self)
+        } else {
+            Err(Error::invalid(
+                "probe",
+                alloc::format!("{self:?} is not available on this CPU"),
+            ))
+        }
+    }
+}
+
 /// The widest vector instructions the CPU has, as a token: what a kernel is chosen by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -188,6 +260,24 @@ impl Level {
             Level::Avx2(token)
         } else {
             Level::Portable
+        }
+    }
+
+    /// The widest level the CPU has of those `probe` allows: the kernels a filter asked to
+    /// run `probe` runs (the next narrower ones where the CPU lacks them).
+    #[inline]
+    pub fn at_most(probe: Probe) -> Level {
+        let fits = |level: &Level| level.probe() <= probe;
+        Level::available().find(fits).unwrap_or(Level::Portable)
+    }
+
+    /// The workspace's name for this level's kernels.
+    #[inline]
+    pub fn probe(self) -> Probe {
+        match self {
+            Level::Portable => Probe::Portable,
+            Level::Avx2(_) => Probe::Avx2,
+            Level::Avx512(_) => Probe::Avx512,
         }
     }
 
