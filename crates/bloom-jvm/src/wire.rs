@@ -2,19 +2,17 @@
 //! a big-endian `int`, then the words as big-endian `long`s (Java's `DataOutputStream`), as
 //! Spark's `BitArray.writeTo` and Guava's `BloomFilter.writeTo` write them.
 //!
-//! Readers never trust the word count before the bytes exist: `decode` compares it with the
-//! input's length before allocating, and `read` grows its buffer only as bytes arrive.
+//! Readers never trust the word count before the bytes exist: the reader of bytes compares it
+//! with the input's length before allocating, and the reader of a stream grows its buffer
+//! only as bytes arrive.
 
 use std::convert::Infallible;
 use std::io::{self, Read, Write};
 
 use bloom_core::Error;
-use bloom_core::internal::ByteReader;
+use bloom_core::internal::{ByteReader, STREAM_CHUNK};
 
 use crate::bits::{JvmBits, allocate};
-
-/// Bytes passed to a writer, or asked of a reader, at a time.
-const CHUNK_BYTES: usize = 64 * 1024;
 
 /// The bytes of a filter: `header`, the word count, the words, built in place.
 pub(crate) fn encode(header: &[u8], bits: &JvmBits) -> Vec<u8> {
@@ -49,11 +47,11 @@ fn fill<E>(
     Ok(())
 }
 
-/// Streams the bytes of [`encode`] to `writer` through a buffer of [`CHUNK_BYTES`], then
+/// Streams the bytes of [`encode`] to `writer` through a buffer of [`STREAM_CHUNK`], then
 /// flushes it.
 pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> Result<(), Error> {
-    let mut buf = Vec::with_capacity(CHUNK_BYTES.min(encoded_len(header, bits)));
-    fill(&mut buf, header, bits, CHUNK_BYTES, |buf| {
+    let mut buf = Vec::with_capacity(STREAM_CHUNK.min(encoded_len(header, bits)));
+    fill(&mut buf, header, bits, STREAM_CHUNK, |buf| {
         writer.write_all(buf)?;
         buf.clear();
         Ok::<(), io::Error>(())
@@ -61,12 +59,6 @@ pub(crate) fn write<W: Write>(mut writer: W, header: &[u8], bits: &JvmBits) -> R
     writer.write_all(&buf)?;
     writer.flush()?;
     Ok(())
-}
-
-/// A big-endian `int`.
-fn take_i32(reader: &mut ByteReader<'_>) -> Result<i32, Error> {
-    let b = reader.take(4)?;
-    Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// The word count a reader found, checked: Java arrays of a negative length cannot exist, and
@@ -86,39 +78,15 @@ fn be_words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
     bytes.chunks_exact(8).map(word)
 }
 
-/// The word count and the words at the reader's position, which must be the input's end.
-///
-/// # Errors
-///
-/// [`Error::Truncated`] when fewer bytes remain than the count names, [`Error::Corrupt`] for
-/// a count below 1 or bytes after the words.
-fn decode(reader: &mut ByteReader<'_>) -> Result<JvmBits, Error> {
-    let count = check_word_count(take_i32(reader)?)?;
-    let needed = count as u64 * 8;
-    let available = reader.remaining() as u64;
-    if available < needed {
-        return Err(Error::Truncated { needed, available });
-    }
-    if available > needed {
-        return Err(Error::corrupt(format!(
-            "{} trailing bytes after the bit array",
-            available - needed
-        )));
-    }
-    let bytes = reader.take(count * 8)?;
-    let mut words = allocate(count)?;
-    words.extend(be_words(bytes));
-    Ok(JvmBits::from_words(words))
-}
-
-/// Fills `buf` from `reader`, or reports how much of it was missing.
-fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), Error> {
+/// Fills `buf` from `reader`, or reports it [`Error::Truncated`]: `needed` bytes wanted, of
+/// which the stream held those it put in `buf`.
+fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8], needed: u64) -> Result<(), Error> {
     let mut filled = 0;
     while filled < buf.len() {
         match reader.read(&mut buf[filled..]) {
             Ok(0) => {
                 return Err(Error::Truncated {
-                    needed: buf.len() as u64,
+                    needed,
                     available: filled as u64,
                 });
             }
@@ -130,68 +98,58 @@ fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A big-endian `int` from a stream.
-fn read_i32<R: Read>(reader: &mut R) -> Result<i32, Error> {
-    let mut b = [0u8; 4];
-    read_exact(reader, &mut b)?;
-    Ok(i32::from_be_bytes(b))
-}
-
-/// The word count and the words from a stream, reading exactly their bytes. Memory grows a
-/// chunk at a time as bytes arrive, whatever count the stream claims.
-///
-/// # Errors
-///
-/// As [`decode`] (less the trailing bytes, which a stream leaves unread), and
-/// [`Error::Io`] for the reader's own errors.
-fn read<R: Read>(reader: &mut R) -> Result<JvmBits, Error> {
-    let count = check_word_count(read_i32(reader)?)?;
-    let mut words: Vec<u64> = Vec::new();
-    let mut chunk = vec![0u8; CHUNK_BYTES.min(count * 8)];
-    while words.len() < count {
-        let n = (count - words.len()).min(CHUNK_BYTES / 8);
-        let bytes = &mut chunk[..n * 8];
-        if let Err(e) = read_exact(reader, bytes) {
-            return Err(match e {
-                Error::Truncated { available, .. } => Error::Truncated {
-                    needed: (count - words.len()) as u64 * 8,
-                    available,
-                },
-                other => other,
-            });
-        }
-        words.try_reserve(n).map_err(|_| Error::OutOfMemory {
-            bytes: (words.len() + n) * 8,
-        })?;
-        words.extend(be_words(bytes));
-    }
-    Ok(JvmBits::from_words(words))
-}
-
 /// Where a reader takes a filter's fields from: the bytes of `from_bytes`, which must end
 /// with the filter, or the stream of `read_from`, read exactly as far as the filter goes. One
 /// decoder per format serves both. (`pub` in this private module only because the formats'
 /// sealed trait names it.)
 pub trait Fields {
-    /// The next byte.
-    fn u8(&mut self) -> Result<u8, Error>;
-    /// The next big-endian `int`.
-    fn i32(&mut self) -> Result<i32, Error>;
+    /// The next `N` bytes.
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error>;
+
     /// The word count and the words, the filter's last fields.
     fn bits(&mut self) -> Result<JvmBits, Error>;
+
+    /// The next byte.
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// The next big-endian `int`.
+    fn i32(&mut self) -> Result<i32, Error> {
+        Ok(i32::from_be_bytes(self.array()?))
+    }
 }
 
 impl Fields for ByteReader<'_> {
-    fn u8(&mut self) -> Result<u8, Error> {
-        Ok(self.take(1)?[0])
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let mut array = [0; N];
+        array.copy_from_slice(self.take(N)?);
+        Ok(array)
     }
 
-    fn i32(&mut self) -> Result<i32, Error> {
-        take_i32(self)
-    }
-
+    /// The word count and the words at the reader's position, which must be the input's end.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Truncated`] when fewer bytes remain than the count names, [`Error::Corrupt`]
+    /// for a count below 1 or bytes after the words.
     fn bits(&mut self) -> Result<JvmBits, Error> {
-        decode(self)
+        let count = check_word_count(self.i32()?)?;
+        let needed = count as u64 * 8;
+        let available = self.remaining() as u64;
+        if available < needed {
+            return Err(Error::Truncated { needed, available });
+        }
+        if available > needed {
+            return Err(Error::corrupt(format!(
+                "{} trailing bytes after the bit array",
+                available - needed
+            )));
+        }
+        let bytes = self.take(count * 8)?;
+        let mut words = allocate(count)?;
+        words.extend(be_words(bytes));
+        Ok(JvmBits::from_words(words))
     }
 }
 
@@ -199,17 +157,32 @@ impl Fields for ByteReader<'_> {
 pub(crate) struct Stream<R>(pub(crate) R);
 
 impl<R: Read> Fields for Stream<R> {
-    fn u8(&mut self) -> Result<u8, Error> {
-        let mut b = [0u8; 1];
-        read_exact(&mut self.0, &mut b)?;
-        Ok(b[0])
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let mut array = [0; N];
+        read_exact(&mut self.0, &mut array, N as u64)?;
+        Ok(array)
     }
 
-    fn i32(&mut self) -> Result<i32, Error> {
-        read_i32(&mut self.0)
-    }
-
+    /// The word count and the words, reading exactly their bytes. Memory grows a chunk at a
+    /// time as bytes arrive, whatever count the stream claims.
+    ///
+    /// # Errors
+    ///
+    /// As for bytes (less the trailing bytes, which a stream leaves unread), and
+    /// [`Error::Io`] for the reader's own errors.
     fn bits(&mut self) -> Result<JvmBits, Error> {
-        read(&mut self.0)
+        let count = check_word_count(self.i32()?)?;
+        let mut words: Vec<u64> = Vec::new();
+        let mut chunk = vec![0u8; STREAM_CHUNK.min(count * 8)];
+        while words.len() < count {
+            let n = (count - words.len()).min(STREAM_CHUNK / 8);
+            let bytes = &mut chunk[..n * 8];
+            read_exact(&mut self.0, bytes, (count - words.len()) as u64 * 8)?;
+            words.try_reserve(n).map_err(|_| Error::OutOfMemory {
+                bytes: (words.len() + n) * 8,
+            })?;
+            words.extend(be_words(bytes));
+        }
+        Ok(JvmBits::from_words(words))
     }
 }
