@@ -231,6 +231,7 @@ pub(crate) fn prefetch_all<P: Probing>(bits: &JvmBits, k: u32, mut probes: Probe
 }
 
 /// A group's leading indices, and where each key's sequence stopped.
+#[derive(Default)]
 struct Leading {
     indices: [[u64; LEADING]; GROUP],
     probes: [Probes; GROUP],
@@ -238,6 +239,7 @@ struct Leading {
 }
 
 /// The other indices of the keys that passed their leading bits, and where their answers go.
+#[derive(Default)]
 struct Rest {
     indices: [[u64; MAX_STAGED_HASHES - LEADING]; GROUP],
     positions: [usize; GROUP],
@@ -329,22 +331,12 @@ pub(crate) fn contains_batch<P: Probing, K>(
         return;
     }
     let (lead, others) = (k.min(LEADING), k.saturating_sub(LEADING));
-    let leading = || Leading {
-        indices: [[0; LEADING]; GROUP],
-        probes: [Probes::default(); GROUP],
-        len: 0,
-    };
-    let rest = || Rest {
-        indices: [[0; MAX_STAGED_HASHES - LEADING]; GROUP],
-        positions: [0; GROUP],
-        len: 0,
-    };
     // Three groups in flight: `ahead` fetching its leading words, `middle` testing them and
     // fetching the rest, `behind` testing the rest. The stages trade places by swapping
     // references, not the kilobytes of state behind them.
-    let (mut first, mut second) = (leading(), leading());
+    let (mut first, mut second) = (Leading::default(), Leading::default());
     let (mut ahead, mut middle) = (&mut first, &mut second);
-    let (mut third, mut fourth) = (rest(), rest());
+    let (mut third, mut fourth) = (Rest::default(), Rest::default());
     let (mut behind, mut next) = (&mut third, &mut fourth);
     for group in keys.chunks(GROUP) {
         ahead.fill::<P, K>(bits, lead, group, &start);

@@ -14,8 +14,9 @@ pub(crate) const MAX_WORDS: u64 = i32::MAX as u64;
 /// Words of 64 bits, the number of them set, and the reduction of a hash to a bit index.
 ///
 /// `pub` in this private module only because the formats' sealed trait (`filter.rs`) names
-/// it: nothing outside the crate can reach it.
-#[derive(Clone)]
+/// it: nothing outside the crate can reach it. Equal words make every other field equal: each
+/// follows from the words.
+#[derive(Clone, PartialEq, Eq)]
 pub struct JvmBits {
     words: Vec<u64>,
     ones: u64,
@@ -23,14 +24,6 @@ pub struct JvmBits {
     /// Whether the words outgrow the L2 cache, where queries prefetch (`batch.rs`).
     beyond_l2: bool,
 }
-
-impl PartialEq for JvmBits {
-    fn eq(&self, other: &Self) -> bool {
-        self.words == other.words
-    }
-}
-
-impl Eq for JvmBits {}
 
 impl JvmBits {
     /// `num_words` zeroed words.
@@ -46,14 +39,11 @@ impl JvmBits {
 
     /// The words given, which must not be empty (the readers reject an empty array first).
     pub(crate) fn from_words(words: Vec<u64>) -> Self {
-        let ones = words.iter().map(|w| u64::from(w.count_ones())).sum();
-        let modulo = FastMod::new(words.len() as u64 * 64);
-        let beyond_l2 = words.len() * 8 > l2_cache_bytes();
         JvmBits {
+            ones: words.iter().map(|w| u64::from(w.count_ones())).sum(),
+            modulo: FastMod::new(words.len() as u64 * 64),
+            beyond_l2: words.len() * 8 > l2_cache_bytes(),
             words,
-            ones,
-            modulo,
-            beyond_l2,
         }
     }
 
