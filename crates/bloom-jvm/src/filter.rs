@@ -164,10 +164,10 @@ impl<F: Format> JvmBloomFilter<F> {
     #[inline]
     pub fn insert_all_bytes<B: AsRef<[u8]>, I: IntoIterator<Item = B>>(&mut self, keys: I) {
         let format = self.format;
-        self.insert_hashes(
-            keys.into_iter()
-                .map(move |key| format.hash_bytes(key.as_ref())),
-        );
+        let hashes = keys
+            .into_iter()
+            .map(move |key| format.hash_bytes(key.as_ref()));
+        self.insert_hashes(hashes);
     }
 
     /// Inserts the keys hashed as `hashes` yields them, through the workspace's
@@ -422,6 +422,20 @@ impl<F: Format> JvmBloomFilter<F> {
             num_hashes,
             bits,
         })
+    }
+
+    /// ORs `other`'s bits into these once every field `fields` names agrees between the two
+    /// filters (checked in order, the first to differ being the error).
+    pub(crate) fn union_if_same<const N: usize>(
+        &mut self,
+        other: &Self,
+        fields: impl Fn(&Self) -> [(&'static str, u64); N],
+    ) -> Result<(), Error> {
+        for ((name, ours), (_, theirs)) in fields(self).into_iter().zip(fields(other)) {
+            Error::check_same(name, ours, theirs)?;
+        }
+        self.bits.union(&other.bits);
+        Ok(())
     }
 
     /// Sets a key's bits; whether any was clear (the library's `put` answer).

@@ -8,7 +8,7 @@ use crate::batch::{self, Probes, Probing};
 use crate::bits::{JvmBits, words_for_bits};
 use crate::filter::{JvmBloomFilter, sealed::Rules};
 use crate::murmur3::{murmur3_x64_128, murmur3_x64_128_long};
-use crate::spark::{jvm_optimal_num_bits, jvm_optimal_num_hashes};
+use crate::spark::{check_num_hashes, jvm_optimal_num_bits, jvm_optimal_num_hashes};
 use crate::wire::Fields;
 
 /// The ordinal of `MURMUR128_MITZ_64` in Guava's `BloomFilterStrategies`: the first byte of
@@ -125,13 +125,7 @@ impl Rules for Guava {
         if strategy != MURMUR128_MITZ_64 {
             return Err(Error::UnsupportedHashScheme { found: strategy });
         }
-        let num_hashes = fields.u8()?;
-        if num_hashes == 0 {
-            return Err(Error::corrupt(
-                "the number of hash functions is 0; it must be at least 1",
-            ));
-        }
-        Ok((Guava, u32::from(num_hashes)))
+        Ok((Guava, check_num_hashes(fields.u8()?.into())?))
     }
 }
 
@@ -187,14 +181,12 @@ impl JvmBloomFilter<Guava> {
     ///
     /// [`Error::Incompatible`] when the bit sizes or hash counts differ.
     pub fn put_all(&mut self, other: &GuavaBloomFilter) -> Result<(), Error> {
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )?;
-        Error::check_same("bit_size", self.bit_size(), other.bit_size())?;
-        self.bits.union(&other.bits);
-        Ok(())
+        self.union_if_same(other, |f| {
+            [
+                ("num_hashes", u64::from(f.num_hashes)),
+                ("bit_size", f.bit_size()),
+            ]
+        })
     }
 
     /// Guava's `approximateElementCount`: `-m / k * ln(1 - X / m)` for X bits set of m,

@@ -21,11 +21,11 @@ pub enum SparkVersion {
     /// arithmetic, bit-inverted when negative, modulo the bit size. The seed is always 0 and
     /// is not in the bytes. Being 31 bits, the indices reach only the first 2^31 bits of a
     /// larger filter.
-    V1,
+    V1 = 1,
     /// Spark 4.1 and later, their default (`BloomFilterImplV2`): a 64-bit accumulator starts
     /// at `h1 * (2^31 - 1)` and adds `h2` before each probe; the probe is the accumulator,
     /// bit-inverted when negative, modulo the bit size. The seed is a field of the bytes.
-    V2,
+    V2 = 2,
 }
 
 impl SparkVersion {
@@ -34,10 +34,7 @@ impl SparkVersion {
 
     /// The version number the bytes start with.
     pub fn number(self) -> i32 {
-        match self {
-            SparkVersion::V1 => 1,
-            SparkVersion::V2 => 2,
-        }
+        self as i32
     }
 
     /// The version of a version number, if it is one.
@@ -340,24 +337,14 @@ impl JvmBloomFilter<Spark> {
     ///
     /// [`Error::Incompatible`] when the versions, bit sizes, hash counts or seeds differ.
     pub fn merge(&mut self, other: &SparkBloomFilter) -> Result<(), Error> {
-        Error::check_same(
-            "version",
-            self.version().number() as u64,
-            other.version().number() as u64,
-        )?;
-        Error::check_same("bit_size", self.bit_size(), other.bit_size())?;
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )?;
-        Error::check_same(
-            "seed",
-            self.seed() as u32 as u64,
-            other.seed() as u32 as u64,
-        )?;
-        self.bits.union(&other.bits);
-        Ok(())
+        self.union_if_same(other, |f| {
+            [
+                ("version", f.version().number() as u64),
+                ("bit_size", f.bit_size()),
+                ("num_hashes", u64::from(f.num_hashes)),
+                ("seed", f.seed() as u32 as u64),
+            ]
+        })
     }
 
     /// Bits set (Spark's `cardinality`).
@@ -431,7 +418,8 @@ fn check_version(number: i32) -> Result<SparkVersion, Error> {
     })
 }
 
-fn check_num_hashes(k: i32) -> Result<u32, Error> {
+/// A hash count read from bytes, as both formats' readers check it: at least 1.
+pub(crate) fn check_num_hashes(k: i32) -> Result<u32, Error> {
     if k < 1 {
         return Err(Error::corrupt(format!(
             "the number of hash functions is {k}; it must be at least 1"
