@@ -55,23 +55,14 @@ impl Config {
                 format!("must be at least 2 (got {})", self.growth_factor),
             ));
         }
-        let r = self.tightening_ratio;
-        if !(r.is_finite() && r > 0.0 && r < 1.0) {
-            return Err(Error::invalid(
-                "tightening_ratio",
-                format!("must be a number in (0, 1) (got {r})"),
-            ));
-        }
+        internal::check_rate("tightening_ratio", self.tightening_ratio)?;
         if !(1..=MAX_LAYERS).contains(&self.max_layers) {
             return Err(Error::invalid(
                 "max_layers",
                 format!("must be in 1..={MAX_LAYERS} (got {})", self.max_layers),
             ));
         }
-        if self.max_bytes == 0 {
-            return Err(Error::invalid("max_bytes", "must be at least 1 (got 0)"));
-        }
-        Ok(())
+        internal::check_count("max_bytes", self.max_bytes)
     }
 
     /// The false-positive rate of layer `index`: `P (1 - r) r^i` (Almeida, Baquero, Preguiça,
@@ -120,27 +111,19 @@ impl Config {
 
     /// Whether two filters were built alike, so that their layers line up.
     pub(crate) fn check_compatible(&self, other: &Config) -> Result<(), Error> {
-        Error::check_same(
-            "initial_capacity",
-            self.initial_capacity,
-            other.initial_capacity,
-        )?;
-        Error::check_same("fpr", self.fpr.to_bits(), other.fpr.to_bits())?;
-        Error::check_same(
-            "growth_factor",
-            u64::from(self.growth_factor),
-            u64::from(other.growth_factor),
-        )?;
-        Error::check_same(
-            "tightening_ratio",
-            self.tightening_ratio.to_bits(),
-            other.tightening_ratio.to_bits(),
-        )?;
-        Error::check_same(
-            "non_scaling",
-            u64::from(!self.scaling),
-            u64::from(!other.scaling),
-        )?;
+        // The floats compare by their bits: never NaN, and a union needs the same schedule.
+        let fields = |c: &Config| {
+            [
+                ("initial_capacity", c.initial_capacity),
+                ("fpr", c.fpr.to_bits()),
+                ("growth_factor", u64::from(c.growth_factor)),
+                ("tightening_ratio", c.tightening_ratio.to_bits()),
+                ("non_scaling", u64::from(!c.scaling)),
+            ]
+        };
+        for ((name, ours), (_, theirs)) in fields(self).into_iter().zip(fields(other)) {
+            Error::check_same(name, ours, theirs)?;
+        }
         self.hashing.check_same(&other.hashing)
     }
 }
@@ -168,14 +151,13 @@ pub(crate) fn size_for(capacity: u64, fpr: f64) -> Result<(u64, u32), Error> {
         if !(bits.is_finite() && bits >= 1.0) {
             continue;
         }
-        let bits = if bits > math::MAX_NUM_BITS as f64 {
+        if bits > math::MAX_NUM_BITS as f64 {
             return Err(Error::TooLarge {
                 requested_bits: bits,
                 max_bits: math::MAX_NUM_BITS,
             });
-        } else {
-            bits as u64
-        };
+        }
+        let bits = bits as u64;
         if best.is_none_or(|(b, _)| bits < b) {
             best = Some((bits, k as u32));
         }
