@@ -177,7 +177,7 @@ impl ScalableBloomFilter {
         if self.newest().is_full() {
             self.grow()?;
         }
-        let newest = self.newest_mut();
+        let newest = self.layers.last_mut().expect("a filter always has a layer");
         // No layer holds every bit of the key, so this sets at least one new bit: the key
         // counts against the capacity.
         newest.filter.insert_hash(hash);
@@ -189,7 +189,6 @@ impl ScalableBloomFilter {
     #[cold]
     fn grow(&mut self) -> Result<(), Error> {
         let index = self.layers.len();
-        let full = |reason: String| Error::Full { reason };
         let cannot = |e: Error| full(format!("layer {index} cannot be made: {e}"));
         if !self.config.scaling {
             return Err(full(format!(
@@ -503,25 +502,20 @@ impl ScalableBloomFilter {
             )?;
         }
         let extra = &other.layers[self.layers.len().min(other.layers.len())..];
-        if self.layers.len() + extra.len() > self.config.max_layers {
-            return Err(Error::Full {
-                reason: format!(
-                    "the union needs {} layers, beyond the cap of {}",
-                    self.layers.len() + extra.len(),
-                    self.config.max_layers
-                ),
-            });
+        let (layers, cap) = (self.layers.len() + extra.len(), self.config.max_layers);
+        if layers > cap {
+            return Err(full(format!(
+                "the union needs {layers} layers, beyond the cap of {cap}"
+            )));
         }
         let needed = extra.iter().fold(self.memory_usage() as u64, |sum, l| {
             sum.saturating_add(l.memory_usage() as u64)
         });
         if needed > self.config.max_bytes {
-            return Err(Error::Full {
-                reason: format!(
-                    "the union needs {needed} bytes, beyond the cap of {}",
-                    self.config.max_bytes
-                ),
-            });
+            let cap = self.config.max_bytes;
+            return Err(full(format!(
+                "the union needs {needed} bytes, beyond the cap of {cap}"
+            )));
         }
         for (a, b) in self.layers.iter_mut().zip(&other.layers) {
             a.filter.union(&b.filter)?;
@@ -536,10 +530,6 @@ impl ScalableBloomFilter {
         self.layers.last().expect("a filter always has a layer")
     }
 
-    fn newest_mut(&mut self) -> &mut Layer {
-        self.layers.last_mut().expect("a filter always has a layer")
-    }
-
     /// Adds every key of `keys`, stopping at the first error: the fallible twin of
     /// [`Extend::extend`].
     ///
@@ -549,6 +539,11 @@ impl ScalableBloomFilter {
     pub fn try_extend<T: Hash, I: IntoIterator<Item = T>>(&mut self, keys: I) -> Result<(), Error> {
         self.insert_all(keys)
     }
+}
+
+/// The error of an insert or a union that needs more room than the filter may take.
+fn full(reason: String) -> Error {
+    Error::Full { reason }
 }
 
 /// Adds every key.
