@@ -463,10 +463,9 @@ impl<F: Format> BurstInsert for Bursts<'_, F> {
 
     #[inline(always)]
     fn prefetch(&self, hash: F::Hash) {
-        let filter = &self.0;
-        filter
+        self.0
             .format
-            .prefetch(&filter.bits, filter.num_hashes, hash);
+            .prefetch(&self.0.bits, self.0.num_hashes, hash);
     }
 
     #[inline(always)]

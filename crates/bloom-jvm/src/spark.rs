@@ -39,11 +39,9 @@ impl SparkVersion {
 
     /// The version of a version number, if it is one.
     pub fn from_number(number: i32) -> Option<SparkVersion> {
-        match number {
-            1 => Some(SparkVersion::V1),
-            2 => Some(SparkVersion::V2),
-            _ => None,
-        }
+        [SparkVersion::V1, SparkVersion::V2]
+            .into_iter()
+            .find(|version| version.number() == number)
     }
 }
 
@@ -135,7 +133,7 @@ impl Probing for V2 {
 
 /// The probe sequence of a key's two hashes in `version`.
 #[inline(always)]
-fn probes(version: SparkVersion, h1: i32, h2: i32) -> Probes {
+fn probes(version: SparkVersion, (h1, h2): (i32, i32)) -> Probes {
     match version {
         // Wrapping 64-bit sums have the low 32 bits of Java's wrapping `int` sums.
         SparkVersion::V1 => Probes::new(h1 as u32 as u64, h2 as u32 as u64),
@@ -165,8 +163,8 @@ impl Rules for Spark {
     }
 
     #[inline(always)]
-    fn set(self, bits: &mut JvmBits, k: u32, (h1, h2): (i32, i32)) -> bool {
-        let p = probes(self.version, h1, h2);
+    fn set(self, bits: &mut JvmBits, k: u32, hash: (i32, i32)) -> bool {
+        let p = probes(self.version, hash);
         match self.version {
             SparkVersion::V1 => batch::insert::<V1>(bits, k, p),
             SparkVersion::V2 => batch::insert::<V2>(bits, k, p),
@@ -174,8 +172,8 @@ impl Rules for Spark {
     }
 
     #[inline(always)]
-    fn contains(self, bits: &JvmBits, k: u32, (h1, h2): (i32, i32)) -> bool {
-        let p = probes(self.version, h1, h2);
+    fn contains(self, bits: &JvmBits, k: u32, hash: (i32, i32)) -> bool {
+        let p = probes(self.version, hash);
         match self.version {
             SparkVersion::V1 => batch::contains::<V1>(bits, k, p),
             SparkVersion::V2 => batch::contains::<V2>(bits, k, p),
@@ -183,8 +181,8 @@ impl Rules for Spark {
     }
 
     #[inline(always)]
-    fn prefetch(self, bits: &JvmBits, k: u32, (h1, h2): (i32, i32)) {
-        let p = probes(self.version, h1, h2);
+    fn prefetch(self, bits: &JvmBits, k: u32, hash: (i32, i32)) {
+        let p = probes(self.version, hash);
         match self.version {
             SparkVersion::V1 => batch::prefetch_all::<V1>(bits, k, p),
             SparkVersion::V2 => batch::prefetch_all::<V2>(bits, k, p),
@@ -200,10 +198,7 @@ impl Rules for Spark {
         out: &mut Vec<bool>,
     ) {
         let version = self.version;
-        let start = |key: &K| {
-            let (h1, h2) = hash(key);
-            probes(version, h1, h2)
-        };
+        let start = |key: &K| probes(version, hash(key));
         match version {
             SparkVersion::V1 => batch::contains_batch::<V1, _>(bits, k, keys, start, out),
             SparkVersion::V2 => batch::contains_batch::<V2, _>(bits, k, keys, start, out),
