@@ -39,7 +39,6 @@ pub(crate) struct Config {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct LayerSize {
     pub(crate) capacity: u64,
-    pub(crate) fpr: f64,
     pub(crate) num_bits: u64,
     pub(crate) num_hashes: u32,
 }
@@ -99,11 +98,9 @@ impl Config {
             requested_bits: f64::INFINITY,
             max_bits: math::MAX_NUM_BITS,
         })?;
-        let fpr = self.layer_fpr(index);
-        let (num_bits, num_hashes) = size_for(capacity, fpr)?;
+        let (num_bits, num_hashes) = size_for(capacity, self.layer_fpr(index))?;
         Ok(LayerSize {
             capacity,
-            fpr,
             num_bits,
             num_hashes,
         })
