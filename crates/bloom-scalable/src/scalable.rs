@@ -188,7 +188,7 @@ impl ScalableBloomFilter {
     /// Opens the next layer, or explains why it cannot.
     #[cold]
     fn grow(&mut self) -> Result<(), Error> {
-        let index = self.layers.len();
+        let (index, max_layers) = (self.layers.len(), self.config.max_layers);
         let cannot = |e: Error| full(format!("layer {index} cannot be made: {e}"));
         if !self.config.scaling {
             return Err(full(format!(
@@ -196,11 +196,8 @@ impl ScalableBloomFilter {
                 self.config.initial_capacity
             )));
         }
-        if index >= self.config.max_layers {
-            return Err(full(format!(
-                "all {} layers allowed are full",
-                self.config.max_layers
-            )));
+        if index >= max_layers {
+            return Err(full(format!("all {max_layers} layers allowed are full")));
         }
         let size = self.config.layer_size(index).map_err(cannot)?;
         let needed = (self.memory_usage() as u64)
@@ -656,10 +653,7 @@ impl serde::Serialize for ScalableBloomFilter {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for ScalableBloomFilter {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::internal::serde_bytes::deserialize(
-            deserializer,
-            ScalableBloomFilter::from_bytes,
-        )
+        bloom_core::internal::serde_bytes::deserialize(deserializer, Self::from_bytes)
     }
 }
 
