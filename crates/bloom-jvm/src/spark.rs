@@ -206,13 +206,10 @@ impl Rules for Spark {
     }
 
     fn header(self, k: u32) -> Vec<u8> {
-        let mut header = Vec::with_capacity(12);
-        header.extend_from_slice(&self.version.number().to_be_bytes());
-        header.extend_from_slice(&(k as i32).to_be_bytes());
-        if self.version == SparkVersion::V2 {
-            header.extend_from_slice(&self.seed.to_be_bytes());
-        }
-        header
+        let fields = [self.version.number(), k as i32, self.seed].map(i32::to_be_bytes);
+        // The version and k, then the seed in V2 only.
+        let len = 2 + usize::from(self.version == SparkVersion::V2);
+        fields[..len].concat()
     }
 
     /// The version ([`Error::UnsupportedVersion`] for one other than 1 and 2,
