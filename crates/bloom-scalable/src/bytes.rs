@@ -266,10 +266,9 @@ fn read_layers(
     num_layers: usize,
     source: &mut dyn LayerSource,
 ) -> Result<ScalableBloomFilter, Error> {
-    let mut layers = Vec::new();
-    for index in 0..num_layers {
-        layers.push(read_layer(&config, index, source)?);
-    }
+    let layers = (0..num_layers)
+        .map(|index| read_layer(&config, index, source))
+        .collect::<Result<Vec<_>, _>>()?;
     let memory: u64 = std::mem::size_of::<ScalableBloomFilter>() as u64
         + layers.iter().map(|l| l.memory_usage() as u64).sum::<u64>();
     if memory > config.max_bytes {
@@ -326,8 +325,7 @@ impl Keyed for ScalableBloomFilter {
     fn with_hashing(mut self, hashing: Hashing) -> Self {
         self.clear();
         self.config.hashing = hashing;
-        let layers = std::mem::take(&mut self.layers);
-        self.layers = layers
+        self.layers = std::mem::take(&mut self.layers)
             .into_iter()
             .map(|layer| Layer {
                 filter: layer.filter.with_hashing(hashing),
