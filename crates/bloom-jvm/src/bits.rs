@@ -3,8 +3,8 @@
 //! `BloomFilterStrategies.java`; the two agree), with the count of set bits kept current.
 
 use bloom_core::Error;
-use bloom_core::internal::advise_huge_pages;
 use bloom_core::internal::caches::l2_cache_bytes;
+use bloom_core::internal::{advise_huge_pages, check_count};
 
 use crate::fastmod::FastMod;
 
@@ -148,9 +148,7 @@ pub(crate) fn allocate(num_words: usize) -> Result<Vec<u64>, Error> {
 /// [`Error::InvalidParameter`] (named `num_bits`) for 0, [`Error::TooLarge`] beyond
 /// [`MAX_WORDS`] words: the formats' word count is a Java `int`.
 pub(crate) fn words_for_bits(num_bits: u64) -> Result<usize, Error> {
-    if num_bits == 0 {
-        return Err(Error::invalid("num_bits", "must be at least 1 (got 0)"));
-    }
+    check_count("num_bits", num_bits)?;
     let words = num_bits.div_ceil(64);
     if words > MAX_WORDS {
         return Err(Error::TooLarge {

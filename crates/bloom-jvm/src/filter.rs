@@ -164,10 +164,10 @@ impl<F: Format> JvmBloomFilter<F> {
     #[inline]
     pub fn insert_all_bytes<B: AsRef<[u8]>, I: IntoIterator<Item = B>>(&mut self, keys: I) {
         let format = self.format;
-        let hashes = keys
-            .into_iter()
-            .map(move |key| format.hash_bytes(key.as_ref()));
-        self.insert_hashes(hashes);
+        self.insert_hashes(
+            keys.into_iter()
+                .map(move |key| format.hash_bytes(key.as_ref())),
+        );
     }
 
     /// Inserts the keys hashed as `hashes` yields them, through the workspace's
