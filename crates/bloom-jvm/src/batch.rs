@@ -334,10 +334,8 @@ pub(crate) fn contains_batch<P: Probing, K>(
     // Three groups in flight: `ahead` fetching its leading words, `middle` testing them and
     // fetching the rest, `behind` testing the rest. The stages trade places by swapping
     // references, not the kilobytes of state behind them.
-    let (mut first, mut second) = (Leading::default(), Leading::default());
-    let (mut ahead, mut middle) = (&mut first, &mut second);
-    let (mut third, mut fourth) = (Rest::default(), Rest::default());
-    let (mut behind, mut next) = (&mut third, &mut fourth);
+    let (mut ahead, mut middle) = (&mut Leading::default(), &mut Leading::default());
+    let (mut behind, mut next) = (&mut Rest::default(), &mut Rest::default());
     for group in keys.chunks(GROUP) {
         ahead.fill::<P, K>(bits, lead, group, &start);
         middle.test::<P>(bits, k, out, next);
