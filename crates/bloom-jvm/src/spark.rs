@@ -21,11 +21,11 @@ pub enum SparkVersion {
     /// arithmetic, bit-inverted when negative, modulo the bit size. The seed is always 0 and
     /// is not in the bytes. Being 31 bits, the indices reach only the first 2^31 bits of a
     /// larger filter.
-    V1 = 1,
+    V1,
     /// Spark 4.1 and later, their default (`BloomFilterImplV2`): a 64-bit accumulator starts
     /// at `h1 * (2^31 - 1)` and adds `h2` before each probe; the probe is the accumulator,
     /// bit-inverted when negative, modulo the bit size. The seed is a field of the bytes.
-    V2 = 2,
+    V2,
 }
 
 impl SparkVersion {
@@ -34,7 +34,10 @@ impl SparkVersion {
 
     /// The version number the bytes start with.
     pub fn number(self) -> i32 {
-        self as i32
+        match self {
+            SparkVersion::V1 => 1,
+            SparkVersion::V2 => 2,
+        }
     }
 
     /// The version of a version number, if it is one.
