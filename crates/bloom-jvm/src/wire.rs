@@ -173,13 +173,14 @@ impl<R: Read> Fields for Stream<R> {
     fn bits(&mut self) -> Result<JvmBits, Error> {
         let count = check_word_count(self.i32()?)?;
         let mut words: Vec<u64> = Vec::new();
-        let mut chunk = vec![0u8; STREAM_CHUNK.min(count * 8)];
+        // The count's bytes may not fit a 32-bit `usize`: the chunk is the smaller.
+        let mut chunk = vec![0u8; STREAM_CHUNK.min(count.saturating_mul(8))];
         while words.len() < count {
             let n = (count - words.len()).min(STREAM_CHUNK / 8);
             let bytes = &mut chunk[..n * 8];
             read_exact(&mut self.0, bytes, (count - words.len()) as u64 * 8)?;
             words.try_reserve(n).map_err(|_| Error::OutOfMemory {
-                bytes: (words.len() + n) * 8,
+                bytes: (words.len() + n).saturating_mul(8),
             })?;
             words.extend(be_words(bytes));
         }
