@@ -10,8 +10,8 @@
 
 use bloom_core::Error;
 use bloom_core::bits::{BitStore, Words};
-use bloom_core::internal::Probes;
 use bloom_core::internal::batch::ProbeSet;
+use bloom_core::internal::{Probes, check_count};
 use bloom_core::math::MAX_NUM_BITS;
 
 /// The value at which a counter saturates and sticks: the largest a 4-bit counter holds.
@@ -99,27 +99,27 @@ pub(crate) fn gather_nibble_flags(flags: u64) -> u64 {
 /// [`Error::InvalidParameter`] for 0, [`Error::TooLarge`] above the maximum (reported in
 /// bits of counter memory, 4 per counter).
 pub(crate) fn check_num_counters(num_counters: u64) -> Result<(), Error> {
-    if num_counters == 0 {
-        Err(Error::invalid("num_counters", "must be at least 1 (got 0)"))
-    } else if num_counters > MAX_NUM_COUNTERS {
-        Err(Error::TooLarge {
-            requested_bits: num_counters as f64 * 4.0,
-            max_bits: MAX_NUM_BITS,
-        })
-    } else {
-        Ok(())
+    check_count("num_counters", num_counters)?;
+    if num_counters > MAX_NUM_COUNTERS {
+        return Err(too_large(num_counters));
+    }
+    Ok(())
+}
+
+/// The error for more counters than fit, in bits of counter memory (4 per counter).
+fn too_large(num_counters: u64) -> Error {
+    Error::TooLarge {
+        requested_bits: num_counters as f64 * 4.0,
+        max_bits: MAX_NUM_BITS,
     }
 }
 
 /// Words needed for `num_counters` counters, checked against the address space.
 fn words_for(num_counters: u64) -> Result<usize, Error> {
-    match usize::try_from(num_counters.div_ceil(16)) {
-        Ok(words) if words.checked_mul(8).is_some() => Ok(words),
-        _ => Err(Error::TooLarge {
-            requested_bits: num_counters as f64 * 4.0,
-            max_bits: MAX_NUM_BITS,
-        }),
-    }
+    usize::try_from(num_counters.div_ceil(16))
+        .ok()
+        .filter(|words| words.checked_mul(8).is_some())
+        .ok_or_else(|| too_large(num_counters))
 }
 
 /// Checks that a payload of `len` bytes holds the words of `num_counters` counters exactly.
@@ -134,44 +134,22 @@ fn check_payload(num_counters: u64, len: u64) -> Result<(), Error> {
     Ok(())
 }
 
-/// The mask of the counters of the last word that lie inside an array of `num_counters`.
-fn tail_mask(num_counters: u64) -> u64 {
-    match num_counters % 16 {
-        0 => u64::MAX,
-        r => (1u64 << (4 * r)) - 1,
-    }
-}
-
 /// A fixed-size array of 4-bit counters. Counters past `len()` in the last word are always
 /// zero; every constructor checks it, and the filter only touches counters below `len()`.
 ///
 /// The words are the core's [`Words`]: lazily zeroed, aligned, fallible, advised for huge
 /// pages, and cleared for free while never written.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Counters {
     words: Words<u64>,
     len: u64,
-}
-
-impl std::fmt::Debug for Counters {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Counters")
-            .field("len", &self.len)
-            .field("nonzero", &self.count_nonzero())
-            .field("saturated", &self.count_saturated())
-            .finish()
-    }
 }
 
 impl Counters {
     /// `num_counters` zero counters.
     pub(crate) fn new(num_counters: u64) -> Result<Self, Error> {
         check_num_counters(num_counters)?;
-        let words = words_for(num_counters)?;
-        Ok(Counters {
-            words: Words::zeroed(words)?,
-            len: num_counters,
-        })
+        Self::from_words(Words::zeroed(words_for(num_counters)?)?, num_counters)
     }
 
     /// Reads `num_counters` counters from little-endian words. Allocates only after checking
@@ -186,10 +164,9 @@ impl Counters {
     /// past the last.
     pub(crate) fn from_words(v: Words<u64>, num_counters: u64) -> Result<Self, Error> {
         check_payload(num_counters, v.len() as u64 * 8)?;
-        if v.as_slice()
-            .last()
-            .is_some_and(|&w| w & !tail_mask(num_counters) != 0)
-        {
+        // The bits of the last word past the last counter; none when it fills the word.
+        let tail_shift = 4 * (num_counters % 16);
+        if tail_shift != 0 && v.as_slice().last().is_some_and(|&w| w >> tail_shift != 0) {
             return Err(Error::corrupt(format!(
                 "counters set beyond the end ({num_counters} counters)"
             )));
@@ -275,9 +252,7 @@ impl Counters {
 
     /// Puts the words, little-endian, into `out` (`to_bytes` and `write_to`).
     pub(crate) fn write_le_bytes(&self, out: &mut bloom_core::internal::Sink<'_>) {
-        for w in self.words() {
-            out.put(&w.to_le_bytes());
-        }
+        out.put_words(self.words().iter().copied());
     }
 }
 

@@ -4,7 +4,7 @@ use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::{Error, internal, math};
 
-use crate::counters::{MAX_NUM_COUNTERS, check_num_counters};
+use crate::counters::check_num_counters;
 
 /// The validated parameters of a counting filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,13 +104,8 @@ impl Params {
     }
 }
 
-/// The counter count a frame may announce.
+/// The counter count a frame may announce: what a constructor accepts, but as corrupt bytes.
 fn check_size(num_counters: u64) -> Result<(), Error> {
-    if (1..=MAX_NUM_COUNTERS).contains(&num_counters) {
-        Ok(())
-    } else {
-        Err(Error::corrupt(format!(
-            "num_counters {num_counters} out of range"
-        )))
-    }
+    check_num_counters(num_counters)
+        .map_err(|_| Error::corrupt(format!("num_counters {num_counters} out of range")))
 }
