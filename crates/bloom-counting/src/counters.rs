@@ -46,6 +46,13 @@ pub(crate) fn counter(words: &[u64], pos: u64) -> u64 {
     (words[word_index(pos)] >> nibble_shift(pos)) & 15
 }
 
+/// Adds 1 to counter `pos`, held in `word`, unless it is saturated (15): without a branch.
+#[inline(always)]
+pub(crate) fn saturating_increment(word: &mut u64, pos: u64) {
+    let shift = nibble_shift(pos);
+    *word += u64::from((*word >> shift) & 15 != 15) << shift;
+}
+
 /// Bit `4j` of the result is set where counter `j` of `word` is non-zero.
 #[inline(always)]
 pub(crate) fn nonzero_nibbles(word: u64) -> u64 {

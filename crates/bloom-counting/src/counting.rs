@@ -5,12 +5,11 @@ use std::io::{Read, Write};
 
 use bloom_classic::{BloomFilter, DEFAULT_FPR};
 use bloom_core::hash::{Hashing, SecretKey, random_seed};
-use bloom_core::internal::batch::CACHED_MAX_BYTES;
-use bloom_core::internal::batch::{LEADING_PROBES, ProbeSet};
+use bloom_core::internal::batch::{CACHED_MAX_BYTES, LEADING_PROBES, ProbeSet};
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, Filter, Keyed, Persist, PersistIo, math};
 
-use crate::counters::{Counters, counter, nibble_shift, word_index};
+use crate::counters::{Counters, counter, saturating_increment, word_index};
 use crate::params::Params;
 use crate::removed::Removed;
 
@@ -105,10 +104,8 @@ impl CountingBloomFilter {
     }
 
     fn from_params(params: Params) -> Result<Self, Error> {
-        Ok(CountingBloomFilter {
-            counters: Counters::new(params.num_counters)?,
-            params,
-        })
+        let counters = Counters::new(params.num_counters)?;
+        Ok(CountingBloomFilter { counters, params })
     }
 
     /// Returns this filter emptied and re-keyed with `seed`.
@@ -163,11 +160,6 @@ impl CountingBloomFilter {
         self.params.hashing.hash(key)
     }
 
-    #[inline(always)]
-    fn probes(&self, hash: u128) -> Probes {
-        Probes::new(hash, self.params.num_hashes, self.params.num_counters)
-    }
-
     /// Adds a key: increments each of its counters that is not saturated. Returns `true` if
     /// it was possibly present already (all its counters were non-zero).
     ///
@@ -197,7 +189,7 @@ impl CountingBloomFilter {
         self.fetch_ahead(hash);
         let mut all = true;
         self.counters
-            .each_counter(self.probes(hash), |word, shift| {
+            .each_counter(self.params.probes(hash), |word, shift| {
                 let count = (*word >> shift) & 15;
                 all &= count != 0;
                 // Saturating increment without a branch: add 1 unless the counter is at 15.
@@ -217,7 +209,7 @@ impl CountingBloomFilter {
     /// Whether a pre-computed hash may be present.
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> bool {
-        let probes = self.probes(hash);
+        let probes = self.params.probes(hash);
         if self.fits_cache() {
             // Cached counters: testing all of them costs less than mispredicted early exits.
             self.counters.contains_now(probes)
@@ -249,7 +241,7 @@ impl CountingBloomFilter {
     #[inline(always)]
     fn fetch_ahead(&self, hash: u128) {
         if !self.fits_cache() {
-            self.counters.prefetch(self.probes(hash));
+            self.counters.prefetch(self.params.probes(hash));
         }
     }
 
@@ -307,7 +299,7 @@ impl CountingBloomFilter {
         // dirty cache lines). Present keys then pay one pass that checks and decrements.
         // Every line is asked for first, so all of them are on the way by then.
         self.fetch_ahead(hash);
-        let probes = self.probes(hash);
+        let probes = self.params.probes(hash);
         if !self.counters.all_set(probes.clone().first(LEADING_PROBES)) {
             return Err(Error::NotPresent);
         }
@@ -340,9 +332,7 @@ impl CountingBloomFilter {
     #[cold]
     fn undo_decrements(words: &mut [u64], probes: Probes) {
         for pos in probes {
-            let word = &mut words[word_index(pos)];
-            let shift = nibble_shift(pos);
-            *word += u64::from((*word >> shift) & 15 != 15) << shift;
+            saturating_increment(&mut words[word_index(pos)], pos);
         }
     }
 
@@ -372,7 +362,8 @@ impl CountingBloomFilter {
     #[inline]
     pub fn count_estimate_hash(&self, hash: u128) -> u8 {
         let words = self.counters.words();
-        self.probes(hash)
+        self.params
+            .probes(hash)
             .map(|pos| counter(words, pos))
             .min()
             .unwrap_or(0) as u8
@@ -573,7 +564,9 @@ impl CountingBloomFilter {
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         // In memory the encoding cannot fail.
-        self.encode(Output::Bytes).unwrap_or_default()
+        self.params
+            .encode(Output::Bytes, &self.counters)
+            .unwrap_or_default()
     }
 
     /// Writes the bytes of [`to_bytes`](Self::to_bytes) to `writer`, 64 KiB at a time:
@@ -597,14 +590,9 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write_to<W: Write>(&self, mut writer: W) -> Result<(), Error> {
-        self.encode(Output::Writer(&mut writer)).map(drop)
-    }
-
-    fn encode(&self, output: Output<'_>) -> Result<Vec<u8>, Error> {
         self.params
-            .encode(output, self.counters.le_bytes_len(), |out| {
-                self.counters.write_le_bytes(out)
-            })
+            .encode(Output::Writer(&mut writer), &self.counters)
+            .map(drop)
     }
 
     /// Reads a filter from `reader`, as [`from_bytes`](Self::from_bytes) reads the bytes of
@@ -749,14 +737,12 @@ impl Keyed for CountingBloomFilter {
     /// `read_from`, the hashing checked against `key`: the payload is read straight into
     /// the counters' words, so the filter is held once.
     fn read_with(reader: &mut dyn Read, key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, words) = Params::read_frame(reader, key)?;
-        let counters = Counters::from_words(words, params.num_counters)?;
+        let (params, counters) = Params::read_frame(reader, key)?;
         Ok(CountingBloomFilter { counters, params })
     }
 
     fn decode_with(bytes: &[u8], key: Option<&SecretKey>) -> Result<Self, Error> {
-        let (params, payload) = Params::decode(bytes, key)?;
-        let counters = Counters::from_le_bytes(payload, params.num_counters)?;
+        let (params, counters) = Params::decode(bytes, key)?;
         Ok(CountingBloomFilter { counters, params })
     }
 }
@@ -837,17 +823,8 @@ mod parallel {
                 self.counters.words_mut(),
                 4,
                 keys,
-                |key| {
-                    Probes::new(
-                        params.hashing.hash(key),
-                        params.num_hashes,
-                        params.num_counters,
-                    )
-                },
-                |word, pos| {
-                    let shift = nibble_shift(pos);
-                    *word += u64::from((*word >> shift) & 15 != 15) << shift;
-                },
+                |key| params.probes(params.hashing.hash(key)),
+                saturating_increment,
             );
         }
     }
@@ -1013,7 +990,7 @@ mod tests {
         f.counters.words_mut()[0] = 15 | (3 << 4);
         let key = (0..1000u32)
             .find(|k| {
-                let mut p: Vec<u64> = f.probes(f.hash(k)).collect();
+                let mut p: Vec<u64> = f.params.probes(f.hash(k)).collect();
                 p.sort_unstable();
                 p == [0, 1]
             })

@@ -2,9 +2,10 @@
 
 use bloom_core::format::Variant;
 use bloom_core::hash::{Hashing, SecretKey};
+use bloom_core::internal::Probes;
 use bloom_core::{Error, internal, math};
 
-use crate::counters::check_num_counters;
+use crate::counters::{Counters, check_num_counters};
 
 /// The validated parameters of a counting filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,12 +44,12 @@ impl Params {
         self.hashing.check_same(&other.hashing)
     }
 
-    /// Frames the filter into `output` (`to_bytes` and `write_to` share this).
+    /// Frames the filter of these parameters and `counters` into `output` (`to_bytes` and
+    /// `write_to` share this).
     pub(crate) fn encode(
         &self,
         output: internal::Output<'_>,
-        payload_len: u64,
-        write: impl FnOnce(&mut internal::Sink<'_>),
+        counters: &Counters,
     ) -> Result<Vec<u8>, Error> {
         internal::encode_size_and_hashes(
             output,
@@ -56,36 +57,40 @@ impl Params {
             &self.hashing,
             self.num_counters,
             self.num_hashes,
-            payload_len,
-            write,
+            counters.le_bytes_len(),
+            |out| counters.write_le_bytes(out),
         )
     }
 
-    /// Reads one frame from a stream, its payload straight into the word store the filter
-    /// keeps (`internal::read_size_and_hashes_words`): returns the parameters, checked
-    /// against `key`, and the words.
+    /// The probe positions of `hash`.
+    #[inline(always)]
+    pub(crate) fn probes(&self, hash: u128) -> Probes {
+        Probes::new(hash, self.num_hashes, self.num_counters)
+    }
+
+    /// Reads one frame from a stream, its payload straight into the word store the counters
+    /// keep (`internal::read_size_and_hashes_words`): returns the parameters, checked
+    /// against `key`, and the counters.
     pub(crate) fn read_frame(
         reader: &mut dyn std::io::Read,
         key: Option<&SecretKey>,
-    ) -> Result<(Params, bloom_core::bits::Words<u64>), Error> {
+    ) -> Result<(Params, Counters), Error> {
         let (num_counters, num_hashes, hashing, words) =
             internal::read_size_and_hashes_words(reader, Variant::Counting, key, check_size)?;
-        Ok((
-            Params {
-                num_counters,
-                num_hashes,
-                hashing,
-            },
-            words,
-        ))
+        let params = Params {
+            num_counters,
+            num_hashes,
+            hashing,
+        };
+        Ok((params, Counters::from_words(words, num_counters)?))
     }
 
     /// Decodes and validates the frame, its hashing checked against `key`; returns the
-    /// parameters and the payload (the words).
-    pub(crate) fn decode<'a>(
-        bytes: &'a [u8],
+    /// parameters and the counters.
+    pub(crate) fn decode(
+        bytes: &[u8],
         key: Option<&SecretKey>,
-    ) -> Result<(Params, &'a [u8]), Error> {
+    ) -> Result<(Params, Counters), Error> {
         let frame = internal::decode_size_and_hashes(
             bytes,
             Variant::Counting,
@@ -93,14 +98,12 @@ impl Params {
             internal::Checksum::Verify,
             check_size,
         )?;
-        Ok((
-            Params {
-                num_counters: frame.size,
-                num_hashes: frame.num_hashes,
-                hashing: frame.hashing,
-            },
-            frame.payload,
-        ))
+        let params = Params {
+            num_counters: frame.size,
+            num_hashes: frame.num_hashes,
+            hashing: frame.hashing,
+        };
+        Ok((params, Counters::from_le_bytes(frame.payload, frame.size)?))
     }
 }
 
