@@ -132,14 +132,14 @@ impl<F: Probing> MightContain<F> {
     /// A column of filters against a column of keys: one batch query per run of rows with
     /// the same filter.
     fn probe_rows(&self, filters: &dyn Array, keys: &ArrayRef) -> Result<BooleanArray> {
-        let rows = BinaryRows::new(F::NAME, filters)?;
+        let rows = binary_rows(F::NAME, filters)?;
         let mut values = Vec::with_capacity(keys.len());
         let mut part = Vec::new();
         let mut start = 0;
-        while start < rows.len {
-            let bytes = rows.get(start);
+        while start < rows.len() {
+            let bytes = rows[start];
             let mut end = start + 1;
-            while end < rows.len && same(bytes, rows.get(end)) {
+            while end < rows.len() && same(bytes, rows[end]) {
                 end += 1;
             }
             match bytes {
@@ -170,33 +170,14 @@ fn same(a: Option<&[u8]>, b: Option<&[u8]>) -> bool {
     }
 }
 
-/// The rows of a column of filters, whichever binary type it is.
-struct BinaryRows<'a> {
-    array: &'a dyn Array,
-    len: usize,
-}
-
-impl<'a> BinaryRows<'a> {
-    fn new(function: &str, array: &'a dyn Array) -> Result<Self> {
-        match array.data_type() {
-            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Ok(BinaryRows {
-                array,
-                len: array.len(),
-            }),
-            other => exec_err!("{function}: a filter of type {other} is not BINARY"),
-        }
-    }
-
-    fn get(&self, i: usize) -> Option<&'a [u8]> {
-        if self.array.is_null(i) {
-            return None;
-        }
-        Some(match self.array.data_type() {
-            DataType::Binary => self.array.as_binary::<i32>().value(i),
-            DataType::LargeBinary => self.array.as_binary::<i64>().value(i),
-            _ => self.array.as_binary_view().value(i),
-        })
-    }
+/// The rows of a column of filters, whichever binary type it is: `None` at a null.
+fn binary_rows<'a>(function: &str, array: &'a dyn Array) -> Result<Vec<Option<&'a [u8]>>> {
+    Ok(match array.data_type() {
+        DataType::Binary => array.as_binary::<i32>().iter().collect(),
+        DataType::LargeBinary => array.as_binary::<i64>().iter().collect(),
+        DataType::BinaryView => array.as_binary_view().iter().collect(),
+        other => return exec_err!("{function}: a filter of type {other} is not BINARY"),
+    })
 }
 
 /// A scalar filter's bytes, and, when the scalar is a planned literal ([`planned_literal`]),
@@ -288,58 +269,44 @@ impl<F: Probing> ScalarUDFImpl for MightContain<F> {
     /// Plans a literal filter into the form whose evaluations share its bytes
     /// ([`planned_literal`]).
     fn simplify(&self, mut args: Vec<Expr>, _info: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        let planned = match args.first() {
-            Some(Expr::Literal(value, metadata)) => {
-                planned_literal(value).map(|planned| Expr::Literal(planned, metadata.clone()))
-            }
-            _ => None,
+        let Some(Expr::Literal(value, metadata)) = args.first() else {
+            return Ok(ExprSimplifyResult::Original(args));
         };
-        if let Some(planned) = planned {
-            args[0] = planned;
-            let udf = ScalarUDF::new_from_shared_impl(Arc::new(MightContain::<F>::new()));
-            return Ok(ExprSimplifyResult::Simplified(Expr::ScalarFunction(
-                ScalarFunction::new_udf(Arc::new(udf), args),
-            )));
-        }
-        Ok(ExprSimplifyResult::Original(args))
+        let Some(planned) = planned_literal(value) else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        args[0] = Expr::Literal(planned, metadata.clone());
+        let udf = Arc::new(ScalarUDF::new_from_impl(MightContain::<F>::new()));
+        Ok(ExprSimplifyResult::Simplified(Expr::ScalarFunction(
+            ScalarFunction::new_udf(udf, args),
+        )))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
         let [filters, keys] = <[ColumnarValue; 2]>::try_from(args.args).map_err(|a| {
             datafusion::common::exec_datafusion_err!("{}: {} arguments", F::NAME, a.len())
         })?;
-        match (filters, keys) {
-            (ColumnarValue::Scalar(filter), keys) => {
-                let Some(bytes) = scalar_bytes(F::NAME, &filter)? else {
-                    return Ok(match keys {
-                        ColumnarValue::Array(_) => {
-                            ColumnarValue::Array(new_null_array(&DataType::Boolean, rows))
-                        }
-                        ColumnarValue::Scalar(_) => {
-                            ColumnarValue::Scalar(ScalarValue::Boolean(None))
-                        }
-                    });
-                };
-                match keys {
-                    ColumnarValue::Array(keys) => Ok(ColumnarValue::Array(Arc::new(
-                        self.probe_array(bytes, &keys)?,
-                    ))),
-                    ColumnarValue::Scalar(key) => {
-                        let answer = self.probe_array(bytes, &key.to_array()?)?;
-                        Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(
-                            &answer, 0,
-                        )?))
-                    }
-                }
-            }
-            (ColumnarValue::Array(filters), keys) => {
+        let filter = match filters {
+            ColumnarValue::Scalar(filter) => filter,
+            ColumnarValue::Array(filters) => {
                 let keys = keys.into_array(filters.len())?;
-                Ok(ColumnarValue::Array(Arc::new(
-                    self.probe_rows(&filters, &keys)?,
-                )))
+                let answers = self.probe_rows(&filters, &keys)?;
+                return Ok(ColumnarValue::Array(Arc::new(answers)));
             }
-        }
+        };
+        let bytes = scalar_bytes(F::NAME, &filter)?;
+        // A scalar key is answered as an array of one, and its answer returned as a scalar.
+        let scalar_key = matches!(keys, ColumnarValue::Scalar(_));
+        let keys = keys.into_array(1)?;
+        let answers: ArrayRef = match bytes {
+            Some(bytes) => Arc::new(self.probe_array(bytes, &keys)?),
+            None => new_null_array(&DataType::Boolean, keys.len()),
+        };
+        Ok(if scalar_key {
+            ColumnarValue::Scalar(ScalarValue::try_from_array(&answers, 0)?)
+        } else {
+            ColumnarValue::Array(answers)
+        })
     }
 }
 

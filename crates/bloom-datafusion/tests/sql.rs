@@ -11,8 +11,8 @@ use bloom_classic::BloomFilter;
 use bloom_datafusion::DEFAULT_EXPECTED_ITEMS;
 use datafusion::arrow::array::AsArray;
 use datafusion::arrow::array::{
-    ArrayRef, BinaryArray, Float64Array, Int32Array, Int64Array, LargeStringArray, StringArray,
-    StringViewArray, UInt8Array,
+    ArrayRef, BinaryArray, BinaryViewArray, Float64Array, Int32Array, Int64Array, LargeBinaryArray,
+    LargeStringArray, StringArray, StringViewArray, UInt8Array,
 };
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result};
@@ -342,6 +342,47 @@ async fn a_filter_arrives_as_a_literal_a_subquery_or_a_column() -> Result<()> {
     )?;
     let got = booleans(&ctx, "SELECT might_contain(f, k) FROM pairs ORDER BY i").await?;
     assert_eq!(got, want);
+    Ok(())
+}
+
+/// A scalar key gets a scalar answer (null for a null filter or key), and a column of
+/// filters answers alike whichever binary type holds it.
+#[tokio::test]
+async fn scalar_keys_and_every_binary_column_answer_alike() -> Result<()> {
+    let ctx = context();
+    let mut rust = BlockedBloomFilter::new(100, 0.01).unwrap();
+    rust.insert_all([1i64, 3]);
+    let filter = hex_literal(&rust.to_bytes());
+    for (args, want) in [
+        (format!("{filter}, 1"), Some(true)),
+        (format!("{filter}, CAST(NULL AS BIGINT)"), None),
+        ("NULL, 1".to_string(), None),
+    ] {
+        let sql = format!("SELECT might_contain({args})");
+        assert_eq!(booleans(&ctx, &sql).await?, [want], "{sql}");
+    }
+    let bytes = rust.to_bytes();
+    let rows = vec![Some(bytes.as_slice()), None, Some(bytes.as_slice())];
+    let columns: [ArrayRef; 3] = [
+        Arc::new(BinaryArray::from(rows.clone())),
+        Arc::new(LargeBinaryArray::from(rows.clone())),
+        Arc::new(BinaryViewArray::from(rows)),
+    ];
+    for (n, filters) in columns.into_iter().enumerate() {
+        let table = format!("filters_{n}");
+        register_columns(
+            &ctx,
+            &table,
+            vec![
+                ("f", filters),
+                ("k", Arc::new(Int64Array::from(vec![1, 3, 5]))),
+                ("i", Arc::new(Int64Array::from(vec![0, 1, 2]))),
+            ],
+        )?;
+        let sql = format!("SELECT might_contain(f, k) FROM {table} ORDER BY i");
+        let want = [Some(true), None, Some(rust.contains(&5i64))];
+        assert_eq!(booleans(&ctx, &sql).await?, want, "{sql}");
+    }
     Ok(())
 }
 
