@@ -11,7 +11,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryArray, BooleanArray, UInt64Array};
 use datafusion::arrow::compute::take;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::{Result, ScalarValue, exec_err};
+use datafusion::common::{Result, ScalarValue, exec_datafusion_err, exec_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
@@ -116,14 +116,10 @@ fn state_column<B: Building>(states: &[ArrayRef]) -> Result<&BinaryArray> {
     let Some(states) = states.first() else {
         return exec_err!("{}: no state column", B::NAME);
     };
-    if states.data_type() != &DataType::Binary {
-        return exec_err!(
-            "{}: a state of type {} is not a filter",
-            B::NAME,
-            states.data_type()
-        );
-    }
-    Ok(states.as_binary::<i32>())
+    let data_type = states.data_type();
+    states.as_binary_opt::<i32>().ok_or_else(|| {
+        exec_datafusion_err!("{}: a state of type {data_type} is not a filter", B::NAME)
+    })
 }
 
 /// The accumulator of either aggregate: a filter being built.

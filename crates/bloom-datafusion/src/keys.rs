@@ -43,13 +43,8 @@ pub(crate) trait KeyFn {
 /// no Rust value they could match).
 pub(crate) fn coerce_key(function: &str, data_type: &DataType) -> Result<DataType> {
     match data_type {
-        DataType::Utf8
-        | DataType::LargeUtf8
-        | DataType::Utf8View
-        | DataType::Binary
-        | DataType::LargeBinary
-        | DataType::BinaryView => Ok(data_type.clone()),
-        integer if integer.is_integer() => Ok(data_type.clone()),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Ok(data_type.clone()),
+        other if other.is_string() || other.is_integer() => Ok(data_type.clone()),
         DataType::Null => Ok(DataType::Int64),
         DataType::Dictionary(_, value) => coerce_key(function, value),
         other => {

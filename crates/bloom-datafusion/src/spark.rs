@@ -35,8 +35,7 @@ fn coerce_long(function: &str, data_type: &DataType) -> Result<DataType> {
         DataType::UInt64 => {
             plan_err!("{function}: keys must be BIGINT, and UInt64 values do not all fit")
         }
-        integer if integer.is_integer() => Ok(DataType::Int64),
-        DataType::Null => Ok(DataType::Int64),
+        other if other.is_integer() || other.is_null() => Ok(DataType::Int64),
         DataType::Dictionary(_, value) => coerce_long(function, value),
         other => plan_err!("{function}: keys must be BIGINT (or a narrower integer), not {other}"),
     }
