@@ -189,7 +189,8 @@ impl Probing for SharedFilter {
                 "{name}: the filter is not of this library's format (no BLMF magic){hint}"
             );
         }
-        let decoded = match Variant::from_tag(bytes[VARIANT_OFFSET]) {
+        let tag = bytes[VARIANT_OFFSET];
+        let decoded = match Variant::from_tag(tag) {
             Some(Variant::Classic) => BloomFilter::from_bytes(bytes).map(SharedFilter::Classic),
             Some(Variant::Blocked) => {
                 BlockedBloomFilter::from_bytes(bytes).map(SharedFilter::Blocked)
@@ -200,10 +201,7 @@ impl Probing for SharedFilter {
                     other.type_names()
                 );
             }
-            None => {
-                let tag = bytes[VARIANT_OFFSET];
-                return exec_err!("{name}: the filter is corrupt: unknown variant tag {tag}");
-            }
+            None => return exec_err!("{name}: the filter is corrupt: unknown variant tag {tag}"),
         };
         decoded.or_else(|e| exec_err!("{name}: the filter is corrupt: {e}"))
     }

@@ -456,7 +456,13 @@ async fn corrupt_or_foreign_filters_are_execution_errors() {
     let spark = bloom_jvm::SparkBloomFilter::new(100, 0.01)
         .unwrap()
         .to_bytes();
+    // The variant tag, byte 6 of the header: a counting filter's, and one no filter has.
+    let (mut counting, mut unknown) = (good.clone(), good.clone());
+    counting[6] = 2;
+    unknown[6] = 0xEE;
     for (bytes, says) in [
+        (counting, "not CountingBloomFilter"),
+        (unknown, "unknown variant tag 238"),
         (flipped, "corrupt"),
         (good[..good.len() - 1].to_vec(), "corrupt"),
         (vec![1, 2, 3], "not of this library's format"),
