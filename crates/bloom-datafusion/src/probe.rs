@@ -114,21 +114,6 @@ impl<F: Probing> MightContain<F> {
         Ok(decoded)
     }
 
-    /// The answers for `keys` from the filter in `bytes`, nulls where a key is null.
-    fn probe_array(
-        &self,
-        (bytes, shared): (&[u8], Option<ArrayRef>),
-        keys: &dyn Array,
-    ) -> Result<BooleanArray> {
-        let filter = self.filter(bytes, shared)?;
-        let mut out = Vec::with_capacity(keys.len());
-        filter.1.probe(keys, &mut out)?;
-        Ok(BooleanArray::new(
-            BooleanBuffer::from(out),
-            keys.logical_nulls(),
-        ))
-    }
-
     /// A column of filters against a column of keys: one batch query per run of rows with
     /// the same filter.
     fn probe_rows(&self, filters: &dyn Array, keys: &ArrayRef) -> Result<BooleanArray> {
@@ -299,7 +284,11 @@ impl<F: Probing> ScalarUDFImpl for MightContain<F> {
         let scalar_key = matches!(keys, ColumnarValue::Scalar(_));
         let keys = keys.into_array(1)?;
         let answers: ArrayRef = match bytes {
-            Some(bytes) => Arc::new(self.probe_array(bytes, &keys)?),
+            Some((bytes, shared)) => {
+                let mut out = Vec::with_capacity(keys.len());
+                self.filter(bytes, shared)?.1.probe(&keys, &mut out)?;
+                Arc::new(BooleanArray::new(out.into(), keys.logical_nulls()))
+            }
             None => new_null_array(&DataType::Boolean, keys.len()),
         };
         Ok(if scalar_key {
