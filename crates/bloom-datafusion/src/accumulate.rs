@@ -216,10 +216,9 @@ impl<B: Building> GroupsAccumulator for FilterGroups<B> {
         let states = state_column::<B>(values)?;
         self.grow(total_num_groups);
         for (state, &group) in states.iter().zip(group_indices) {
-            let (Some(state), Some(filter)) = (state, self.groups.get_mut(group)) else {
-                continue;
-            };
-            filter.merge(state)?;
+            if let (Some(state), Some(filter)) = (state, self.groups.get_mut(group)) {
+                filter.merge(state)?;
+            }
         }
         Ok(())
     }

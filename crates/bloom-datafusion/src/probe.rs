@@ -105,10 +105,7 @@ impl<F: Probing> MightContain<F> {
         {
             return Ok(hit);
         }
-        let source = match shared {
-            Some(array) => Source::Shared(array),
-            None => Source::Copy(bytes.to_vec()),
-        };
+        let source = shared.map_or_else(|| Source::Copy(bytes.to_vec()), Source::Shared);
         let decoded = Arc::new((source, F::decode(bytes)?));
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&decoded));
         Ok(decoded)
