@@ -111,11 +111,18 @@ impl<B: Building> AggregateUDFImpl for BuildFilter<B> {
     }
 }
 
+/// The first of `columns` (the keys or the states), or an execution error naming `B`'s
+/// aggregate and the column it lacks.
+fn first_column<'a, B: Building>(columns: &'a [ArrayRef], what: &str) -> Result<&'a ArrayRef> {
+    match columns.first() {
+        Some(column) => Ok(column),
+        None => exec_err!("{}: no {what} column", B::NAME),
+    }
+}
+
 /// The filters' bytes of a state column, or an execution error naming `B`'s aggregate.
 fn state_column<B: Building>(states: &[ArrayRef]) -> Result<&BinaryArray> {
-    let Some(states) = states.first() else {
-        return exec_err!("{}: no state column", B::NAME);
-    };
+    let states = first_column::<B>(states, "state")?;
     let data_type = states.data_type();
     states.as_binary_opt::<i32>().ok_or_else(|| {
         exec_datafusion_err!("{}: a state of type {data_type} is not a filter", B::NAME)
@@ -128,10 +135,7 @@ struct FilterAccumulator<B>(B);
 
 impl<B: Building> Accumulator for FilterAccumulator<B> {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        match values.first() {
-            Some(keys) => self.0.insert(keys),
-            None => exec_err!("{}: no key column", B::NAME),
-        }
+        self.0.insert(first_column::<B>(values, "key")?)
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
@@ -186,9 +190,7 @@ impl<B: Building> GroupsAccumulator for FilterGroups<B> {
         opt_filter: Option<&BooleanArray>,
         total_num_groups: usize,
     ) -> Result<()> {
-        let Some(keys) = values.first() else {
-            return exec_err!("{}: no key column", B::NAME);
-        };
+        let keys = first_column::<B>(values, "key")?;
         self.grow(total_num_groups);
         let mut rows: Vec<(usize, u64)> = group_indices
             .iter()
@@ -247,9 +249,7 @@ impl<B: Building> GroupsAccumulator for FilterGroups<B> {
         values: &[ArrayRef],
         opt_filter: Option<&BooleanArray>,
     ) -> Result<Vec<ArrayRef>> {
-        let Some(keys) = values.first() else {
-            return exec_err!("{}: no key column", B::NAME);
-        };
+        let keys = first_column::<B>(values, "key")?;
         let states = (0..keys.len())
             .map(|row| {
                 let mut filter = self.empty.clone();
