@@ -171,7 +171,8 @@ impl Counters {
     /// past the last.
     pub(crate) fn from_words(v: Words<u64>, num_counters: u64) -> Result<Self, Error> {
         check_payload(num_counters, v.len() as u64 * 8)?;
-        // The bits of the last word past the last counter; none when it fills the word.
+        // No counter may be set past the last; a full last word has no such bits (and a
+        // shift by 64 would overflow).
         let tail_shift = 4 * (num_counters % 16);
         if tail_shift != 0 && v.as_slice().last().is_some_and(|&w| w >> tail_shift != 0) {
             return Err(Error::corrupt(format!(
