@@ -234,13 +234,10 @@ impl<F: Probing> ScalarUDFImpl for MightContain<F> {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let name = F::NAME;
         match arg_types {
-            [filter, key] => Ok(vec![coerce_filter(F::NAME, filter)?, F::coerce_key(key)?]),
-            _ => plan_err!(
-                "{}(filter, key) takes 2 arguments, not {}",
-                F::NAME,
-                arg_types.len()
-            ),
+            [filter, key] => Ok(vec![coerce_filter(name, filter)?, F::coerce_key(key)?]),
+            args => plan_err!("{name}(filter, key) takes 2 arguments, not {}", args.len()),
         }
     }
 

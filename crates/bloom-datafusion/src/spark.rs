@@ -122,12 +122,9 @@ impl Probing for SparkBloomFilter {
     const NAME: &'static str = "spark_might_contain";
 
     fn decode(bytes: &[u8]) -> Result<Self> {
-        SparkBloomFilter::from_bytes(bytes).or_else(|e| {
-            exec_err!(
-                "{}: the filter is not Spark's (or is corrupt): {e}",
-                Self::NAME
-            )
-        })
+        let name = Self::NAME;
+        SparkBloomFilter::from_bytes(bytes)
+            .or_else(|e| exec_err!("{name}: the filter is not Spark's (or is corrupt): {e}"))
     }
 
     fn coerce_key(data_type: &DataType) -> Result<DataType> {
