@@ -398,7 +398,7 @@ impl CountingBloomFilter {
     /// [`contains_batch`](Self::contains_batch) writing into a caller's buffer: `out` is
     /// cleared and receives one answer per key, so a reused buffer costs no allocation.
     pub fn contains_batch_into<T: Hash>(&self, keys: &[T], out: &mut Vec<bool>) {
-        bloom_core::internal::batch::probed_batch_into(
+        internal::batch::probed_batch_into(
             &self.counters,
             self.params.hashing,
             self.params.num_hashes,
@@ -539,9 +539,10 @@ impl CountingBloomFilter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bloom_filter(&self) -> BloomFilter {
-        let bits = self.counters.to_bit_store().unwrap_or_else(|_| {
-            bloom_core::internal::out_of_memory(self.counters.heap_bytes() / 4)
-        });
+        let bits = self
+            .counters
+            .to_bit_store()
+            .unwrap_or_else(|_| internal::out_of_memory(self.counters.heap_bytes() / 4));
         BloomFilter::from_bits(bits, self.params.num_hashes, self.params.hashing)
             .expect("a counting filter's probe count is valid for a classic filter")
     }
@@ -721,7 +722,7 @@ impl PersistIo for CountingBloomFilter {
     }
 }
 
-impl bloom_core::internal::Sealed for CountingBloomFilter {}
+impl internal::Sealed for CountingBloomFilter {}
 
 impl Keyed for CountingBloomFilter {
     fn hashing(&self) -> Hashing {
@@ -751,7 +752,7 @@ impl Keyed for CountingBloomFilter {
 #[cfg(feature = "serde")]
 impl serde::Serialize for CountingBloomFilter {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        bloom_core::internal::serde_bytes::serialize(&self.to_bytes(), serializer)
+        internal::serde_bytes::serialize(&self.to_bytes(), serializer)
     }
 }
 
@@ -760,10 +761,7 @@ impl serde::Serialize for CountingBloomFilter {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for CountingBloomFilter {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        bloom_core::internal::serde_bytes::deserialize(
-            deserializer,
-            CountingBloomFilter::from_bytes,
-        )
+        internal::serde_bytes::deserialize(deserializer, CountingBloomFilter::from_bytes)
     }
 }
 
@@ -799,11 +797,11 @@ mod parallel {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         pub fn par_insert_all<T: Hash + Sync>(&mut self, keys: &[T]) {
-            bloom_core::internal::par::par_insert_all(self, keys);
+            internal::par::par_insert_all(self, keys);
         }
     }
 
-    impl bloom_core::internal::par::ParBuild for CountingBloomFilter {
+    impl internal::par::ParBuild for CountingBloomFilter {
         /// Copies built at once measured slower than one thread for this filter (0.55 to
         /// 0.82 at 100,000 and 1,000,000 keys on 2 threads: four times the classic filter's
         /// memory to fault in and fill; docs/design.md, "Parallel build").
@@ -819,7 +817,7 @@ mod parallel {
 
         fn scatter<T: Hash + Sync>(&mut self, keys: &[T]) {
             let params = self.params;
-            bloom_core::internal::par::par_scatter(
+            internal::par::par_scatter(
                 self.counters.words_mut(),
                 4,
                 keys,
@@ -834,9 +832,7 @@ mod parallel {
         /// split into one task per share, each answered by the batch query. The answers are
         /// those of `contains_batch`.
         pub fn par_contains_batch<T: Hash + Sync>(&self, keys: &[T]) -> Vec<bool> {
-            bloom_core::internal::par::par_contains_batch(keys, |part, out| {
-                self.contains_batch_into(part, out)
-            })
+            internal::par::par_contains_batch(keys, |part, out| self.contains_batch_into(part, out))
         }
 
         /// Adds every key of an iterator using all of rayon's threads: the keys are gathered
@@ -848,9 +844,7 @@ mod parallel {
             I: IntoIterator<Item = T>,
             I::IntoIter: Send,
         {
-            bloom_core::internal::par::par_insert_iter(keys, |chunk: &[T]| {
-                self.par_insert_all(chunk)
-            });
+            internal::par::par_insert_iter(keys, |chunk: &[T]| self.par_insert_all(chunk));
         }
     }
 
