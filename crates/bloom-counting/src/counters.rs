@@ -146,10 +146,22 @@ fn check_payload(num_counters: u64, len: u64) -> Result<(), Error> {
 ///
 /// The words are the core's [`Words`]: lazily zeroed, aligned, fallible, advised for huge
 /// pages, and cleared for free while never written.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Counters {
     words: Words<u64>,
     len: u64,
+}
+
+/// The counters' summary, as a bit store's Debug gives its length and set bits: how many
+/// are in use and how many have saturated (each print reads every counter).
+impl std::fmt::Debug for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counters")
+            .field("len", &self.len)
+            .field("nonzero", &self.count_nonzero())
+            .field("saturated", &self.count_saturated())
+            .finish()
+    }
 }
 
 impl Counters {

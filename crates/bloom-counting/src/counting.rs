@@ -878,6 +878,17 @@ mod parallel {
 mod tests {
     use super::*;
 
+    /// Debug summarises the counters in use and saturated, never the words.
+    #[test]
+    fn debug_counts_the_counters() {
+        let mut filter = CountingBloomFilter::new(100, 0.01).unwrap();
+        filter.insert(&1u64);
+        let k = filter.num_hashes();
+        let shown = format!("{filter:?}");
+        assert!(shown.contains(&format!("nonzero: {k}")), "{shown}");
+        assert!(shown.contains("saturated: 0"), "{shown}");
+    }
+
     #[test]
     fn same_positions_as_the_classic_filter() {
         let mut counting = CountingBloomFilter::new(5_000, 0.01).unwrap().with_seed(11);
