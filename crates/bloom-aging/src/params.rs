@@ -95,8 +95,8 @@ impl Shape {
 
     /// [`Error::Incompatible`] unless `other` was built alike.
     pub(crate) fn check_same(&self, other: &Shape) -> Result<(), Error> {
-        Error::check_same("k", u64::from(self.k), u64::from(other.k))?;
-        Error::check_same("l", u64::from(self.l), u64::from(other.l))?;
+        Error::check_same("k", self.k, other.k)?;
+        Error::check_same("l", self.l, other.l)?;
         Error::check_same("slice_bits", self.slice_bits, other.slice_bits)?;
         Error::check_same("generation_len", self.generation_len, other.generation_len)?;
         Error::check_same("span", self.span, other.span)?;

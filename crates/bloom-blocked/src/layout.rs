@@ -237,11 +237,7 @@ impl Layout for Blocked {
 
 impl Blocked {
     fn check_hashes(&self, other: &Self) -> Result<(), Error> {
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )
+        Error::check_same("num_hashes", self.num_hashes, other.num_hashes)
     }
 }
 

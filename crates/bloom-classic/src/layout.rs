@@ -201,11 +201,7 @@ impl Layout for Classic {
 
     fn check_same(&self, other: &Self) -> Result<(), Error> {
         Error::check_same("num_bits", self.num_bits, other.num_bits)?;
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )
+        Error::check_same("num_hashes", self.num_hashes, other.num_hashes)
     }
 
     fn write_params(&self, out: &mut [u8]) {

@@ -192,12 +192,28 @@ impl Error {
         }
     }
 
-    /// Returns `Ok(())` when `left == right`, or an [`Error::Incompatible`] naming `parameter`.
+    /// Returns `Ok(())` when `left == right`, or an [`Error::Incompatible`] naming `parameter`
+    /// (any unsigned integer up to 64 bits: a size, a count of hashes, a seed).
     ///
     /// # Errors
     ///
     /// [`Error::Incompatible`] when the values differ.
-    pub fn check_same(parameter: &'static str, left: u64, right: u64) -> Result<(), Error> {
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use bloom_core::Error;
+    ///
+    /// assert!(Error::check_same("num_hashes", 7u32, 7u32).is_ok());
+    /// let e = Error::check_same("num_bits", 1024u64, 512u64).unwrap_err();
+    /// assert_eq!(e.to_string(), "incompatible filters: num_bits differs (1024 vs 512)");
+    /// ```
+    pub fn check_same(
+        parameter: &'static str,
+        left: impl Into<u64>,
+        right: impl Into<u64>,
+    ) -> Result<(), Error> {
+        let (left, right) = (left.into(), right.into());
         if left == right {
             Ok(())
         } else {
@@ -372,9 +388,9 @@ mod tests {
 
     #[test]
     fn check_same() {
-        assert_eq!(Error::check_same("k", 3, 3), Ok(()));
+        assert_eq!(Error::check_same("k", 3u32, 3u32), Ok(()));
         assert_eq!(
-            Error::check_same("k", 3, 4),
+            Error::check_same("k", 3u8, 4u64),
             Err(Error::Incompatible {
                 parameter: "k",
                 left: 3,

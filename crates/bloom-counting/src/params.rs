@@ -36,11 +36,7 @@ impl Params {
 
     pub(crate) fn check_compatible(&self, other: &Params) -> Result<(), Error> {
         Error::check_same("num_counters", self.num_counters, other.num_counters)?;
-        Error::check_same(
-            "num_hashes",
-            u64::from(self.num_hashes),
-            u64::from(other.num_hashes),
-        )?;
+        Error::check_same("num_hashes", self.num_hashes, other.num_hashes)?;
         self.hashing.check_same(&other.hashing)
     }
 

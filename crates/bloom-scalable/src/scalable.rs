@@ -492,11 +492,7 @@ impl ScalableBloomFilter {
         self.config.check_compatible(&other.config)?;
         for (a, b) in self.layers.iter().zip(&other.layers) {
             Error::check_same("num_bits", a.filter.num_bits(), b.filter.num_bits())?;
-            Error::check_same(
-                "num_hashes",
-                u64::from(a.filter.num_hashes()),
-                u64::from(b.filter.num_hashes()),
-            )?;
+            Error::check_same("num_hashes", a.filter.num_hashes(), b.filter.num_hashes())?;
         }
         let extra = &other.layers[self.layers.len().min(other.layers.len())..];
         let (layers, cap) = (self.layers.len() + extra.len(), self.config.max_layers);
