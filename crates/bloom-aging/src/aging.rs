@@ -735,19 +735,22 @@ impl AgingBloomFilter {
 
     /// Bits set in each slice (over all rows), newest first.
     fn slice_ones(&self) -> Vec<u64> {
-        let mut ones = vec![0u64; self.shape.slices() as usize];
+        let blocks = self.slice_blocks();
+        let mut ones = vec![0u64; blocks.len()];
         for row in self.bits.as_words().chunks_exact(self.row_words()) {
-            for (i, n) in (0..).zip(&mut ones) {
-                *n += u64::from(self.block_ones(row, i));
+            for (n, &at) in ones.iter_mut().zip(&blocks) {
+                *n += u64::from(block_ones(row, at));
             }
         }
         ones
     }
 
-    /// Bits set in the block of logical slice `i` (0 the newest) of `row`.
-    fn block_ones(&self, row: &[u64], i: u32) -> u32 {
-        let at = self.physical(i) as usize * BLOCK_WORDS;
-        row[at].count_ones() + row[at + 1].count_ones()
+    /// Where each slice's block starts in a row (its first word), newest first: the ring's
+    /// order, found once for a pass over every row.
+    fn slice_blocks(&self) -> Vec<usize> {
+        (0..self.shape.slices())
+            .map(|i| self.physical(i) as usize * BLOCK_WORDS)
+            .collect()
     }
 
     /// The false-positive rate at the current fill: the probability that a key never
@@ -756,12 +759,12 @@ impl AgingBloomFilter {
     /// docs/aging.md). Reads every word and runs the recurrence once per row.
     pub fn estimated_fpr(&self) -> f64 {
         let b = f64::from(BLOCK_BITS);
-        let (k, slices) = (self.shape.k, self.shape.slices());
+        let blocks = self.slice_blocks();
         let rows = self.bits.as_words().chunks_exact(self.row_words());
         let total: f64 = rows
             .map(|row| {
-                let fills = (0..slices).map(|i| f64::from(self.block_ones(row, i)) / b);
-                sizing::run_probability(fills, k)
+                let fills = blocks.iter().map(|&at| f64::from(block_ones(row, at)) / b);
+                sizing::run_probability(fills, self.shape.k)
             })
             .sum();
         total / self.shape.rows() as f64
@@ -943,8 +946,7 @@ impl AgingBloomFilter {
             }
             self.ring.epoch - other.ring.epoch
         } else {
-            let (ours, theirs) = (u64::from(self.ring.head), u64::from(other.ring.head));
-            Error::check_same("ring position", ours, theirs)?;
+            Error::check_same("ring position", self.ring.head, other.ring.head)?;
             0
         };
         if offset == 0 {
@@ -1030,6 +1032,11 @@ impl AgingBloomFilter {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         Self::decode_with(bytes, None)
     }
+}
+
+/// Bits set in the block starting at word `at` of a row (a slice's two words).
+fn block_ones(row: &[u64], at: usize) -> u32 {
+    row[at].count_ones() + row[at + 1].count_ones()
 }
 
 /// Adds every key of the iterator ([`insert_all`](AgingBloomFilter::insert_all)).
