@@ -46,11 +46,13 @@ pub(crate) fn counter(words: &[u64], pos: u64) -> u64 {
     (words[word_index(pos)] >> nibble_shift(pos)) & 15
 }
 
-/// Adds 1 to counter `pos`, held in `word`, unless it is saturated (15): without a branch.
+/// Adds 1 to the counter at bit `shift` of `word` unless it is saturated (15), without a
+/// branch; returns its value before.
 #[inline(always)]
-pub(crate) fn saturating_increment(word: &mut u64, pos: u64) {
-    let shift = nibble_shift(pos);
-    *word += u64::from((*word >> shift) & 15 != 15) << shift;
+pub(crate) fn saturating_increment(word: &mut u64, shift: u32) -> u64 {
+    let count = (*word >> shift) & 15;
+    *word += u64::from(count != 15) << shift;
+    count
 }
 
 /// Bit `4j` of the result is set where counter `j` of `word` is non-zero.

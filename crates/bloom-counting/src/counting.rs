@@ -9,7 +9,7 @@ use bloom_core::internal::batch::{CACHED_MAX_BYTES, LEADING_PROBES, ProbeSet};
 use bloom_core::internal::{self, Output, Probes};
 use bloom_core::{Error, Filter, Keyed, Persist, PersistIo, math};
 
-use crate::counters::{Counters, counter, saturating_increment, word_index};
+use crate::counters::{Counters, counter, nibble_shift, saturating_increment, word_index};
 use crate::params::Params;
 use crate::removed::Removed;
 
@@ -190,10 +190,7 @@ impl CountingBloomFilter {
         let mut all = true;
         self.counters
             .each_counter(self.params.probes(hash), |word, shift| {
-                let count = (*word >> shift) & 15;
-                all &= count != 0;
-                // Saturating increment without a branch: add 1 unless the counter is at 15.
-                *word += u64::from(count != 15) << shift;
+                all &= saturating_increment(word, shift) != 0;
                 true
             });
         all
@@ -332,7 +329,7 @@ impl CountingBloomFilter {
     #[cold]
     fn undo_decrements(words: &mut [u64], probes: Probes) {
         for pos in probes {
-            saturating_increment(&mut words[word_index(pos)], pos);
+            saturating_increment(&mut words[word_index(pos)], nibble_shift(pos));
         }
     }
 
@@ -822,7 +819,9 @@ mod parallel {
                 4,
                 keys,
                 |key| params.probes(params.hashing.hash(key)),
-                saturating_increment,
+                |word, pos| {
+                    saturating_increment(word, nibble_shift(pos));
+                },
             );
         }
     }
