@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::io::{self, Read, Write};
 
 use bloom_core::Error;
+use bloom_core::internal::stream::read_some;
 use bloom_core::internal::{ByteReader, STREAM_CHUNK};
 
 use crate::bits::{JvmBits, allocate};
@@ -83,16 +84,14 @@ fn be_words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
 fn read_exact<R: Read>(reader: &mut R, buf: &mut [u8], needed: u64) -> Result<(), Error> {
     let mut filled = 0;
     while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => {
+        match read_some(reader, &mut buf[filled..])? {
+            0 => {
                 return Err(Error::Truncated {
                     needed,
                     available: filled as u64,
                 });
             }
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.into()),
+            n => filled += n,
         }
     }
     Ok(())

@@ -29,7 +29,7 @@ pub(crate) fn skip(reader: &mut dyn io::Read, len: u64) -> io::Result<u64> {
 /// One `read` into `buf`, retried while it is interrupted: the bytes read (0 at the end of
 /// the stream).
 #[cfg(feature = "std")]
-pub(crate) fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
+pub fn read_some(reader: &mut dyn io::Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match reader.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
