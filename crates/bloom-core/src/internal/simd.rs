@@ -216,10 +216,7 @@ impl Probe {
 
     /// The best implementation the current CPU has: AVX-512, else AVX2, else portable.
     pub fn best() -> Probe {
-        [Probe::Avx512, Probe::Avx2]
-            .into_iter()
-            .find(|probe| probe.is_available())
-            .unwrap_or(Probe::Portable)
+        Level::detect().probe()
     }
 
     /// `Ok(self)` when available.
