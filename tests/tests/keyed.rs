@@ -3,7 +3,10 @@
 
 use std::hash::Hasher;
 
-use bloom_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+use bloom_blocked::{
+    AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter,
+};
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::hash::{Hashing, SecretKey};
 use bloom_core::keys::distinct_keys;
@@ -137,6 +140,59 @@ fn a_keyed_aging_filter_keeps_its_key_out_of_its_bytes() {
         .build()
         .unwrap();
     assert_eq!(built.hashing(), f.hashing());
+}
+
+/// Asserts that a keyed filter's batch answers `keys` as its single queries do.
+fn assert_batch_is_single<F: Keyable, T: std::hash::Hash>(filter: &F, keys: &[T], what: &str) {
+    let single: Vec<bool> = keys.iter().map(|k| filter.contains(k)).collect();
+    assert_eq!(filter.contains_batch(keys), single, "{}: {what}", F::NAME);
+}
+
+/// A keyed filter in the cache hashes its batch's keys in SIMD lanes a group at a time,
+/// beside the tests: every kind of group (integers, keys of one length, of mixed lengths,
+/// past the hasher's buffer) and every count of keys around the groups' sizes, present and
+/// absent, answers as the single queries do.
+fn check_keyed_batches<F: Keyable>() {
+    let mut filter = F::build(2_000, 0.01).unwrap().keyed(SUITE_KEY);
+    let words: Vec<String> = (0..300).map(|i| format!("key-{i:05}")).collect();
+    let mixed: Vec<String> = (0..300).map(|i| "x".repeat(i % 37)).collect();
+    let long: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; 130 + i % 3]).collect();
+    for i in (0..600u64).step_by(2) {
+        filter.insert(&i).unwrap();
+    }
+    for k in words.iter().chain(&mixed).step_by(2) {
+        filter.insert(k).unwrap();
+    }
+    for k in long.iter().step_by(2) {
+        filter.insert(k).unwrap();
+    }
+    let integers: Vec<u64> = (0..600).collect();
+    for len in [0, 1, 15, 16, 17, 63, 64, 65, 129, 300, 600] {
+        assert_batch_is_single(&filter, &integers[..len], &format!("{len} integers"));
+    }
+    let narrow: Vec<u16> = (0..200).collect();
+    assert_batch_is_single(&filter, &narrow, "u16 integers");
+    for len in [17, 64, 300] {
+        assert_batch_is_single(&filter, &words[..len], &format!("{len} keys of one length"));
+        assert_batch_is_single(
+            &filter,
+            &mixed[..len],
+            &format!("{len} keys of mixed lengths"),
+        );
+    }
+    assert_batch_is_single(&filter, &long, "keys past the hasher's buffer");
+    assert!(integers.iter().step_by(2).all(|k| filter.contains(k)));
+}
+
+#[test]
+fn keyed_batches_answer_as_single_queries() {
+    check_keyed_batches::<BloomFilter>();
+    check_keyed_batches::<BlockedBloomFilter>();
+    check_keyed_batches::<AtomicBlockedBloomFilter>();
+    check_keyed_batches::<MultiblockBloomFilter>();
+    check_keyed_batches::<AtomicMultiblockBloomFilter>();
+    check_keyed_batches::<Multiblock32BloomFilter>();
+    check_keyed_batches::<AtomicMultiblock32BloomFilter>();
 }
 
 #[test]

@@ -12,7 +12,7 @@ use core::sync::atomic::AtomicU64;
 use core::sync::atomic::Ordering::Relaxed;
 
 use bloom_core::engine::{Layout, Storage};
-use bloom_core::hash::{Hashing, KeyHashing};
+use bloom_core::hash::{Hashing, KeyHashing, SecretKey};
 use bloom_core::internal::batch::{self, Lines, OneLine};
 
 use crate::probe::{TestUser, Width};
@@ -265,8 +265,9 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
 }
 
 /// The answers for `keys` into `out`: the batch engine over the lines, the kernel's test
-/// chosen once outside the loop; a keyed filter's keys hashed a chunk at a time in SIMD
-/// lanes first.
+/// chosen once outside the loop; a keyed filter's keys hashed in SIMD lanes, a group at a
+/// time beside the tests in a loop compiled for the CPU when the filter is in the cache, a
+/// chunk at a time before them otherwise.
 ///
 /// # Panics
 ///
@@ -283,12 +284,11 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
         layout.num_lines() * 64 * L::Width::WORDS as u64,
         "a store of another size"
     );
-    if let Some(&secret) = hashing.secret_key() {
-        batch::keyed_batch_into(&Hashing::Keyed(secret), keys, out, |hashes, answers| {
-            batch_into::<L, S, u64, true>(layout, store, hashing, hashes, answers);
-        });
-    } else {
-        batch_into::<L, S, T, false>(layout, store, hashing, keys, out);
+    match hashing.secret_key() {
+        Some(&secret) => {
+            batch_into::<L, S, T, true>(layout, store, hashing, Some(secret), keys, out)
+        }
+        None => batch_into::<L, S, T, false>(layout, store, hashing, None, keys, out),
     }
 }
 
@@ -298,6 +298,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
     layout: &L,
     store: &S,
     hashing: &L::Hashing,
+    secret: Option<SecretKey>,
     keys: &[T],
     out: &mut Vec<bool>,
 ) {
@@ -305,15 +306,18 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         layout: &'k L,
         store: &'k S,
         hashing: L::Hashing,
+        secret: Option<SecretKey>,
         keys: &'k [T],
         out: &'k mut Vec<bool>,
     }
-    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> TestUser<(), L::Width>
-        for Run<'_, L, S, T, PREHASHED>
-    {
+    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> Run<'_, L, S, T, PREHASHED> {
+        /// The batch, in a loop `compiled` for the CPU's features or not: a keyed filter's
+        /// keys hashed in lanes a group at a time beside the tests when it is, and in the
+        /// cache; a chunk at a time before them otherwise.
         #[inline(always)]
-        fn run(
+        fn go(
             self,
+            compiled: bool,
             bytes: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
             shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
         ) {
@@ -324,7 +328,39 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
                 hashing: self.hashing,
                 tests: Tests { bytes, shared },
             };
-            batch::contains_batch_into(&Lines(&query), self.keys, self.out);
+            let lines = Lines(&query);
+            // A seeded batch's `secret` is `None`: said as a constant, so that its loop
+            // holds no keyed code.
+            match self.secret.filter(|_| PREHASHED) {
+                Some(secret)
+                    if compiled && self.store.footprint() <= batch::direct_max_bytes(true) =>
+                {
+                    batch::keyed_direct_into(&lines, &secret, self.keys, self.out);
+                }
+                Some(secret) => {
+                    batch::keyed_batch_into(
+                        &Hashing::Keyed(secret),
+                        self.keys,
+                        self.out,
+                        |hashes, answers| {
+                            batch::contains_batch_into(&lines, hashes, answers);
+                        },
+                    );
+                }
+                None => batch::contains_batch_into(&lines, self.keys, self.out),
+            }
+        }
+    }
+    impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> TestUser<(), L::Width>
+        for Run<'_, L, S, T, PREHASHED>
+    {
+        #[inline(always)]
+        fn run(
+            self,
+            bytes: impl Fn(&<L::Width as Width>::Bytes, u64) -> bool + Copy,
+            shared: impl Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool> + Copy,
+        ) {
+            self.go(false, bytes, shared);
         }
 
         /// The batch loop compiled for AVX2, with the kernel's intrinsics form inlined.
@@ -339,7 +375,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         ) {
             token.compiled(
                 #[inline(always)]
-                move || self.run(compiled, shared),
+                move || self.go(true, compiled, shared),
             );
         }
 
@@ -360,7 +396,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
             }
             token.compiled(
                 #[inline(always)]
-                move || self.run(compiled, shared),
+                move || self.go(true, compiled, shared),
             );
         }
     }
@@ -368,6 +404,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         layout,
         store,
         hashing: *hashing,
+        secret,
         keys,
         out,
     });

@@ -246,7 +246,7 @@ pub fn random_seed() -> u64 {
 /// assert!(!format!("{key:?}").contains("0123"));
 /// ```
 #[derive(Clone, Copy)]
-pub struct SecretKey([u64; 2]);
+pub struct SecretKey(pub(crate) [u64; 2]);
 
 /// What [`SecretKey::fingerprint`] authenticates: the key's fingerprint is the SipHash-2-4 of
 /// these bytes under the key (a different function from the keys' SipHash-1-3).

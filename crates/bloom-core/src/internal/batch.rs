@@ -556,7 +556,7 @@ pub fn probed_batch_into<S: ProbeSet, T: Hash>(
 }
 
 /// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
-/// tested: the hashes (128 KiB) stay in L2, and each chunk's batch query is long enough to
+/// tested, past the cache ([`keyed_direct_into`] serves filters in it): the hashes (128 KiB) stay in L2, and each chunk's batch query is long enough to
 /// keep its pipeline of misses full. Measured best of 1,024, 4,096, 16,384 and 65,536
 /// (docs/security.md, "What it costs").
 const KEYED_BATCH_CHUNK: usize = 16_384;
@@ -578,6 +578,33 @@ pub fn keyed_batch_into<T: Hash>(
         hashing.hash64_batch(chunk, &mut hashes);
         query(&hashes, &mut answers);
         out.extend_from_slice(&answers);
+    }
+}
+
+/// The answers for `keys` under the secret key `secret` into `out` (cleared first), for a
+/// filter in the cache whose `query` answers pre-computed hashes (read through
+/// [`prehashed`]): [`DIRECT_GROUP`] keys at a time hashed in SIMD lanes into a local array,
+/// then answered one by one, in one loop. Inlined into a loop compiled for the CPU's
+/// features, the lanes' vector work of one group overlaps the tests of the one before,
+/// where hashing a whole chunk first ([`keyed_batch_into`]) runs them one after the other.
+#[inline(always)]
+pub fn keyed_direct_into<Q: BatchQuery, T: Hash>(
+    query: &Q,
+    secret: &crate::hash::SecretKey,
+    keys: &[T],
+    out: &mut Vec<bool>,
+) {
+    out.clear();
+    out.resize(keys.len(), false);
+    let mut hashes = [0u64; DIRECT_GROUP];
+    let mut local = [false; DIRECT_GROUP];
+    for (group, answers) in keys.chunks(DIRECT_GROUP).zip(out.chunks_mut(DIRECT_GROUP)) {
+        let hashes = &mut hashes[..group.len()];
+        super::siphash::sip13_keys_into(group, secret.0, hashes);
+        for (answer, hash) in local.iter_mut().zip(hashes.iter()) {
+            *answer = query.contains_now(hash);
+        }
+        answers.copy_from_slice(&local[..group.len()]);
     }
 }
 

@@ -277,6 +277,9 @@ fn sip13_lanes_of(messages: &[&[u8]; LANES], len: usize, key: [u64; 2]) -> [u64;
 /// loop for `level` (AVX-512, AVX2 or plain), so the lanes' words pass from the keys to the
 /// rounds in registers rather than through a call per group.
 pub(crate) fn sip13_keys<T: Hash>(level: Level, keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
+    let start = out.len();
+    out.resize(start + keys.len(), 0);
+    let out = &mut out[start..];
     match level {
         // SAFETY: the token proves the CPU has AVX-512 F.
         #[cfg(target_arch = "x86_64")]
@@ -284,24 +287,29 @@ pub(crate) fn sip13_keys<T: Hash>(level: Level, keys: &[T], key: [u64; 2], out: 
         // SAFETY: the token proves the CPU has AVX2.
         #[cfg(target_arch = "x86_64")]
         Level::Avx2(_) => unsafe { sip13_keys_avx2(keys, key, out) },
-        _ => sip13_keys_portable(keys, key, out),
+        _ => sip13_keys_into(keys, key, out),
     }
 }
 
-/// [`sip13_keys`] without target features: correct everywhere, vectorised as far as the
-/// baseline instruction set allows.
+/// [`sip13_keys`] into `out` (as long as `keys`), compiled as the caller is: correct
+/// everywhere, vectorised as far as the caller's target features allow. A loop compiled for
+/// a CPU's features that hashes a few keys at a time and then uses their hashes (the keyed
+/// batch of a filter in the cache) inlines it, so the lanes' work overlaps the tests'.
 #[inline(always)]
-fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
+pub(crate) fn sip13_keys_into<T: Hash>(keys: &[T], key: [u64; 2], out: &mut [u64]) {
+    assert_eq!(keys.len(), out.len(), "one hash per key");
     let mut hashers: Option<[BufferedHasher<Sip13>; LANES]> = None;
     let mut groups = keys.chunks_exact(LANES);
-    for group in &mut groups {
+    let mut outs = out.chunks_exact_mut(LANES);
+    for (group, out) in (&mut groups).zip(&mut outs) {
+        let out: &mut [u64; LANES] = out.try_into().expect("a group's hashes");
         let mut words = [0u64; LANES];
         if words
             .iter_mut()
             .zip(group)
             .all(|(word, k)| WordOf::of(k).map(|caught| *word = caught).is_some())
         {
-            out.extend(sip13_lanes_generic(key, 8, |_| words, || [0; LANES]));
+            *out = sip13_lanes_generic(key, 8, |_| words, || [0; LANES]);
             continue;
         }
         let hashers =
@@ -311,7 +319,7 @@ fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
             k.hash(hasher);
         }
         let len = hashers[0].inline_bytes().map(<[u8]>::len);
-        match len.filter(|&len| {
+        *out = match len.filter(|&len| {
             hashers
                 .iter()
                 .all(|h| h.inline_bytes().map(<[u8]>::len) == Some(len))
@@ -319,12 +327,14 @@ fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
             Some(len) => {
                 let messages: [&[u8]; LANES] =
                     core::array::from_fn(|l| hashers[l].inline_bytes().unwrap_or_default());
-                out.extend(sip13_lanes_of(&messages, len, key));
+                sip13_lanes_of(&messages, len, key)
             }
-            None => out.extend(hashers.iter().map(BufferedHasher::digest)),
-        }
+            None => core::array::from_fn(|l| hashers[l].digest()),
+        };
     }
-    out.extend(groups.remainder().iter().map(|k| sip13_key(k, key)));
+    for (h, k) in outs.into_remainder().iter_mut().zip(groups.remainder()) {
+        *h = sip13_key(k, key);
+    }
 }
 
 /// [`sip13_keys`] built for AVX-512F.
@@ -334,8 +344,8 @@ fn sip13_keys_portable<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
 /// The CPU must have AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn sip13_keys_avx512<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
-    sip13_keys_portable(keys, key, out);
+unsafe fn sip13_keys_avx512<T: Hash>(keys: &[T], key: [u64; 2], out: &mut [u64]) {
+    sip13_keys_into(keys, key, out);
 }
 
 /// [`sip13_keys`] built for AVX2.
@@ -345,8 +355,8 @@ unsafe fn sip13_keys_avx512<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u6
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn sip13_keys_avx2<T: Hash>(keys: &[T], key: [u64; 2], out: &mut Vec<u64>) {
-    sip13_keys_portable(keys, key, out);
+unsafe fn sip13_keys_avx2<T: Hash>(keys: &[T], key: [u64; 2], out: &mut [u64]) {
+    sip13_keys_into(keys, key, out);
 }
 
 #[cfg(test)]
