@@ -5,7 +5,7 @@ use std::hash::Hasher;
 
 use bloom_blocked::{
     AtomicBlockedBloomFilter, AtomicMultiblock32BloomFilter, AtomicMultiblockBloomFilter,
-    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter,
+    BlockedBloomFilter, Multiblock32BloomFilter, MultiblockBloomFilter, Probe,
 };
 use bloom_classic::{AtomicBloomFilter, BloomFilter};
 use bloom_core::hash::{Hashing, SecretKey};
@@ -148,15 +148,11 @@ fn assert_batch_is_single<F: Keyable, T: std::hash::Hash>(filter: &F, keys: &[T]
     assert_eq!(filter.contains_batch(keys), single, "{}: {what}", F::NAME);
 }
 
-/// A keyed filter in the cache hashes its batch's keys in SIMD lanes a group at a time,
-/// beside the tests: every kind of group (integers, keys of one length, of mixed lengths,
-/// past the hasher's buffer) and every count of keys around the groups' sizes, present and
-/// absent, answers as the single queries do.
-fn check_keyed_batches<F: Keyable>() {
+/// A keyed filter of type `F` in the cache holding every other key of
+/// [`check_keyed_batches`]'s kinds.
+fn keyed_batch_filter<F: Keyable>() -> F {
     let mut filter = F::build(2_000, 0.01).unwrap().keyed(SUITE_KEY);
-    let words: Vec<String> = (0..300).map(|i| format!("key-{i:05}")).collect();
-    let mixed: Vec<String> = (0..300).map(|i| "x".repeat(i % 37)).collect();
-    let long: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; 130 + i % 3]).collect();
+    let (words, mixed, long) = batch_key_kinds();
     for i in (0..600u64).step_by(2) {
         filter.insert(&i).unwrap();
     }
@@ -166,33 +162,61 @@ fn check_keyed_batches<F: Keyable>() {
     for k in long.iter().step_by(2) {
         filter.insert(k).unwrap();
     }
+    filter
+}
+
+/// Keys of one length, keys of mixed lengths, and keys past the key hasher's buffer.
+fn batch_key_kinds() -> (Vec<String>, Vec<String>, Vec<Vec<u8>>) {
+    let words = (0..300).map(|i| format!("key-{i:05}")).collect();
+    let mixed = (0..300).map(|i| "x".repeat(i % 37)).collect();
+    let long = (0..40).map(|i| vec![i as u8; 130 + i % 3]).collect();
+    (words, mixed, long)
+}
+
+/// A keyed filter in the cache hashes its batch's keys in SIMD lanes a group at a time,
+/// beside the tests: every kind of group (integers, keys of one length, of mixed lengths,
+/// past the hasher's buffer) and every count of keys around the groups' sizes, present and
+/// absent, answers as the single queries do.
+fn check_keyed_batches<F: Keyable>(filter: &F) {
+    let (words, mixed, long) = batch_key_kinds();
     let integers: Vec<u64> = (0..600).collect();
     for len in [0, 1, 15, 16, 17, 63, 64, 65, 129, 300, 600] {
-        assert_batch_is_single(&filter, &integers[..len], &format!("{len} integers"));
+        assert_batch_is_single(filter, &integers[..len], &format!("{len} integers"));
     }
     let narrow: Vec<u16> = (0..200).collect();
-    assert_batch_is_single(&filter, &narrow, "u16 integers");
+    assert_batch_is_single(filter, &narrow, "u16 integers");
     for len in [17, 64, 300] {
-        assert_batch_is_single(&filter, &words[..len], &format!("{len} keys of one length"));
+        assert_batch_is_single(filter, &words[..len], &format!("{len} keys of one length"));
         assert_batch_is_single(
-            &filter,
+            filter,
             &mixed[..len],
             &format!("{len} keys of mixed lengths"),
         );
     }
-    assert_batch_is_single(&filter, &long, "keys past the hasher's buffer");
+    assert_batch_is_single(filter, &long, "keys past the hasher's buffer");
     assert!(integers.iter().step_by(2).all(|k| filter.contains(k)));
+}
+
+/// [`check_keyed_batches`] on a line layout's filter under every kernel the CPU has (the
+/// batch loop each compiles differs), and on its atomic twin.
+macro_rules! check_keyed_line_layout {
+    ($plain:ty, $atomic:ty) => {{
+        let filter = keyed_batch_filter::<$plain>();
+        for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
+            if probe.is_available() {
+                check_keyed_batches(&filter.clone().with_probe(probe).unwrap());
+            }
+        }
+        check_keyed_batches(&keyed_batch_filter::<$atomic>());
+    }};
 }
 
 #[test]
 fn keyed_batches_answer_as_single_queries() {
-    check_keyed_batches::<BloomFilter>();
-    check_keyed_batches::<BlockedBloomFilter>();
-    check_keyed_batches::<AtomicBlockedBloomFilter>();
-    check_keyed_batches::<MultiblockBloomFilter>();
-    check_keyed_batches::<AtomicMultiblockBloomFilter>();
-    check_keyed_batches::<Multiblock32BloomFilter>();
-    check_keyed_batches::<AtomicMultiblock32BloomFilter>();
+    check_keyed_batches(&keyed_batch_filter::<BloomFilter>());
+    check_keyed_line_layout!(BlockedBloomFilter, AtomicBlockedBloomFilter);
+    check_keyed_line_layout!(MultiblockBloomFilter, AtomicMultiblockBloomFilter);
+    check_keyed_line_layout!(Multiblock32BloomFilter, AtomicMultiblock32BloomFilter);
 }
 
 #[test]
