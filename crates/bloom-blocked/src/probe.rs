@@ -788,6 +788,10 @@ pub(crate) mod avx2 {
         /// `unused[k]`: 1 in the lanes `k..16` a filter of k probes does not use, so that
         /// they pass the test whatever their word holds.
         unused: [[u32; 16]; 17],
+        /// `needed[k]`: 1 in the lanes `0..k` of a filter of k probes (at most 8), the bits
+        /// `vptest` requires: the test of up to eight lanes needs no [`unused`](Self::unused)
+        /// row ORed in first.
+        needed: [[u32; 8]; 9],
     }
 
     const fn unused_lanes() -> [[u32; 16]; 17] {
@@ -804,6 +808,20 @@ pub(crate) mod avx2 {
         table
     }
 
+    const fn needed_lanes() -> [[u32; 8]; 9] {
+        let mut table = [[0u32; 8]; 9];
+        let mut k = 0;
+        while k <= 8 {
+            let mut lane = 0;
+            while lane < k {
+                table[k][lane] = 1;
+                lane += 1;
+            }
+            k += 1;
+        }
+        table
+    }
+
     impl Consts {
         /// The values, known to the compiler where the intrinsics kernels use them.
         const VALUES: Consts = Consts {
@@ -811,6 +829,7 @@ pub(crate) mod avx2 {
             ones: [1; 8],
             thirty_one: [31; 8],
             unused: unused_lanes(),
+            needed: needed_lanes(),
         };
     }
 
@@ -827,6 +846,12 @@ pub(crate) mod avx2 {
         CONSTS.unused[num_hashes.min(16) as usize].as_ptr()
     }
 
+    /// The row of [`Consts::needed`] for `num_hashes` probes (at most 8).
+    #[inline(always)]
+    fn needed(num_hashes: u32) -> *const u32 {
+        CONSTS.needed[num_hashes.min(8) as usize].as_ptr()
+    }
+
     /// The blocked test of up to 8 probes in one 256-bit pass: lane i computes probe i's
     /// position, fetches its 32-bit word from either half of the block (two `vpermd`s and a
     /// blend on the position's top bit, which is the product's sign), shifts the word by the
@@ -841,10 +866,10 @@ pub(crate) mod avx2 {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is the
         // 64 bytes `block` points at (readable while it lives; `vpermd`'s memory operand
-        // needs no alignment), bytes 0..32, 64..128 of
-        // `CONSTS` and 32 bytes of a row of its `unused` table (a static aligned to 64, rows
-        // of 64 bytes from offset 128). The asm writes no memory, uses no stack, declares
-        // every vector register clobbered and ends with `vzeroupper` (see the module docs).
+        // needs no alignment), bytes 0..32, 96..128 of
+        // `CONSTS` and the 32 bytes of a row of its `needed` table. The asm writes no memory,
+        // uses no stack, declares every vector register clobbered and ends with `vzeroupper`
+        // (see the module docs).
         unsafe {
             vector_asm!(
                 shared: SHARED;
@@ -861,16 +886,14 @@ pub(crate) mod avx2 {
                 "vpsrld ymm0, ymm0, 23",
                 "vpand ymm0, ymm0, ymmword ptr [{c} + {thirty_one}]",
                 "vpsrlvd ymm2, ymm2, ymm0",
-                "vpor ymm2, ymm2, ymmword ptr [{unused}]",
-                // CF: every lane's bit 0 is set.
-                "vptest ymm2, ymmword ptr [{c} + {ones}]",
+                // CF: bit 0 is set in every lane the k probes use.
+                "vptest ymm2, ymmword ptr [{needed}]",
                 "setb {present}",
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                unused = in(reg) unused(num_hashes),
-                ones = const ONES,
+                needed = in(reg) needed(num_hashes),
                 thirty_one = const THIRTY_ONE,
                 present = out(reg_byte) present,
             );
@@ -985,10 +1008,9 @@ pub(crate) mod avx2 {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and VL, which the token proves. The memory
         // read is the 64 bytes `block` points at (`vmovdqu` and the EVEX memory operand need
-        // no alignment), bytes 0..32 and 64..96 of `CONSTS`
-        // and 32 bytes of a row of its `unused` table (a static aligned to 64). The asm
-        // writes no memory, uses no stack, uses only `ymm0`-`ymm2` of the vector registers,
-        // declares all sixteen clobbered and ends with `vzeroupper`.
+        // no alignment), bytes 0..32 of `CONSTS` and the 32 bytes of a row of its `needed`
+        // table. The asm writes no memory, uses no stack, uses only `ymm0`-`ymm2` of the
+        // vector registers, declares all sixteen clobbered and ends with `vzeroupper`.
         unsafe {
             vector_asm!(
                 shared: SHARED;
@@ -999,15 +1021,13 @@ pub(crate) mod avx2 {
                 "vpermi2d ymm1, ymm2, ymmword ptr [{block} + 32]",
                 "vpsrld ymm0, ymm0, 23",
                 "vprorvd ymm1, ymm1, ymm0",
-                "vpor ymm1, ymm1, ymmword ptr [{unused}]",
-                "vptest ymm1, ymmword ptr [{c} + {ones}]",
+                "vptest ymm1, ymmword ptr [{needed}]",
                 "setb {present}",
                 "vzeroupper",
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                unused = in(reg) unused(num_hashes),
-                ones = const ONES,
+                needed = in(reg) needed(num_hashes),
                 present = out(reg_byte) present,
             );
         }
@@ -1274,8 +1294,8 @@ pub(crate) mod avx2 {
         }
 
         /// Lanes 0..8 or 8..16 (`HIGH`) of [`super::contains8`]: each probe's word shifted so
-        /// that its bit lands in bit 0, before the lanes k does not use are set
-        /// ([`unused`]).
+        /// that its bit lands in bit 0 (the lanes k does not use hold anything: the test
+        /// passes over them, [`needed`], or sets them first, [`unused`]).
         ///
         /// # Safety
         ///
@@ -1307,6 +1327,20 @@ pub(crate) mod avx2 {
             }
         }
 
+        /// The `needed` row of k = `num_hashes` (at most 8): bit 0 in the lanes k uses, all
+        /// `vptest` must find set.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support AVX2.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn needed(num_hashes: u32) -> __m256i {
+            // SAFETY: AVX2 is available (the caller's contract); the load reads the row's
+            // 32 bytes.
+            unsafe { load(CONSTS.needed[num_hashes.min(8) as usize].as_ptr()) }
+        }
+
         /// `lanes` ORed with lanes `from .. from + 8` (`from` 0 or 8) of the `unused` row of
         /// k = `num_hashes`: ones in the lanes k does not use, so that they pass the test.
         ///
@@ -1329,10 +1363,7 @@ pub(crate) mod avx2 {
             #[inline]
             unsafe fn test(block: &[u8; 64], g: u64, num_hashes: u32) -> bool {
                 // SAFETY: AVX2 is available (this function's contract).
-                unsafe {
-                    let lanes = unused(probes::<false>(block, g), num_hashes, 0);
-                    _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
-                }
+                unsafe { _mm256_testc_si256(probes::<false>(block, g), needed(num_hashes)) != 0 }
             }
             // SAFETY: the token proves the CPU has AVX2.
             unsafe { test(block, g, num_hashes) }
@@ -1377,8 +1408,7 @@ pub(crate) mod avx2 {
                         load(block[32..].as_ptr()),
                     );
                     let lanes = _mm256_rorv_epi32(word, _mm256_srli_epi32::<23>(product));
-                    let lanes = unused(lanes, num_hashes, 0);
-                    _mm256_testc_si256(lanes, load(Consts::VALUES.ones.as_ptr())) != 0
+                    _mm256_testc_si256(lanes, needed(num_hashes)) != 0
                 }
             }
             // SAFETY: the token proves the CPU has AVX2, AVX-512 F and VL.
