@@ -329,6 +329,11 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
                 tests: Tests { bytes, shared },
             };
             let lines = Lines(&query);
+            debug_assert_eq!(
+                self.secret.is_some(),
+                PREHASHED,
+                "keyed exactly when prehashed"
+            );
             // A seeded batch's `secret` is `None`: said as a constant, so that its loop
             // holds no keyed code.
             match self.secret.filter(|_| PREHASHED) {

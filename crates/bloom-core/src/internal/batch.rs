@@ -556,9 +556,10 @@ pub fn probed_batch_into<S: ProbeSet, T: Hash>(
 }
 
 /// Keys of a keyed filter's batch query hashed at a time (in SIMD lanes) before they are
-/// tested, past the cache ([`keyed_direct_into`] serves filters in it): the hashes (128 KiB) stay in L2, and each chunk's batch query is long enough to
-/// keep its pipeline of misses full. Measured best of 1,024, 4,096, 16,384 and 65,536
-/// (docs/security.md, "What it costs").
+/// tested, past the cache ([`keyed_direct_into`] serves filters in it): the hashes (128 KiB)
+/// stay in L2, and each chunk's batch query is long enough to keep its pipeline of misses
+/// full. Measured best of 1,024, 4,096, 16,384 and 65,536 (docs/security.md, "What it
+/// costs").
 const KEYED_BATCH_CHUNK: usize = 16_384;
 
 /// The answers for `keys` under a keyed `hashing` into `out` (cleared first): a chunk of keys
