@@ -347,6 +347,9 @@ pub(crate) trait TestUser<R, Z: Width = Full> {
 pub(crate) struct Kernel {
     kind: Kind,
     num_hashes: u32,
+    /// The constant rows the `asm!` kernels read for this k.
+    #[cfg(target_arch = "x86_64")]
+    rows: avx2::Rows,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,7 +397,17 @@ impl Kernel {
             let _ = probe;
             Kind::Portable
         };
-        Kernel { kind, num_hashes }
+        Kernel::of(kind, num_hashes)
+    }
+
+    /// The kernel of `kind` for `num_hashes` probes.
+    fn of(kind: Kind, num_hashes: u32) -> Kernel {
+        Kernel {
+            kind,
+            num_hashes,
+            #[cfg(target_arch = "x86_64")]
+            rows: avx2::Rows::of(num_hashes),
+        }
     }
 
     /// Every kernel of the given implementation that can test `num_hashes` probes on this
@@ -430,7 +443,7 @@ impl Kernel {
         }
         kinds
             .into_iter()
-            .map(|kind| Kernel { kind, num_hashes })
+            .map(|kind| Kernel::of(kind, num_hashes))
             .collect()
     }
 
@@ -450,6 +463,8 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         let k = self.num_hashes;
+        #[cfg(target_arch = "x86_64")]
+        let rows = self.rows;
         // The kernel `$test` on a line's bytes and on a line of atomic words in place.
         #[cfg(target_arch = "x86_64")]
         macro_rules! both {
@@ -457,18 +472,22 @@ impl Kernel {
                 let t = $token;
                 run.run_avx2(
                     t,
-                    move |b: &[u8; 64], g| $test(t, b.into(), g, k),
+                    move |b: &[u8; 64], g| $test(t, b.into(), g, rows),
                     move |b: &[u8; 64], g| $compiled(t, b, g, k),
-                    move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
+                    move |line: &[AtomicU64; 8], g| {
+                        Some($test(t, avx2::Line::shared(line), g, rows))
+                    },
                 )
             }};
             (avx512 $token:expr, $test:path, $compiled:path) => {{
                 let t = $token;
                 run.run_avx512(
                     t,
-                    move |b: &[u8; 64], g| $test(t, b.into(), g, k),
+                    move |b: &[u8; 64], g| $test(t, b.into(), g, rows),
                     move |b: &[u8; 64], g| $compiled(t, b, g, k),
-                    move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, k)),
+                    move |line: &[AtomicU64; 8], g| {
+                        Some($test(t, avx2::Line::shared(line), g, rows))
+                    },
                 )
             }};
         }
@@ -840,16 +859,25 @@ pub(crate) mod avx2 {
     const ONES: usize = core::mem::offset_of!(Consts, ones);
     const THIRTY_ONE: usize = core::mem::offset_of!(Consts, thirty_one);
 
-    /// The row of [`Consts::unused`] for `num_hashes` probes (at most 16).
-    #[inline(always)]
-    fn unused(num_hashes: u32) -> *const u32 {
-        CONSTS.unused[num_hashes.min(16) as usize].as_ptr()
+    /// The rows of [`CONSTS`] the `asm!` kernels test a filter of k probes with, found once
+    /// when its kernel is chosen: a single query then loads their address from the filter
+    /// rather than computing it from k (a clamp, the static's address and an offset).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(crate) struct Rows {
+        /// [`Consts::needed`]'s row for k (k at most 8).
+        needed: &'static [u32; 8],
+        /// [`Consts::unused`]'s row for k.
+        unused: &'static [u32; 16],
     }
 
-    /// The row of [`Consts::needed`] for `num_hashes` probes (at most 8).
-    #[inline(always)]
-    fn needed(num_hashes: u32) -> *const u32 {
-        CONSTS.needed[num_hashes.min(8) as usize].as_ptr()
+    impl Rows {
+        /// The rows for `num_hashes` probes.
+        pub(crate) fn of(num_hashes: u32) -> Rows {
+            Rows {
+                needed: &CONSTS.needed[num_hashes.min(8) as usize],
+                unused: &CONSTS.unused[num_hashes.min(16) as usize],
+            }
+        }
     }
 
     /// The blocked test of up to 8 probes in one 256-bit pass: lane i computes probe i's
@@ -861,7 +889,7 @@ pub(crate) mod avx2 {
         _: Avx2,
         block: Line<'_, SHARED>,
         g: u64,
-        num_hashes: u32,
+        rows: Rows,
     ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX2, which the token proves. The memory read is the
@@ -893,7 +921,7 @@ pub(crate) mod avx2 {
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                needed = in(reg) needed(num_hashes),
+                needed = in(reg) rows.needed.as_ptr(),
                 thirty_one = const THIRTY_ONE,
                 present = out(reg_byte) present,
             );
@@ -908,7 +936,7 @@ pub(crate) mod avx2 {
         _: Avx2,
         block: Line<'_, SHARED>,
         g: u64,
-        num_hashes: u32,
+        rows: Rows,
     ) -> bool {
         let present: u8;
         // SAFETY: as in `contains8`; the memory read is the 64 bytes `block` points at, bytes
@@ -943,7 +971,7 @@ pub(crate) mod avx2 {
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                unused = in(reg) unused(num_hashes),
+                unused = in(reg) rows.unused.as_ptr(),
                 ones = const ONES,
                 thirty_one = const THIRTY_ONE,
                 present = out(reg_byte) present,
@@ -960,7 +988,7 @@ pub(crate) mod avx2 {
         _: Avx512,
         block: Line<'_, SHARED>,
         g: u64,
-        num_hashes: u32,
+        rows: Rows,
     ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and AVX2, which the token proves. The
@@ -987,7 +1015,7 @@ pub(crate) mod avx2 {
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                unused = in(reg) unused(num_hashes),
+                unused = in(reg) rows.unused.as_ptr(),
                 ones = const ONES,
                 present = out(reg_byte) present,
             );
@@ -1003,7 +1031,7 @@ pub(crate) mod avx2 {
         _: Avx512,
         block: Line<'_, SHARED>,
         g: u64,
-        num_hashes: u32,
+        rows: Rows,
     ) -> bool {
         let present: u8;
         // SAFETY: the instructions need AVX-512 F and VL, which the token proves. The memory
@@ -1027,7 +1055,7 @@ pub(crate) mod avx2 {
                 g = in(reg) g,
                 c = in(reg) &CONSTS,
                 block = in(reg) block.as_ptr(),
-                needed = in(reg) needed(num_hashes),
+                needed = in(reg) rows.needed.as_ptr(),
                 present = out(reg_byte) present,
             );
         }
