@@ -265,9 +265,9 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
 }
 
 /// The answers for `keys` into `out`: the batch engine over the lines, the kernel's test
-/// chosen once outside the loop; a keyed filter's keys hashed in SIMD lanes, a group at a
-/// time beside the tests in a loop compiled for the CPU when the filter is in the cache, a
-/// chunk at a time before them otherwise.
+/// chosen once outside the loop; a keyed filter's keys hashed in SIMD lanes, integer keys a
+/// group at a time beside the tests in a loop compiled for the CPU when the filter is in the
+/// cache ([`batch::words_first`]), other keys and larger filters a chunk at a time before them.
 ///
 /// # Panics
 ///
@@ -285,8 +285,13 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
         "a store of another size"
     );
     match hashing.secret_key() {
+        Some(&secret) if batch::words_first(keys) => {
+            batch_into::<L, S, T, true>(layout, store, hashing, Some(secret), keys, out);
+        }
         Some(&secret) => {
-            batch_into::<L, S, T, true>(layout, store, hashing, Some(secret), keys, out)
+            batch::keyed_batch_into(&Hashing::Keyed(secret), keys, out, |hashes, answers| {
+                batch_into::<L, S, u64, true>(layout, store, hashing, None, hashes, answers);
+            });
         }
         None => batch_into::<L, S, T, false>(layout, store, hashing, None, keys, out),
     }
@@ -311,9 +316,9 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
         out: &'k mut Vec<bool>,
     }
     impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> Run<'_, L, S, T, PREHASHED> {
-        /// The batch, in a loop `compiled` for the CPU's features or not: a keyed filter's
-        /// keys hashed in lanes a group at a time beside the tests when it is, and in the
-        /// cache; a chunk at a time before them otherwise.
+        /// The batch, in a loop `compiled` for the CPU's features or not: keys to hash
+        /// under `secret` (integer keys) hashed in lanes a group at a time beside the tests
+        /// when it is, and in the cache; a chunk at a time before them otherwise.
         #[inline(always)]
         fn go(
             self,
@@ -329,13 +334,13 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
                 tests: Tests { bytes, shared },
             };
             let lines = Lines(&query);
-            debug_assert_eq!(
-                self.secret.is_some(),
-                PREHASHED,
-                "keyed exactly when prehashed"
+            debug_assert!(
+                self.secret.is_none() || PREHASHED,
+                "keys hashed under a key"
             );
-            // A seeded batch's `secret` is `None`: said as a constant, so that its loop
-            // holds no keyed code.
+            // Keys to hash under a secret key come only with a query of hashes: said as a
+            // constant, so that a seeded batch's loop holds no keyed code. A query of hashes
+            // without `secret` is given the hashes themselves.
             match self.secret.filter(|_| PREHASHED) {
                 Some(secret)
                     if compiled && self.store.footprint() <= batch::direct_max_bytes(true) =>
