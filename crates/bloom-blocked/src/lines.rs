@@ -285,13 +285,8 @@ pub(crate) fn contains_batch_into<L: LineLayout, S: Storage, T: Hash>(
         "a store of another size"
     );
     match hashing.secret_key() {
-        Some(&secret) if batch::words_first(keys) => {
-            batch_into::<L, S, T, true>(layout, store, hashing, Some(secret), keys, out);
-        }
         Some(&secret) => {
-            batch::keyed_batch_into(&Hashing::Keyed(secret), keys, out, |hashes, answers| {
-                batch_into::<L, S, u64, true>(layout, store, hashing, None, hashes, answers);
-            });
+            batch_into::<L, S, T, true>(layout, store, hashing, Some(secret), keys, out)
         }
         None => batch_into::<L, S, T, false>(layout, store, hashing, None, keys, out),
     }
@@ -334,16 +329,18 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
                 tests: Tests { bytes, shared },
             };
             let lines = Lines(&query);
-            debug_assert!(
-                self.secret.is_none() || PREHASHED,
-                "keys hashed under a key"
+            debug_assert_eq!(
+                self.secret.is_some(),
+                PREHASHED,
+                "keyed exactly when prehashed"
             );
-            // Keys to hash under a secret key come only with a query of hashes: said as a
-            // constant, so that a seeded batch's loop holds no keyed code. A query of hashes
-            // without `secret` is given the hashes themselves.
+            // A seeded batch's `secret` is `None`: said as a constant, so that its loop
+            // holds no keyed code.
             match self.secret.filter(|_| PREHASHED) {
                 Some(secret)
-                    if compiled && self.store.footprint() <= batch::direct_max_bytes(true) =>
+                    if compiled
+                        && self.store.footprint() <= batch::direct_max_bytes(true)
+                        && batch::words_first(self.keys) =>
                 {
                     batch::keyed_direct_into(&lines, &secret, self.keys, self.out);
                 }
