@@ -13,7 +13,7 @@ use core::sync::atomic::Ordering::Relaxed;
 
 use bloom_core::engine::{Layout, Storage};
 use bloom_core::hash::{Hashing, KeyHashing, SecretKey};
-use bloom_core::internal::batch::{self, Lines, OneLine};
+use bloom_core::internal::batch::{self, Lines, Loop, OneLine};
 
 use crate::probe::{TestUser, Width};
 
@@ -437,6 +437,13 @@ where
     P: Fn(&<L::Width as Width>::Atomics, u64) -> Option<bool>,
 {
     type Staged = (usize, u64);
+    /// Lines of atomic words keep the bursts: their tests, inline assembly in a loop built
+    /// for the baseline target, measured slower in the overlapped loop (docs/blocked.md).
+    const LOOP: Loop = if S::SHARED_LINES {
+        Loop::Bursts
+    } else {
+        Loop::Overlapped
+    };
 
     #[inline(always)]
     fn footprint(&self) -> usize {

@@ -22,6 +22,12 @@
 //!   runs round 0, key t - 2D round 1, and so on; D is about [`PIPELINE_LINES`] lines' worth
 //!   of keys. It spreads the misses out, which suits a filter whose keys read many lines per
 //!   round (the layers of a scalable filter).
+//! * **Overlapped** ([`Loop::Overlapped`]), for queries with no intermediate round (one line
+//!   a key): within the last-level cache, a group of D keys is staged while the group before
+//!   it is tested, so the tests overlap the next misses (the memory answers within a few
+//!   dozen nanoseconds there, and the core's work is what a burst leaves waiting); past it,
+//!   bursts, whose prefetches leave back to back (the memory's throughput is the limit
+//!   there).
 //!
 //! `docs/design.md` ("Batch queries") has the measurements behind each constant.
 
@@ -41,7 +47,8 @@ use crate::internal::probe::Probes;
 pub const CACHED_MAX_BYTES: usize = 4 << 20;
 
 /// Cache lines staged per burst: 128 one-line keys (the blocked filters' measured best at
-/// 10 million keys), fewer keys when each reads more.
+/// 10 million keys, when they took bursts at every size; now past the last-level cache),
+/// fewer keys when each reads more.
 pub const BURST_LINES: usize = 128;
 
 /// The fewest keys in a burst, whatever they read.
@@ -67,6 +74,10 @@ pub enum Loop {
     Bursts,
     /// A ring of keys at staggered rounds.
     Pipelined,
+    /// For a query with no intermediate round: while the filter fits the last-level cache,
+    /// each group of keys staged while the group before it is tested; past it, as
+    /// [`Bursts`](Loop::Bursts).
+    Overlapped,
 }
 
 /// How a filter answers batch queries; the engine's loops call it.
@@ -224,7 +235,10 @@ fn uncached<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut Vec<bool>) 
     out.clear();
     out.resize(keys.len(), false);
     match Q::LOOP {
-        Loop::Bursts => bursts(query, keys, out),
+        Loop::Overlapped if query.footprint() <= last_level_cache_bytes() => {
+            overlapped(query, keys, out);
+        }
+        Loop::Bursts | Loop::Overlapped => bursts(query, keys, out),
         Loop::Pipelined => pipelined(query, keys, out),
     }
 }
@@ -332,11 +346,53 @@ fn pipelined<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
     }
 }
 
+/// The overlapped loop of a query with no intermediate round: groups of D keys (about
+/// [`PIPELINE_LINES`] lines' worth), each staged (hashed, its lines prefetched) while the
+/// group before it is tested, so the core tests keys while the next group's misses are in
+/// flight. The answers of a group go to a local array, copied to `out` together (stored into
+/// `out` between the loads of the lines, answers slowed the loop for some placements of the
+/// process's memory; docs/design.md, "The bursts' answers").
+#[inline(always)]
+fn overlapped<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &mut [bool]) {
+    assert!(Q::ROUNDS == 0, "no intermediate round");
+    let distance = pipeline_distance(query.lines_per_key());
+    let mut current = [query.empty(); MAX_DISTANCE];
+    let mut next = [query.empty(); MAX_DISTANCE];
+    for (state, key) in current.iter_mut().zip(keys.iter().take(distance)) {
+        *state = query.stage(key, false);
+    }
+    let mut local = [false; MAX_DISTANCE];
+    let mut groups = keys
+        .chunks(distance)
+        .zip(out.chunks_mut(distance))
+        .peekable();
+    while let Some((group, out)) = groups.next() {
+        let following = groups.peek().map_or(&[][..], |(keys, _)| *keys);
+        let answers = &mut local[..group.len()];
+        for ((answer, state), (slot, key)) in answers
+            .iter_mut()
+            .zip(&current)
+            .zip(next.iter_mut().zip(following))
+        {
+            *slot = query.stage(key, false);
+            *answer = query.finish(state);
+        }
+        for (answer, state) in answers.iter_mut().zip(&current).skip(following.len()) {
+            *answer = query.finish(state);
+        }
+        out.copy_from_slice(answers);
+        core::mem::swap(&mut current, &mut next);
+    }
+}
+
 /// A filter whose key reads one cache line (a block): what [`Lines`] needs to run its batch
 /// query in one step.
 pub trait OneLine {
     /// What staging leaves for the test: the key's line and what to test in it (or its hash).
     type Staged: Copy;
+    /// The loop past the direct loop's limit: by default [`Loop::Overlapped`];
+    /// [`Loop::Bursts`] for a filter whose tests measured faster in a loop of their own.
+    const LOOP: Loop = Loop::Overlapped;
     /// Bytes of the filter's lines.
     fn footprint(&self) -> usize;
     /// Hashes `key` and finds its line.
@@ -357,7 +413,7 @@ pub struct Lines<'a, F>(pub &'a F);
 impl<F: OneLine> BatchQuery for Lines<'_, F> {
     type State = F::Staged;
     const ROUNDS: usize = 0;
-    const LOOP: Loop = Loop::Bursts;
+    const LOOP: Loop = F::LOOP;
     const ONE_LINE: bool = true;
 
     #[inline(always)]
@@ -800,6 +856,7 @@ mod tests {
     model_impl!(Bursts2, 2, Loop::Bursts);
     model_impl!(Pipe0, 0, Loop::Pipelined);
     model_impl!(Pipe3, 3, Loop::Pipelined);
+    model_impl!(Over0, 0, Loop::Overlapped);
 
     fn model(footprint: usize, lines: usize) -> Model {
         Model {
@@ -839,6 +896,7 @@ mod tests {
                 check(&Bursts2(model(footprint, lines)), |q| take(&q.0));
                 check(&Pipe0(model(footprint, lines)), |q| take(&q.0));
                 check(&Pipe3(model(footprint, lines)), |q| take(&q.0));
+                check(&Over0(model(footprint, lines)), |q| take(&q.0));
             }
         }
     }
@@ -856,6 +914,33 @@ mod tests {
         let staged_before = |i: usize| log[..i].iter().filter(|e| e.1 == "stage").count();
         let first_round = log.iter().position(|e| e.1 == "round").unwrap();
         assert_eq!(staged_before(first_round), d);
+    }
+
+    /// The overlapped loop answers every key, in order, and tests key t only after key
+    /// t + D was staged (or every key, near the end): D keys' misses in flight during each
+    /// test.
+    #[test]
+    fn the_overlapped_loop_tests_a_key_after_staging_the_next_group() {
+        for lines in [1usize, 3, 40] {
+            let d = pipeline_distance(lines);
+            for len in [0usize, 1, d - 1, d, d + 1, 2 * d + 3, 1000] {
+                let q = Over0(model(usize::MAX, lines));
+                let keys: Vec<u64> = (0..len as u64).map(|i| i * 7 + 1).collect();
+                let mut out = vec![false; len];
+                overlapped(&q, &keys, &mut out);
+                assert_eq!(out, expected(&keys), "len {len}, distance {d}");
+                let (mut staged, mut tested) = (0, 0);
+                for (_, what) in q.0.log.take() {
+                    if what == "stage" {
+                        staged += 1;
+                    } else {
+                        assert_eq!(staged, len.min(tested + d + 1), "key {tested} of {len}");
+                        tested += 1;
+                    }
+                }
+                assert_eq!((staged, tested), (len, len));
+            }
+        }
     }
 
     #[test]
