@@ -9,11 +9,11 @@
 //! does, and the final test. The loops, the group sizes, the prefetch distance and the size
 //! below which prefetching is not worth it live here, once.
 //!
-//! Three loops, chosen from the filter's [`footprint`](BatchQuery::footprint):
+//! Four loops, chosen from the filter's [`footprint`](BatchQuery::footprint):
 //!
-//! * **Direct** for filters up to [`direct_max_bytes`] (the L2 cache for one-line queries, a
-//!   quarter of the last-level cache for the others): the single-key query key by key.
-//!   Their lines hit the cache, and prefetching would only add instructions.
+//! * **Direct** for filters up to [`direct_max_bytes`] (half the L2 cache for one-line
+//!   queries, a quarter of the last-level cache for the others): the single-key query key by
+//!   key. Their lines hit the cache, and prefetching would only add instructions.
 //! * **Bursts** ([`Loop::Bursts`]) for larger ones: stage a burst of keys (hash, prefetch),
 //!   then run each round over the keys still undecided, then the final test. The prefetches
 //!   of a burst leave back to back, so the memory has as many misses in flight as it can
@@ -185,10 +185,11 @@ pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &
 /// The largest filter whose batch queries take the direct loop, for queries whose keys read
 /// one cache line each (`one_line`) or several:
 ///
-/// * one line (the blocked filters): the L2 cache
-///   ([`l2_cache_bytes`](super::caches::l2_cache_bytes)). Past it a key's one line comes
-///   from the L3 at best, and its test is so short that nothing else hides the wait: bursts
-///   with prefetches measured faster from about 1.2 MB on;
+/// * one line (the blocked filters): half the L2 cache
+///   ([`l2_cache_bytes`](super::caches::l2_cache_bytes)). A key's test is so short that
+///   little else hides a wait for its line, and from about half the L2 on (the filter
+///   sharing the cache with the keys, the answers and the page tables) enough lines come
+///   from further away that the overlapped loop's prefetches measured faster;
 /// * several lines (the classic, counting and scalable filters): a quarter of the
 ///   last-level cache, and at least [`CACHED_MAX_BYTES`]. Their hashing and k probes give
 ///   the out-of-order core enough independent work to overlap misses to the L3, and bursts
@@ -197,7 +198,7 @@ pub fn contains_batch_into<Q: BatchQuery, T: Hash>(query: &Q, keys: &[T], out: &
 /// docs/design.md ("Batch queries") has the measurements and the CPU they were taken on.
 pub fn direct_max_bytes(one_line: bool) -> usize {
     if one_line {
-        super::caches::l2_cache_bytes()
+        super::caches::l2_cache_bytes() / 2
     } else {
         (last_level_cache_bytes() / 4).max(CACHED_MAX_BYTES)
     }
@@ -947,7 +948,7 @@ mod tests {
     fn direct_loop_limits_follow_the_caches() {
         assert_eq!(
             direct_max_bytes(true),
-            crate::internal::caches::l2_cache_bytes()
+            crate::internal::caches::l2_cache_bytes() / 2
         );
         let many = direct_max_bytes(false);
         assert!(many >= CACHED_MAX_BYTES);
