@@ -148,10 +148,10 @@ fn assert_batch_is_single<F: Keyable, T: std::hash::Hash>(filter: &F, keys: &[T]
     assert_eq!(filter.contains_batch(keys), single, "{}: {what}", F::NAME);
 }
 
-/// A keyed filter of type `F` in the cache holding every other key of
+/// A keyed filter of type `F` sized for `n` keys at 1%, holding every other key of
 /// [`check_keyed_batches`]'s kinds.
-fn keyed_batch_filter<F: Keyable>() -> F {
-    let mut filter = F::build(2_000, 0.01).unwrap().keyed(SUITE_KEY);
+fn keyed_batch_filter<F: Keyable>(n: u64) -> F {
+    let mut filter = F::build(n, 0.01).unwrap().keyed(SUITE_KEY);
     let (words, mixed, long) = batch_key_kinds();
     for i in (0..600u64).step_by(2) {
         filter.insert(&i).unwrap();
@@ -198,22 +198,27 @@ fn check_keyed_batches<F: Keyable>(filter: &F) {
 }
 
 /// [`check_keyed_batches`] on a line layout's filter under every kernel the CPU has (the
-/// batch loop each compiles differs), and on its atomic twin.
+/// batch loop each compiles differs), and on its atomic twin: a filter in the cache, and one
+/// past the direct loop's limit (at about 10 bits a key, one key per byte of the limit),
+/// whose groups are staged with prefetches before they are tested.
 macro_rules! check_keyed_line_layout {
     ($plain:ty, $atomic:ty) => {{
-        let filter = keyed_batch_filter::<$plain>();
-        for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
-            if probe.is_available() {
-                check_keyed_batches(&filter.clone().with_probe(probe).unwrap());
+        let past_direct = bloom_core::internal::batch::direct_max_bytes(true) as u64;
+        for n in [2_000, past_direct] {
+            let filter = keyed_batch_filter::<$plain>(n);
+            for probe in [Probe::Portable, Probe::Avx2, Probe::Avx512] {
+                if probe.is_available() {
+                    check_keyed_batches(&filter.clone().with_probe(probe).unwrap());
+                }
             }
+            check_keyed_batches(&keyed_batch_filter::<$atomic>(n));
         }
-        check_keyed_batches(&keyed_batch_filter::<$atomic>());
     }};
 }
 
 #[test]
 fn keyed_batches_answer_as_single_queries() {
-    check_keyed_batches(&keyed_batch_filter::<BloomFilter>());
+    check_keyed_batches(&keyed_batch_filter::<BloomFilter>(2_000));
     check_keyed_line_layout!(BlockedBloomFilter, AtomicBlockedBloomFilter);
     check_keyed_line_layout!(MultiblockBloomFilter, AtomicMultiblockBloomFilter);
     check_keyed_line_layout!(Multiblock32BloomFilter, AtomicMultiblock32BloomFilter);

@@ -14,6 +14,7 @@ use core::sync::atomic::Ordering::Relaxed;
 use bloom_core::engine::{Layout, Storage};
 use bloom_core::hash::{Hashing, KeyHashing, SecretKey};
 use bloom_core::internal::batch::{self, Lines, Loop, OneLine};
+use bloom_core::internal::caches::last_level_cache_bytes;
 
 use crate::probe::{TestUser, Width};
 
@@ -266,8 +267,9 @@ unsafe fn test_at<L: LineLayout, S: Storage>(
 
 /// The answers for `keys` into `out`: the batch engine over the lines, the kernel's test
 /// chosen once outside the loop; a keyed filter's keys hashed in SIMD lanes, integer keys a
-/// group at a time beside the tests in a loop compiled for the CPU when the filter is in the
-/// cache ([`batch::words_first`]), other keys and larger filters a chunk at a time before them.
+/// group at a time beside the tests in a loop compiled for the CPU when the filter fits the
+/// last-level cache ([`batch::words_first`]), other keys and larger filters a chunk at a time
+/// before them.
 ///
 /// # Panics
 ///
@@ -313,7 +315,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
     impl<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool> Run<'_, L, S, T, PREHASHED> {
         /// The batch, in a loop `compiled` for the CPU's features or not: keys to hash
         /// under `secret` (integer keys) hashed in lanes a group at a time beside the tests
-        /// when it is, and in the cache; a chunk at a time before them otherwise.
+        /// when it is, within the last-level cache; a chunk at a time before them otherwise.
         #[inline(always)]
         fn go(
             self,
@@ -339,7 +341,7 @@ fn batch_into<L: LineLayout, S: Storage, T: Hash, const PREHASHED: bool>(
             match self.secret.filter(|_| PREHASHED) {
                 Some(secret)
                     if compiled
-                        && self.store.footprint() <= batch::direct_max_bytes(true)
+                        && self.store.footprint() <= last_level_cache_bytes()
                         && batch::words_first(self.keys) =>
                 {
                     batch::keyed_direct_into(&lines, &secret, self.keys, self.out);

@@ -640,11 +640,13 @@ pub fn keyed_batch_into<T: Hash>(
 }
 
 /// The answers for `keys` under the secret key `secret` into `out` (cleared first), for a
-/// filter in the cache whose `query` answers pre-computed hashes (read through
-/// [`prehashed`]): [`DIRECT_GROUP`] keys at a time hashed in SIMD lanes into a local array,
-/// then answered one by one, in one loop. Inlined into a loop compiled for the CPU's
-/// features, the lanes' vector work of one group overlaps the tests of the one before,
-/// where hashing a whole chunk first ([`keyed_batch_into`]) runs them one after the other.
+/// filter within the last-level cache whose `query` answers pre-computed hashes (read
+/// through [`prehashed`]): [`DIRECT_GROUP`] keys at a time hashed in SIMD lanes into a local
+/// array, then answered one by one (past the direct loop's limit, [`direct_max_bytes`], all
+/// staged first, their lines prefetched, then tested), in one loop. Inlined into a loop
+/// compiled for the CPU's features, the lanes' vector work of one group overlaps the tests
+/// of the one before, where hashing a whole chunk first ([`keyed_batch_into`]) runs them one
+/// after the other.
 #[inline(always)]
 pub fn keyed_direct_into<Q: BatchQuery, T: Hash>(
     query: &Q,
@@ -654,15 +656,28 @@ pub fn keyed_direct_into<Q: BatchQuery, T: Hash>(
 ) {
     out.clear();
     out.resize(keys.len(), false);
+    let staged = query.footprint() > direct_max_bytes(Q::ONE_LINE);
     let mut hashes = [0u64; DIRECT_GROUP];
+    let mut states = [query.empty(); DIRECT_GROUP];
     let mut local = [false; DIRECT_GROUP];
     for (group, answers) in keys.chunks(DIRECT_GROUP).zip(out.chunks_mut(DIRECT_GROUP)) {
         let hashes = &mut hashes[..group.len()];
         super::siphash::sip13_keys_into(group, secret.0, hashes);
-        for (answer, hash) in local.iter_mut().zip(hashes.iter()) {
-            *answer = query.contains_now(hash);
+        let answered = &mut local[..group.len()];
+        if staged {
+            let states = &mut states[..group.len()];
+            for (state, hash) in states.iter_mut().zip(hashes.iter()) {
+                *state = query.stage(hash, false);
+            }
+            for (answer, state) in answered.iter_mut().zip(states.iter()) {
+                *answer = query.finish(state);
+            }
+        } else {
+            for (answer, hash) in answered.iter_mut().zip(hashes.iter()) {
+                *answer = query.contains_now(hash);
+            }
         }
-        answers.copy_from_slice(&local[..group.len()]);
+        answers.copy_from_slice(answered);
     }
 }
 
