@@ -288,6 +288,11 @@ impl LineLayout for Blocked {
     }
 
     #[inline(always)]
+    fn with_single_test<R>(&self, run: impl probe::TestUser<R>) -> R {
+        self.kernel.with_single_test(run)
+    }
+
+    #[inline(always)]
     fn mask(&self, g: u64) -> [u64; 8] {
         probe::mask(g, self.num_hashes)
     }

@@ -350,6 +350,20 @@ pub(crate) struct Kernel {
     /// The constant rows the `asm!` kernels read for this k.
     #[cfg(target_arch = "x86_64")]
     rows: avx2::Rows,
+    /// `kind` again where it is a one-pass kernel (k <= 8, the usual k), for
+    /// [`with_single_test`](Kernel::with_single_test).
+    #[cfg(target_arch = "x86_64")]
+    narrow: Narrow,
+}
+
+/// The one-pass kernels, a field of their own so that a branch on it stays a branch: a
+/// `match` on [`Kind`]'s five variants compiles to a jump table.
+#[cfg(target_arch = "x86_64")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Narrow {
+    None,
+    Avx2(avx2::Avx2),
+    Avx512(avx2::Avx512),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,6 +382,21 @@ enum Kind {
     /// The AVX-512 VL test of up to 8 probes in 256-bit registers (one two-table permute).
     #[cfg(target_arch = "x86_64")]
     Avx512Narrow(avx2::Avx512),
+}
+
+/// Hands `run` the kernel `$test` on a line's bytes, its intrinsics form `$compiled` and the
+/// kernel on a line of atomic words in place, for [`Kernel`] `$kernel`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! both_tests {
+    ($kernel:expr, $run:expr, $level:ident $token:expr, $test:path, $compiled:path) => {{
+        let (t, k, rows) = ($token, $kernel.num_hashes, $kernel.rows);
+        both_tests!(@run $run, $level, t,
+            move |b: &[u8; 64], g| $test(t, b.into(), g, rows),
+            move |b: &[u8; 64], g| $compiled(t, b, g, k),
+            move |line: &[AtomicU64; 8], g| Some($test(t, avx2::Line::shared(line), g, rows)))
+    }};
+    (@run $run:expr, avx2, $t:expr, $($tests:expr),*) => { $run.run_avx2($t, $($tests),*) };
+    (@run $run:expr, avx512, $t:expr, $($tests:expr),*) => { $run.run_avx512($t, $($tests),*) };
 }
 
 impl Kernel {
@@ -407,6 +436,12 @@ impl Kernel {
             num_hashes,
             #[cfg(target_arch = "x86_64")]
             rows: avx2::Rows::of(num_hashes),
+            #[cfg(target_arch = "x86_64")]
+            narrow: match kind {
+                Kind::Avx2(t) => Narrow::Avx2(t),
+                Kind::Avx512Narrow(t) => Narrow::Avx512(t),
+                _ => Narrow::None,
+            },
         }
     }
 
@@ -463,43 +498,23 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn with_test<R>(&self, run: impl TestUser<R>) -> R {
         let k = self.num_hashes;
-        #[cfg(target_arch = "x86_64")]
-        let rows = self.rows;
-        // The kernel `$test` on a line's bytes and on a line of atomic words in place.
-        #[cfg(target_arch = "x86_64")]
-        macro_rules! both {
-            (avx2 $token:expr, $test:path, $compiled:path) => {{
-                let t = $token;
-                run.run_avx2(
-                    t,
-                    move |b: &[u8; 64], g| $test(t, b.into(), g, rows),
-                    move |b: &[u8; 64], g| $compiled(t, b, g, k),
-                    move |line: &[AtomicU64; 8], g| {
-                        Some($test(t, avx2::Line::shared(line), g, rows))
-                    },
-                )
-            }};
-            (avx512 $token:expr, $test:path, $compiled:path) => {{
-                let t = $token;
-                run.run_avx512(
-                    t,
-                    move |b: &[u8; 64], g| $test(t, b.into(), g, rows),
-                    move |b: &[u8; 64], g| $compiled(t, b, g, k),
-                    move |line: &[AtomicU64; 8], g| {
-                        Some($test(t, avx2::Line::shared(line), g, rows))
-                    },
-                )
-            }};
-        }
         match self.kind {
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2(t) => both!(avx2 t, avx2::contains8, avx2::compiled::contains8),
+            Kind::Avx2(t) => {
+                both_tests!(self, run, avx2 t, avx2::contains8, avx2::compiled::contains8)
+            }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx2Wide(t) => both!(avx2 t, avx2::contains16, avx2::compiled::contains16),
+            Kind::Avx2Wide(t) => {
+                both_tests!(self, run, avx2 t, avx2::contains16, avx2::compiled::contains16)
+            }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512(t) => both!(avx512 t, avx2::contains512, avx2::compiled::contains512),
+            Kind::Avx512(t) => {
+                both_tests!(self, run, avx512 t, avx2::contains512, avx2::compiled::contains512)
+            }
             #[cfg(target_arch = "x86_64")]
-            Kind::Avx512Narrow(t) => both!(
+            Kind::Avx512Narrow(t) => both_tests!(
+                self,
+                run,
                 avx512 t,
                 avx2::contains8_512,
                 avx2::compiled::contains8_512
@@ -511,11 +526,41 @@ impl Kernel {
         }
     }
 
+    /// [`with_test`](Kernel::with_test) for one key's query: the one-pass kernels are
+    /// reached by a compare or two, the others through `with_test`'s `match`, which the
+    /// compiler lowers to a jump table (an indirect jump into the kernel and one back per
+    /// query; docs/blocked.md, "One branch to the kernel").
+    #[inline(always)]
+    pub(crate) fn with_single_test<R>(&self, run: impl TestUser<R>) -> R {
+        #[cfg(target_arch = "x86_64")]
+        match self.narrow {
+            Narrow::Avx512(t) => both_tests!(
+                self,
+                run,
+                avx512 t,
+                avx2::contains8_512,
+                avx2::compiled::contains8_512
+            ),
+            Narrow::Avx2(t) => {
+                both_tests!(self, run, avx2 t, avx2::contains8, avx2::compiled::contains8)
+            }
+            Narrow::None => self.with_test(run),
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.with_test(run)
+    }
+
     /// Whether the key whose [`spread`] word is `g` is in `block`, by this kernel.
     #[cfg(test)]
     pub(crate) fn contains(&self, block: &Block, g: u64) -> bool {
         let bytes: [u8; 64] = core::array::from_fn(|i| block.0[i / 8].to_le_bytes()[i % 8]);
-        self.with_test(OnBytes(&bytes, g))
+        let answer = self.with_test(OnBytes(&bytes, g));
+        let single = self.with_single_test(OnBytes(&bytes, g));
+        assert_eq!(
+            single, answer,
+            "the single-key dispatch runs another kernel"
+        );
+        answer
     }
 }
 
