@@ -36,8 +36,9 @@ pub(crate) trait LineLayout: Layout<Hash = u64> {
     /// The portable test of the key of `g` on a line whose word `w` `word` reads.
     fn test_words(&self, word: impl Fn(usize) -> u64, g: u64) -> bool;
 
-    /// Runs `run` with the kernel's tests of a line, chosen here once: the only place a
-    /// layout matches on its kernel, for the single-key query and the batch alike.
+    /// Runs `run` with the kernel's tests of a line, chosen here once: where a layout
+    /// matches on its kernel, for the batch and (through `with_single_test`) the single-key
+    /// query.
     fn with_test<R>(&self, run: impl TestUser<R, Self::Width>) -> R;
 
     /// [`with_test`](LineLayout::with_test) for one key's query, which pays its branches

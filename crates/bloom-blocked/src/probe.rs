@@ -342,7 +342,7 @@ pub(crate) trait TestUser<R, Z: Width = Full> {
 }
 
 /// The query implementation a filter holds: chosen from its [`Probe`] and its k when it is
-/// built, so a query pays one predictable branch to reach it.
+/// built, so a query pays a predictable branch or two to reach it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Kernel {
     kind: Kind,
