@@ -2,7 +2,8 @@
 //! way one test set runs against every engine of a regex library.
 //!
 //! A filter joins the suite by implementing [`Subject`] (how to build it, what its theory
-//! says) and invoking [`filter_suite!`] in a file under `tests/tests/`. The checks:
+//! says) and invoking [`filter_suite!`] in a file under `tests/tests/`, a module of the one
+//! test binary `tests/tests/suite.rs`. The checks:
 //!
 //! * no false negatives, against a `HashSet` model, over arbitrary keys (proptest), also
 //!   after a round trip through bytes or a stream and after a union;
@@ -631,6 +632,20 @@ pub fn check_any_bytes<F: Filter + Persist + PartialEq + Debug>(
 ///   consumes everything;
 /// - a reader handing out one byte per call gets the same verdict and the same filter.
 ///
+/// The name the test harness gives test function `name` of the module whose `module_path!()`
+/// is `module`: its path below the test binary's root module. A test that runs itself again
+/// in a child process (`--exact`) passes it, so that it finds itself in any binary.
+///
+/// # Panics
+///
+/// If `module` is a binary's root, which holds no test files.
+pub fn test_name(module: &str, name: &str) -> String {
+    let (_, below_root) = module
+        .split_once("::")
+        .expect("a test file's module, below the binary's root");
+    format!("{below_root}::{name}")
+}
+
 /// Shared by the cargo-fuzz target `read_from` in `fuzz/` and `tests/tests/stream_bytes.rs`.
 ///
 /// # Panics

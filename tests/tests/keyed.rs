@@ -301,12 +301,12 @@ fn the_same_key_gives_the_same_bytes_in_two_processes() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("child.bytes");
+    let name = bloom_tests::test_name(
+        module_path!(),
+        "the_same_key_gives_the_same_bytes_in_two_processes",
+    );
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "the_same_key_gives_the_same_bytes_in_two_processes",
-            "--exact",
-            "--test-threads=1",
-        ])
+        .args([name.as_str(), "--exact", "--test-threads=1"])
         .env(CHILD_OUTPUT, &path)
         // The child's own "test result" line would be counted as a run by CI's summary.
         .stdout(std::process::Stdio::null())

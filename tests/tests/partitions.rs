@@ -48,14 +48,14 @@ fn partitions_built_in_four_processes_merge_into_the_whole() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
+    let name = bloom_tests::test_name(
+        module_path!(),
+        "partitions_built_in_four_processes_merge_into_the_whole",
+    );
     let children: Vec<_> = (0..PARTS)
         .map(|part| {
             Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "partitions_built_in_four_processes_merge_into_the_whole",
-                    "--exact",
-                    "--test-threads=1",
-                ])
+                .args([name.as_str(), "--exact", "--test-threads=1"])
                 .env(CHILD_DIR, dir.path())
                 .env(CHILD_PART, part.to_string())
                 // The children's own "test result" lines would be counted as runs by CI.
