@@ -621,17 +621,6 @@ pub fn check_any_bytes<F: Filter + Persist + PartialEq + Debug>(
     as_given_and_resealed(data, check);
 }
 
-/// Reads arbitrary bytes as a stream of `F`s with `read_from`, as the `read_from` fuzz target
-/// does: once as given, and once with the last 8 bytes replaced by the checksum of the rest
-/// as [`check_any_bytes`] does. Reading must return an error or a filter, never panic, and
-/// agree with `from_bytes`:
-///
-/// - a filter read consumed exactly the bytes of one frame, which `from_bytes` accepts as the
-///   same filter and which the filter writes back;
-/// - where `from_bytes` accepts the whole input, `read_from` reads the same filter and
-///   consumes everything;
-/// - a reader handing out one byte per call gets the same verdict and the same filter.
-///
 /// The name the test harness gives test function `name` of the module whose `module_path!()`
 /// is `module`: its path below the test binary's root module. A test that runs itself again
 /// in a child process (`--exact`) passes it, so that it finds itself in any binary.
@@ -646,6 +635,17 @@ pub fn test_name(module: &str, name: &str) -> String {
     format!("{below_root}::{name}")
 }
 
+/// Reads arbitrary bytes as a stream of `F`s with `read_from`, as the `read_from` fuzz target
+/// does: once as given, and once with the last 8 bytes replaced by the checksum of the rest
+/// as [`check_any_bytes`] does. Reading must return an error or a filter, never panic, and
+/// agree with `from_bytes`:
+///
+/// - a filter read consumed exactly the bytes of one frame, which `from_bytes` accepts as the
+///   same filter and which the filter writes back;
+/// - where `from_bytes` accepts the whole input, `read_from` reads the same filter and
+///   consumes everything;
+/// - a reader handing out one byte per call gets the same verdict and the same filter.
+///
 /// Shared by the cargo-fuzz target `read_from` in `fuzz/` and `tests/tests/stream_bytes.rs`.
 ///
 /// # Panics
