@@ -23,3 +23,27 @@ mod serde;
 mod sizes;
 mod stream_bytes;
 mod views;
+
+/// With discovery turned off, a file of this folder that is neither declared above nor a
+/// `[[test]]` of `tests/Cargo.toml` would never be compiled or run: none may be.
+#[test]
+fn every_test_file_is_a_module_or_a_binary_of_its_own() {
+    let suite = include_str!("suite.rs");
+    let manifest = include_str!("../Cargo.toml");
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/tests");
+    let mut files = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let file = entry.unwrap().file_name().into_string().unwrap();
+        let Some(module) = file.strip_suffix(".rs") else {
+            continue;
+        };
+        let declared = suite.lines().any(|line| line == format!("mod {module};"));
+        let own = manifest.contains(&format!("path = \"tests/{file}\""));
+        assert!(
+            declared || own,
+            "tests/tests/{file} is neither a module of the suite nor a test binary"
+        );
+        files += 1;
+    }
+    assert!(files > 20, "only {files} test files found in {folder}");
+}
